@@ -1,0 +1,8 @@
+"""The gateway: the stable OpenAI-compatible endpoint in front of one model backend.
+
+Owns: bounded cold admission, activation leases, readiness probing, the streaming proxy, client
+authentication, drain, demand accounting and the gateway's metrics.
+
+Must not import: kopf, cdk8s, constructs, jsii, any Kubernetes client, ``noctaya.operator`` or
+``noctaya.constructs``. The gateway has no Kubernetes credentials and never needs them.
+"""

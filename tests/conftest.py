@@ -1,0 +1,35 @@
+"""Fixtures shared by every test.
+
+- jsii runs quietly (the Node.js deprecation banners are not test output).
+- ``_no_asyncio_pending_tasks``: every test must leave no asyncio task behind; a leak fails the test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator
+
+import pytest
+
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
+os.environ.setdefault("JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION", "1")
+
+
+@pytest.fixture(autouse=True)
+async def _no_asyncio_pending_tasks() -> AsyncIterator[None]:
+    """Fail a test that leaves asyncio tasks running after all its other fixtures are torn down."""
+    before = asyncio.all_tasks()
+    yield
+    current = asyncio.current_task()
+    leaked: set[asyncio.Task[object]] = set()
+    for _ in range(20):  # let tasks that were cancelled during teardown finish unwinding
+        leaked = {t for t in asyncio.all_tasks() - before if t is not current and not t.done()}
+        if not leaked:
+            return
+        await asyncio.sleep(0.01)
+    for task in leaked:
+        task.cancel()
+    await asyncio.gather(*leaked, return_exceptions=True)
+    pytest.fail(f"test leaked {len(leaked)} asyncio task(s): {sorted(repr(t) for t in leaked)[:5]}")
