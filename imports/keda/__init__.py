@@ -1,0 +1,2203 @@
+from __future__ import annotations
+
+from pkgutil import extend_path
+__path__ = extend_path(__path__, __name__)
+
+import abc
+import builtins
+import datetime
+import enum
+import typing
+
+import jsii
+import publication
+import typing_extensions
+
+from jsii._type_checking import cached_type_hints, check_type
+
+
+from ._jsii import *
+
+class _LazyImport:
+    def __init__(self, module_name: str) -> None:
+        self._module_name = module_name
+        self._module: typing.Any = None
+    def __getattr__(self, name: str) -> typing.Any:
+        if self._module is None:
+            import importlib
+            self._module = importlib.import_module(self._module_name)
+        return getattr(self._module, name)
+
+if typing.TYPE_CHECKING:
+
+    import cdk8s as _cdk8s_d3d9af27
+    import constructs as _constructs_77d1e7e8
+else:
+
+    _cdk8s_d3d9af27 = _LazyImport("cdk8s")
+    _constructs_77d1e7e8 = _LazyImport("constructs")
+
+
+class ScaledObject(
+    _cdk8s_d3d9af27.ApiObject,
+    metaclass=jsii.JSIIMeta,
+    jsii_type="shkeda.ScaledObject",
+):
+    '''ScaledObject is a specification for a ScaledObject resource.
+
+    :schema: ScaledObject
+    '''
+
+    def __init__(
+        self,
+        scope: "_constructs_77d1e7e8.Construct",
+        id: builtins.str,
+        *,
+        spec: typing.Union["ScaledObjectSpec", typing.Dict[builtins.str, typing.Any]],
+        metadata: typing.Optional[typing.Union["_cdk8s_d3d9af27.ApiObjectMetadata", typing.Dict[builtins.str, typing.Any]]] = None,
+    ) -> None:
+        '''Defines a "ScaledObject" API object.
+
+        :param scope: the scope in which to define this object.
+        :param id: a scope-local name for the object.
+        :param spec: ScaledObjectSpec is the spec for a ScaledObject resource.
+        :param metadata: 
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__10e7bcb8841e08bf7615ef3354c9d1878943b1cebb7b799100ac90f48c9deb7d)
+            check_type(argname="argument scope", value=scope, expected_type=type_hints["scope"])
+            check_type(argname="argument id", value=id, expected_type=type_hints["id"])
+        props = ScaledObjectProps(spec=spec, metadata=metadata)
+
+        jsii.create(self.__class__, self, [scope, id, props])
+
+    @jsii.member(jsii_name="manifest")
+    @builtins.classmethod
+    def manifest(
+        cls,
+        *,
+        spec: typing.Union["ScaledObjectSpec", typing.Dict[builtins.str, typing.Any]],
+        metadata: typing.Optional[typing.Union["_cdk8s_d3d9af27.ApiObjectMetadata", typing.Dict[builtins.str, typing.Any]]] = None,
+    ) -> typing.Any:
+        '''Renders a Kubernetes manifest for "ScaledObject".
+
+        This can be used to inline resource manifests inside other objects (e.g. as templates).
+
+        :param spec: ScaledObjectSpec is the spec for a ScaledObject resource.
+        :param metadata: 
+        '''
+        props = ScaledObjectProps(spec=spec, metadata=metadata)
+
+        return typing.cast(typing.Any, jsii.sinvoke(cls, "manifest", [props]))
+
+    @jsii.member(jsii_name="toJson")
+    def to_json(self) -> typing.Any:
+        '''Renders the object to Kubernetes JSON.'''
+        return typing.cast(typing.Any, jsii.invoke(self, "toJson", []))
+
+    @jsii.python.classproperty
+    @jsii.member(jsii_name="GVK")
+    def GVK(cls) -> "_cdk8s_d3d9af27.GroupVersionKind":
+        '''Returns the apiVersion and kind for "ScaledObject".'''
+        return typing.cast("_cdk8s_d3d9af27.GroupVersionKind", jsii.sget(cls, "GVK"))
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectProps",
+    jsii_struct_bases=[],
+    name_mapping={"spec": "spec", "metadata": "metadata"},
+)
+class ScaledObjectProps:
+    def __init__(
+        self,
+        *,
+        spec: typing.Union["ScaledObjectSpec", typing.Dict[builtins.str, typing.Any]],
+        metadata: typing.Optional[typing.Union["_cdk8s_d3d9af27.ApiObjectMetadata", typing.Dict[builtins.str, typing.Any]]] = None,
+    ) -> None:
+        '''ScaledObject is a specification for a ScaledObject resource.
+
+        :param spec: ScaledObjectSpec is the spec for a ScaledObject resource.
+        :param metadata: 
+
+        :schema: ScaledObject
+        '''
+        if isinstance(spec, dict):
+            spec = ScaledObjectSpec(**spec)
+        if isinstance(metadata, dict):
+            metadata = _cdk8s_d3d9af27.ApiObjectMetadata(**metadata)
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__c07044806baefbc0c3eabce9598eccc57f043effb47ccc86ffd2f56305a3f4d1)
+            check_type(argname="argument spec", value=spec, expected_type=type_hints["spec"])
+            check_type(argname="argument metadata", value=metadata, expected_type=type_hints["metadata"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "spec": spec,
+        }
+        if metadata is not None:
+            self._values["metadata"] = metadata
+
+    @builtins.property
+    def spec(self) -> "ScaledObjectSpec":
+        '''ScaledObjectSpec is the spec for a ScaledObject resource.
+
+        :schema: ScaledObject#spec
+        '''
+        result = self._values.get("spec")
+        assert result is not None, "Required property 'spec' is missing"
+        return typing.cast("ScaledObjectSpec", result)
+
+    @builtins.property
+    def metadata(self) -> typing.Optional["_cdk8s_d3d9af27.ApiObjectMetadata"]:
+        '''
+        :schema: ScaledObject#metadata
+        '''
+        result = self._values.get("metadata")
+        return typing.cast(typing.Optional["_cdk8s_d3d9af27.ApiObjectMetadata"], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectProps(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpec",
+    jsii_struct_bases=[],
+    name_mapping={
+        "scale_target_ref": "scaleTargetRef",
+        "triggers": "triggers",
+        "advanced": "advanced",
+        "cooldown_period": "cooldownPeriod",
+        "fallback": "fallback",
+        "idle_replica_count": "idleReplicaCount",
+        "initial_cooldown_period": "initialCooldownPeriod",
+        "max_replica_count": "maxReplicaCount",
+        "min_replica_count": "minReplicaCount",
+        "polling_interval": "pollingInterval",
+    },
+)
+class ScaledObjectSpec:
+    def __init__(
+        self,
+        *,
+        scale_target_ref: typing.Union["ScaledObjectSpecScaleTargetRef", typing.Dict[builtins.str, typing.Any]],
+        triggers: typing.Sequence[typing.Union["ScaledObjectSpecTriggers", typing.Dict[builtins.str, typing.Any]]],
+        advanced: typing.Optional[typing.Union["ScaledObjectSpecAdvanced", typing.Dict[builtins.str, typing.Any]]] = None,
+        cooldown_period: typing.Optional[jsii.Number] = None,
+        fallback: typing.Optional[typing.Union["ScaledObjectSpecFallback", typing.Dict[builtins.str, typing.Any]]] = None,
+        idle_replica_count: typing.Optional[jsii.Number] = None,
+        initial_cooldown_period: typing.Optional[jsii.Number] = None,
+        max_replica_count: typing.Optional[jsii.Number] = None,
+        min_replica_count: typing.Optional[jsii.Number] = None,
+        polling_interval: typing.Optional[jsii.Number] = None,
+    ) -> None:
+        '''ScaledObjectSpec is the spec for a ScaledObject resource.
+
+        :param scale_target_ref: The workload KEDA scales.
+        :param triggers: 
+        :param advanced: 
+        :param cooldown_period: 
+        :param fallback: 
+        :param idle_replica_count: 
+        :param initial_cooldown_period: 
+        :param max_replica_count: 
+        :param min_replica_count: 
+        :param polling_interval: 
+
+        :schema: ScaledObjectSpec
+        '''
+        if isinstance(scale_target_ref, dict):
+            scale_target_ref = ScaledObjectSpecScaleTargetRef(**scale_target_ref)
+        if isinstance(advanced, dict):
+            advanced = ScaledObjectSpecAdvanced(**advanced)
+        if isinstance(fallback, dict):
+            fallback = ScaledObjectSpecFallback(**fallback)
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__00109c9cbd824b4b997a2ad7594f3a736edde10ba30123b8768b2a198a03ee3f)
+            check_type(argname="argument scale_target_ref", value=scale_target_ref, expected_type=type_hints["scale_target_ref"])
+            check_type(argname="argument triggers", value=triggers, expected_type=type_hints["triggers"])
+            check_type(argname="argument advanced", value=advanced, expected_type=type_hints["advanced"])
+            check_type(argname="argument cooldown_period", value=cooldown_period, expected_type=type_hints["cooldown_period"])
+            check_type(argname="argument fallback", value=fallback, expected_type=type_hints["fallback"])
+            check_type(argname="argument idle_replica_count", value=idle_replica_count, expected_type=type_hints["idle_replica_count"])
+            check_type(argname="argument initial_cooldown_period", value=initial_cooldown_period, expected_type=type_hints["initial_cooldown_period"])
+            check_type(argname="argument max_replica_count", value=max_replica_count, expected_type=type_hints["max_replica_count"])
+            check_type(argname="argument min_replica_count", value=min_replica_count, expected_type=type_hints["min_replica_count"])
+            check_type(argname="argument polling_interval", value=polling_interval, expected_type=type_hints["polling_interval"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "scale_target_ref": scale_target_ref,
+            "triggers": triggers,
+        }
+        if advanced is not None:
+            self._values["advanced"] = advanced
+        if cooldown_period is not None:
+            self._values["cooldown_period"] = cooldown_period
+        if fallback is not None:
+            self._values["fallback"] = fallback
+        if idle_replica_count is not None:
+            self._values["idle_replica_count"] = idle_replica_count
+        if initial_cooldown_period is not None:
+            self._values["initial_cooldown_period"] = initial_cooldown_period
+        if max_replica_count is not None:
+            self._values["max_replica_count"] = max_replica_count
+        if min_replica_count is not None:
+            self._values["min_replica_count"] = min_replica_count
+        if polling_interval is not None:
+            self._values["polling_interval"] = polling_interval
+
+    @builtins.property
+    def scale_target_ref(self) -> "ScaledObjectSpecScaleTargetRef":
+        '''The workload KEDA scales.
+
+        :schema: ScaledObjectSpec#scaleTargetRef
+        '''
+        result = self._values.get("scale_target_ref")
+        assert result is not None, "Required property 'scale_target_ref' is missing"
+        return typing.cast("ScaledObjectSpecScaleTargetRef", result)
+
+    @builtins.property
+    def triggers(self) -> typing.List["ScaledObjectSpecTriggers"]:
+        '''
+        :schema: ScaledObjectSpec#triggers
+        '''
+        result = self._values.get("triggers")
+        assert result is not None, "Required property 'triggers' is missing"
+        return typing.cast(typing.List["ScaledObjectSpecTriggers"], result)
+
+    @builtins.property
+    def advanced(self) -> typing.Optional["ScaledObjectSpecAdvanced"]:
+        '''
+        :schema: ScaledObjectSpec#advanced
+        '''
+        result = self._values.get("advanced")
+        return typing.cast(typing.Optional["ScaledObjectSpecAdvanced"], result)
+
+    @builtins.property
+    def cooldown_period(self) -> typing.Optional[jsii.Number]:
+        '''
+        :schema: ScaledObjectSpec#cooldownPeriod
+        '''
+        result = self._values.get("cooldown_period")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    @builtins.property
+    def fallback(self) -> typing.Optional["ScaledObjectSpecFallback"]:
+        '''
+        :schema: ScaledObjectSpec#fallback
+        '''
+        result = self._values.get("fallback")
+        return typing.cast(typing.Optional["ScaledObjectSpecFallback"], result)
+
+    @builtins.property
+    def idle_replica_count(self) -> typing.Optional[jsii.Number]:
+        '''
+        :schema: ScaledObjectSpec#idleReplicaCount
+        '''
+        result = self._values.get("idle_replica_count")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    @builtins.property
+    def initial_cooldown_period(self) -> typing.Optional[jsii.Number]:
+        '''
+        :schema: ScaledObjectSpec#initialCooldownPeriod
+        '''
+        result = self._values.get("initial_cooldown_period")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    @builtins.property
+    def max_replica_count(self) -> typing.Optional[jsii.Number]:
+        '''
+        :schema: ScaledObjectSpec#maxReplicaCount
+        '''
+        result = self._values.get("max_replica_count")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    @builtins.property
+    def min_replica_count(self) -> typing.Optional[jsii.Number]:
+        '''
+        :schema: ScaledObjectSpec#minReplicaCount
+        '''
+        result = self._values.get("min_replica_count")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    @builtins.property
+    def polling_interval(self) -> typing.Optional[jsii.Number]:
+        '''
+        :schema: ScaledObjectSpec#pollingInterval
+        '''
+        result = self._values.get("polling_interval")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpec(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecAdvanced",
+    jsii_struct_bases=[],
+    name_mapping={
+        "horizontal_pod_autoscaler_config": "horizontalPodAutoscalerConfig",
+        "restore_to_original_replica_count": "restoreToOriginalReplicaCount",
+        "scaling_modifiers": "scalingModifiers",
+    },
+)
+class ScaledObjectSpecAdvanced:
+    def __init__(
+        self,
+        *,
+        horizontal_pod_autoscaler_config: typing.Optional[typing.Union["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig", typing.Dict[builtins.str, typing.Any]]] = None,
+        restore_to_original_replica_count: typing.Optional[builtins.bool] = None,
+        scaling_modifiers: typing.Optional[typing.Union["ScaledObjectSpecAdvancedScalingModifiers", typing.Dict[builtins.str, typing.Any]]] = None,
+    ) -> None:
+        '''
+        :param horizontal_pod_autoscaler_config: 
+        :param restore_to_original_replica_count: 
+        :param scaling_modifiers: 
+
+        :schema: ScaledObjectSpecAdvanced
+        '''
+        if isinstance(horizontal_pod_autoscaler_config, dict):
+            horizontal_pod_autoscaler_config = ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig(**horizontal_pod_autoscaler_config)
+        if isinstance(scaling_modifiers, dict):
+            scaling_modifiers = ScaledObjectSpecAdvancedScalingModifiers(**scaling_modifiers)
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__b1518948ee266852eae7eb8274e2f78b6f62259f23eb27c223ec2a536926f45c)
+            check_type(argname="argument horizontal_pod_autoscaler_config", value=horizontal_pod_autoscaler_config, expected_type=type_hints["horizontal_pod_autoscaler_config"])
+            check_type(argname="argument restore_to_original_replica_count", value=restore_to_original_replica_count, expected_type=type_hints["restore_to_original_replica_count"])
+            check_type(argname="argument scaling_modifiers", value=scaling_modifiers, expected_type=type_hints["scaling_modifiers"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {}
+        if horizontal_pod_autoscaler_config is not None:
+            self._values["horizontal_pod_autoscaler_config"] = horizontal_pod_autoscaler_config
+        if restore_to_original_replica_count is not None:
+            self._values["restore_to_original_replica_count"] = restore_to_original_replica_count
+        if scaling_modifiers is not None:
+            self._values["scaling_modifiers"] = scaling_modifiers
+
+    @builtins.property
+    def horizontal_pod_autoscaler_config(
+        self,
+    ) -> typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig"]:
+        '''
+        :schema: ScaledObjectSpecAdvanced#horizontalPodAutoscalerConfig
+        '''
+        result = self._values.get("horizontal_pod_autoscaler_config")
+        return typing.cast(typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig"], result)
+
+    @builtins.property
+    def restore_to_original_replica_count(self) -> typing.Optional[builtins.bool]:
+        '''
+        :schema: ScaledObjectSpecAdvanced#restoreToOriginalReplicaCount
+        '''
+        result = self._values.get("restore_to_original_replica_count")
+        return typing.cast(typing.Optional[builtins.bool], result)
+
+    @builtins.property
+    def scaling_modifiers(
+        self,
+    ) -> typing.Optional["ScaledObjectSpecAdvancedScalingModifiers"]:
+        '''
+        :schema: ScaledObjectSpecAdvanced#scalingModifiers
+        '''
+        result = self._values.get("scaling_modifiers")
+        return typing.cast(typing.Optional["ScaledObjectSpecAdvancedScalingModifiers"], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecAdvanced(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig",
+    jsii_struct_bases=[],
+    name_mapping={"behavior": "behavior", "name": "name"},
+)
+class ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig:
+    def __init__(
+        self,
+        *,
+        behavior: typing.Optional[typing.Union["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior", typing.Dict[builtins.str, typing.Any]]] = None,
+        name: typing.Optional[builtins.str] = None,
+    ) -> None:
+        '''
+        :param behavior: HorizontalPodAutoscalerBehavior (autoscaling/v2).
+        :param name: 
+
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig
+        '''
+        if isinstance(behavior, dict):
+            behavior = ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior(**behavior)
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__ea56eb0420458a4e4a5bdf5d9b16346da07e2e32cbb0a4135a8baabb81b30434)
+            check_type(argname="argument behavior", value=behavior, expected_type=type_hints["behavior"])
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {}
+        if behavior is not None:
+            self._values["behavior"] = behavior
+        if name is not None:
+            self._values["name"] = name
+
+    @builtins.property
+    def behavior(
+        self,
+    ) -> typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior"]:
+        '''HorizontalPodAutoscalerBehavior (autoscaling/v2).
+
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig#behavior
+        '''
+        result = self._values.get("behavior")
+        return typing.cast(typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior"], result)
+
+    @builtins.property
+    def name(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig#name
+        '''
+        result = self._values.get("name")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior",
+    jsii_struct_bases=[],
+    name_mapping={"scale_down": "scaleDown", "scale_up": "scaleUp"},
+)
+class ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior:
+    def __init__(
+        self,
+        *,
+        scale_down: typing.Optional[typing.Union["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown", typing.Dict[builtins.str, typing.Any]]] = None,
+        scale_up: typing.Optional[typing.Union["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp", typing.Dict[builtins.str, typing.Any]]] = None,
+    ) -> None:
+        '''HorizontalPodAutoscalerBehavior (autoscaling/v2).
+
+        :param scale_down: 
+        :param scale_up: 
+
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior
+        '''
+        if isinstance(scale_down, dict):
+            scale_down = ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown(**scale_down)
+        if isinstance(scale_up, dict):
+            scale_up = ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp(**scale_up)
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__23dc88d2baea8b8740e1c2397e854510a95fb1fb178c9e9b07c5755cedf91442)
+            check_type(argname="argument scale_down", value=scale_down, expected_type=type_hints["scale_down"])
+            check_type(argname="argument scale_up", value=scale_up, expected_type=type_hints["scale_up"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {}
+        if scale_down is not None:
+            self._values["scale_down"] = scale_down
+        if scale_up is not None:
+            self._values["scale_up"] = scale_up
+
+    @builtins.property
+    def scale_down(
+        self,
+    ) -> typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown"]:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior#scaleDown
+        '''
+        result = self._values.get("scale_down")
+        return typing.cast(typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown"], result)
+
+    @builtins.property
+    def scale_up(
+        self,
+    ) -> typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp"]:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior#scaleUp
+        '''
+        result = self._values.get("scale_up")
+        return typing.cast(typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp"], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown",
+    jsii_struct_bases=[],
+    name_mapping={
+        "policies": "policies",
+        "select_policy": "selectPolicy",
+        "stabilization_window_seconds": "stabilizationWindowSeconds",
+    },
+)
+class ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown:
+    def __init__(
+        self,
+        *,
+        policies: typing.Optional[typing.Sequence[typing.Union["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies", typing.Dict[builtins.str, typing.Any]]]] = None,
+        select_policy: typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownSelectPolicy"] = None,
+        stabilization_window_seconds: typing.Optional[jsii.Number] = None,
+    ) -> None:
+        '''
+        :param policies: 
+        :param select_policy: 
+        :param stabilization_window_seconds: 
+
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__1f2cb3b3e1213c4b0cf2bfd3f2b2283beeb9e13b979507abe367e4a89732f405)
+            check_type(argname="argument policies", value=policies, expected_type=type_hints["policies"])
+            check_type(argname="argument select_policy", value=select_policy, expected_type=type_hints["select_policy"])
+            check_type(argname="argument stabilization_window_seconds", value=stabilization_window_seconds, expected_type=type_hints["stabilization_window_seconds"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {}
+        if policies is not None:
+            self._values["policies"] = policies
+        if select_policy is not None:
+            self._values["select_policy"] = select_policy
+        if stabilization_window_seconds is not None:
+            self._values["stabilization_window_seconds"] = stabilization_window_seconds
+
+    @builtins.property
+    def policies(
+        self,
+    ) -> typing.Optional[typing.List["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies"]]:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown#policies
+        '''
+        result = self._values.get("policies")
+        return typing.cast(typing.Optional[typing.List["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies"]], result)
+
+    @builtins.property
+    def select_policy(
+        self,
+    ) -> typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownSelectPolicy"]:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown#selectPolicy
+        '''
+        result = self._values.get("select_policy")
+        return typing.cast(typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownSelectPolicy"], result)
+
+    @builtins.property
+    def stabilization_window_seconds(self) -> typing.Optional[jsii.Number]:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown#stabilizationWindowSeconds
+        '''
+        result = self._values.get("stabilization_window_seconds")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies",
+    jsii_struct_bases=[],
+    name_mapping={"period_seconds": "periodSeconds", "type": "type", "value": "value"},
+)
+class ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies:
+    def __init__(
+        self,
+        *,
+        period_seconds: jsii.Number,
+        type: "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPoliciesType",
+        value: jsii.Number,
+    ) -> None:
+        '''
+        :param period_seconds: 
+        :param type: 
+        :param value: 
+
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__e00ba43eada0da0ca15fb38cd606c8a00c52483e1fdc1efc58bb17305e0ca99f)
+            check_type(argname="argument period_seconds", value=period_seconds, expected_type=type_hints["period_seconds"])
+            check_type(argname="argument type", value=type, expected_type=type_hints["type"])
+            check_type(argname="argument value", value=value, expected_type=type_hints["value"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "period_seconds": period_seconds,
+            "type": type,
+            "value": value,
+        }
+
+    @builtins.property
+    def period_seconds(self) -> jsii.Number:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies#periodSeconds
+        '''
+        result = self._values.get("period_seconds")
+        assert result is not None, "Required property 'period_seconds' is missing"
+        return typing.cast(jsii.Number, result)
+
+    @builtins.property
+    def type(
+        self,
+    ) -> "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPoliciesType":
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies#type
+        '''
+        result = self._values.get("type")
+        assert result is not None, "Required property 'type' is missing"
+        return typing.cast("ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPoliciesType", result)
+
+    @builtins.property
+    def value(self) -> jsii.Number:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies#value
+        '''
+        result = self._values.get("value")
+        assert result is not None, "Required property 'value' is missing"
+        return typing.cast(jsii.Number, result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.enum(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPoliciesType"
+)
+class ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPoliciesType(
+    enum.Enum,
+):
+    '''
+    :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPoliciesType
+    '''
+
+    PODS = "PODS"
+    '''Pods.'''
+    PERCENT = "PERCENT"
+    '''Percent.'''
+
+
+@jsii.enum(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownSelectPolicy"
+)
+class ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownSelectPolicy(
+    enum.Enum,
+):
+    '''
+    :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownSelectPolicy
+    '''
+
+    MAX = "MAX"
+    '''Max.'''
+    MIN = "MIN"
+    '''Min.'''
+    DISABLED = "DISABLED"
+    '''Disabled.'''
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp",
+    jsii_struct_bases=[],
+    name_mapping={
+        "policies": "policies",
+        "select_policy": "selectPolicy",
+        "stabilization_window_seconds": "stabilizationWindowSeconds",
+    },
+)
+class ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp:
+    def __init__(
+        self,
+        *,
+        policies: typing.Optional[typing.Sequence[typing.Union["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies", typing.Dict[builtins.str, typing.Any]]]] = None,
+        select_policy: typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpSelectPolicy"] = None,
+        stabilization_window_seconds: typing.Optional[jsii.Number] = None,
+    ) -> None:
+        '''
+        :param policies: 
+        :param select_policy: 
+        :param stabilization_window_seconds: 
+
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__10ab468e00447e70f12c26d5b301d3a746facc8cf9b660f68bfb506d061aeaf9)
+            check_type(argname="argument policies", value=policies, expected_type=type_hints["policies"])
+            check_type(argname="argument select_policy", value=select_policy, expected_type=type_hints["select_policy"])
+            check_type(argname="argument stabilization_window_seconds", value=stabilization_window_seconds, expected_type=type_hints["stabilization_window_seconds"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {}
+        if policies is not None:
+            self._values["policies"] = policies
+        if select_policy is not None:
+            self._values["select_policy"] = select_policy
+        if stabilization_window_seconds is not None:
+            self._values["stabilization_window_seconds"] = stabilization_window_seconds
+
+    @builtins.property
+    def policies(
+        self,
+    ) -> typing.Optional[typing.List["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies"]]:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp#policies
+        '''
+        result = self._values.get("policies")
+        return typing.cast(typing.Optional[typing.List["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies"]], result)
+
+    @builtins.property
+    def select_policy(
+        self,
+    ) -> typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpSelectPolicy"]:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp#selectPolicy
+        '''
+        result = self._values.get("select_policy")
+        return typing.cast(typing.Optional["ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpSelectPolicy"], result)
+
+    @builtins.property
+    def stabilization_window_seconds(self) -> typing.Optional[jsii.Number]:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp#stabilizationWindowSeconds
+        '''
+        result = self._values.get("stabilization_window_seconds")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies",
+    jsii_struct_bases=[],
+    name_mapping={"period_seconds": "periodSeconds", "type": "type", "value": "value"},
+)
+class ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies:
+    def __init__(
+        self,
+        *,
+        period_seconds: jsii.Number,
+        type: "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPoliciesType",
+        value: jsii.Number,
+    ) -> None:
+        '''
+        :param period_seconds: 
+        :param type: 
+        :param value: 
+
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__84c67bc89f41f1102c3ce3aa4236014302fdfb2f6b7a7fd30d8486e67b248d51)
+            check_type(argname="argument period_seconds", value=period_seconds, expected_type=type_hints["period_seconds"])
+            check_type(argname="argument type", value=type, expected_type=type_hints["type"])
+            check_type(argname="argument value", value=value, expected_type=type_hints["value"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "period_seconds": period_seconds,
+            "type": type,
+            "value": value,
+        }
+
+    @builtins.property
+    def period_seconds(self) -> jsii.Number:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies#periodSeconds
+        '''
+        result = self._values.get("period_seconds")
+        assert result is not None, "Required property 'period_seconds' is missing"
+        return typing.cast(jsii.Number, result)
+
+    @builtins.property
+    def type(
+        self,
+    ) -> "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPoliciesType":
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies#type
+        '''
+        result = self._values.get("type")
+        assert result is not None, "Required property 'type' is missing"
+        return typing.cast("ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPoliciesType", result)
+
+    @builtins.property
+    def value(self) -> jsii.Number:
+        '''
+        :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies#value
+        '''
+        result = self._values.get("value")
+        assert result is not None, "Required property 'value' is missing"
+        return typing.cast(jsii.Number, result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.enum(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPoliciesType"
+)
+class ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPoliciesType(
+    enum.Enum,
+):
+    '''
+    :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPoliciesType
+    '''
+
+    PODS = "PODS"
+    '''Pods.'''
+    PERCENT = "PERCENT"
+    '''Percent.'''
+
+
+@jsii.enum(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpSelectPolicy"
+)
+class ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpSelectPolicy(
+    enum.Enum,
+):
+    '''
+    :schema: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpSelectPolicy
+    '''
+
+    MAX = "MAX"
+    '''Max.'''
+    MIN = "MIN"
+    '''Min.'''
+    DISABLED = "DISABLED"
+    '''Disabled.'''
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecAdvancedScalingModifiers",
+    jsii_struct_bases=[],
+    name_mapping={
+        "activation_target": "activationTarget",
+        "formula": "formula",
+        "metric_type": "metricType",
+        "target": "target",
+    },
+)
+class ScaledObjectSpecAdvancedScalingModifiers:
+    def __init__(
+        self,
+        *,
+        activation_target: typing.Optional[builtins.str] = None,
+        formula: typing.Optional[builtins.str] = None,
+        metric_type: typing.Optional["ScaledObjectSpecAdvancedScalingModifiersMetricType"] = None,
+        target: typing.Optional[builtins.str] = None,
+    ) -> None:
+        '''
+        :param activation_target: 
+        :param formula: 
+        :param metric_type: 
+        :param target: 
+
+        :schema: ScaledObjectSpecAdvancedScalingModifiers
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__a466a57077932754dff23f6228497f8439d631e11458209cf938b618ff5d2c1a)
+            check_type(argname="argument activation_target", value=activation_target, expected_type=type_hints["activation_target"])
+            check_type(argname="argument formula", value=formula, expected_type=type_hints["formula"])
+            check_type(argname="argument metric_type", value=metric_type, expected_type=type_hints["metric_type"])
+            check_type(argname="argument target", value=target, expected_type=type_hints["target"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {}
+        if activation_target is not None:
+            self._values["activation_target"] = activation_target
+        if formula is not None:
+            self._values["formula"] = formula
+        if metric_type is not None:
+            self._values["metric_type"] = metric_type
+        if target is not None:
+            self._values["target"] = target
+
+    @builtins.property
+    def activation_target(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: ScaledObjectSpecAdvancedScalingModifiers#activationTarget
+        '''
+        result = self._values.get("activation_target")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    @builtins.property
+    def formula(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: ScaledObjectSpecAdvancedScalingModifiers#formula
+        '''
+        result = self._values.get("formula")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    @builtins.property
+    def metric_type(
+        self,
+    ) -> typing.Optional["ScaledObjectSpecAdvancedScalingModifiersMetricType"]:
+        '''
+        :schema: ScaledObjectSpecAdvancedScalingModifiers#metricType
+        '''
+        result = self._values.get("metric_type")
+        return typing.cast(typing.Optional["ScaledObjectSpecAdvancedScalingModifiersMetricType"], result)
+
+    @builtins.property
+    def target(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: ScaledObjectSpecAdvancedScalingModifiers#target
+        '''
+        result = self._values.get("target")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecAdvancedScalingModifiers(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.enum(jsii_type="shkeda.ScaledObjectSpecAdvancedScalingModifiersMetricType")
+class ScaledObjectSpecAdvancedScalingModifiersMetricType(enum.Enum):
+    '''
+    :schema: ScaledObjectSpecAdvancedScalingModifiersMetricType
+    '''
+
+    AVERAGE_VALUE = "AVERAGE_VALUE"
+    '''AverageValue.'''
+    VALUE = "VALUE"
+    '''Value.'''
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecFallback",
+    jsii_struct_bases=[],
+    name_mapping={
+        "failure_threshold": "failureThreshold",
+        "replicas": "replicas",
+        "behavior": "behavior",
+    },
+)
+class ScaledObjectSpecFallback:
+    def __init__(
+        self,
+        *,
+        failure_threshold: jsii.Number,
+        replicas: jsii.Number,
+        behavior: typing.Optional["ScaledObjectSpecFallbackBehavior"] = None,
+    ) -> None:
+        '''
+        :param failure_threshold: 
+        :param replicas: 
+        :param behavior: 
+
+        :schema: ScaledObjectSpecFallback
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__438e9963cde5f8326aefcd4de195a96a351f575e6e4bdeb014ff01f71b90e88a)
+            check_type(argname="argument failure_threshold", value=failure_threshold, expected_type=type_hints["failure_threshold"])
+            check_type(argname="argument replicas", value=replicas, expected_type=type_hints["replicas"])
+            check_type(argname="argument behavior", value=behavior, expected_type=type_hints["behavior"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "failure_threshold": failure_threshold,
+            "replicas": replicas,
+        }
+        if behavior is not None:
+            self._values["behavior"] = behavior
+
+    @builtins.property
+    def failure_threshold(self) -> jsii.Number:
+        '''
+        :schema: ScaledObjectSpecFallback#failureThreshold
+        '''
+        result = self._values.get("failure_threshold")
+        assert result is not None, "Required property 'failure_threshold' is missing"
+        return typing.cast(jsii.Number, result)
+
+    @builtins.property
+    def replicas(self) -> jsii.Number:
+        '''
+        :schema: ScaledObjectSpecFallback#replicas
+        '''
+        result = self._values.get("replicas")
+        assert result is not None, "Required property 'replicas' is missing"
+        return typing.cast(jsii.Number, result)
+
+    @builtins.property
+    def behavior(self) -> typing.Optional["ScaledObjectSpecFallbackBehavior"]:
+        '''
+        :schema: ScaledObjectSpecFallback#behavior
+        '''
+        result = self._values.get("behavior")
+        return typing.cast(typing.Optional["ScaledObjectSpecFallbackBehavior"], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecFallback(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.enum(jsii_type="shkeda.ScaledObjectSpecFallbackBehavior")
+class ScaledObjectSpecFallbackBehavior(enum.Enum):
+    '''
+    :schema: ScaledObjectSpecFallbackBehavior
+    '''
+
+    STATIC = "STATIC"
+    '''static.'''
+    CURRENT_REPLICAS = "CURRENT_REPLICAS"
+    '''currentReplicas.'''
+    CURRENT_REPLICAS_IF_HIGHER = "CURRENT_REPLICAS_IF_HIGHER"
+    '''currentReplicasIfHigher.'''
+    CURRENT_REPLICAS_IF_LOWER = "CURRENT_REPLICAS_IF_LOWER"
+    '''currentReplicasIfLower.'''
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecScaleTargetRef",
+    jsii_struct_bases=[],
+    name_mapping={
+        "name": "name",
+        "api_version": "apiVersion",
+        "env_source_container_name": "envSourceContainerName",
+        "kind": "kind",
+    },
+)
+class ScaledObjectSpecScaleTargetRef:
+    def __init__(
+        self,
+        *,
+        name: builtins.str,
+        api_version: typing.Optional[builtins.str] = None,
+        env_source_container_name: typing.Optional[builtins.str] = None,
+        kind: typing.Optional[builtins.str] = None,
+    ) -> None:
+        '''The workload KEDA scales.
+
+        :param name: 
+        :param api_version: 
+        :param env_source_container_name: 
+        :param kind: 
+
+        :schema: ScaledObjectSpecScaleTargetRef
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__0313a98dfa318d07fb1beca00a6a6c41d44e549ec9d100a521dbc918cf7ababd)
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+            check_type(argname="argument api_version", value=api_version, expected_type=type_hints["api_version"])
+            check_type(argname="argument env_source_container_name", value=env_source_container_name, expected_type=type_hints["env_source_container_name"])
+            check_type(argname="argument kind", value=kind, expected_type=type_hints["kind"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "name": name,
+        }
+        if api_version is not None:
+            self._values["api_version"] = api_version
+        if env_source_container_name is not None:
+            self._values["env_source_container_name"] = env_source_container_name
+        if kind is not None:
+            self._values["kind"] = kind
+
+    @builtins.property
+    def name(self) -> builtins.str:
+        '''
+        :schema: ScaledObjectSpecScaleTargetRef#name
+        '''
+        result = self._values.get("name")
+        assert result is not None, "Required property 'name' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def api_version(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: ScaledObjectSpecScaleTargetRef#apiVersion
+        '''
+        result = self._values.get("api_version")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    @builtins.property
+    def env_source_container_name(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: ScaledObjectSpecScaleTargetRef#envSourceContainerName
+        '''
+        result = self._values.get("env_source_container_name")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    @builtins.property
+    def kind(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: ScaledObjectSpecScaleTargetRef#kind
+        '''
+        result = self._values.get("kind")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecScaleTargetRef(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecTriggers",
+    jsii_struct_bases=[],
+    name_mapping={
+        "metadata": "metadata",
+        "type": "type",
+        "authentication_ref": "authenticationRef",
+        "metric_type": "metricType",
+        "name": "name",
+        "use_cached_metrics": "useCachedMetrics",
+    },
+)
+class ScaledObjectSpecTriggers:
+    def __init__(
+        self,
+        *,
+        metadata: typing.Mapping[builtins.str, builtins.str],
+        type: builtins.str,
+        authentication_ref: typing.Optional[typing.Union["ScaledObjectSpecTriggersAuthenticationRef", typing.Dict[builtins.str, typing.Any]]] = None,
+        metric_type: typing.Optional["ScaledObjectSpecTriggersMetricType"] = None,
+        name: typing.Optional[builtins.str] = None,
+        use_cached_metrics: typing.Optional[builtins.bool] = None,
+    ) -> None:
+        '''One scaler feeding this ScaledObject.
+
+        :param metadata: 
+        :param type: 
+        :param authentication_ref: 
+        :param metric_type: 
+        :param name: 
+        :param use_cached_metrics: 
+
+        :schema: ScaledObjectSpecTriggers
+        '''
+        if isinstance(authentication_ref, dict):
+            authentication_ref = ScaledObjectSpecTriggersAuthenticationRef(**authentication_ref)
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__e1ed1e5eb614425b25057d35aef0f8671f1664ae82ebc2380111bab401803bb7)
+            check_type(argname="argument metadata", value=metadata, expected_type=type_hints["metadata"])
+            check_type(argname="argument type", value=type, expected_type=type_hints["type"])
+            check_type(argname="argument authentication_ref", value=authentication_ref, expected_type=type_hints["authentication_ref"])
+            check_type(argname="argument metric_type", value=metric_type, expected_type=type_hints["metric_type"])
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+            check_type(argname="argument use_cached_metrics", value=use_cached_metrics, expected_type=type_hints["use_cached_metrics"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "metadata": metadata,
+            "type": type,
+        }
+        if authentication_ref is not None:
+            self._values["authentication_ref"] = authentication_ref
+        if metric_type is not None:
+            self._values["metric_type"] = metric_type
+        if name is not None:
+            self._values["name"] = name
+        if use_cached_metrics is not None:
+            self._values["use_cached_metrics"] = use_cached_metrics
+
+    @builtins.property
+    def metadata(self) -> typing.Mapping[builtins.str, builtins.str]:
+        '''
+        :schema: ScaledObjectSpecTriggers#metadata
+        '''
+        result = self._values.get("metadata")
+        assert result is not None, "Required property 'metadata' is missing"
+        return typing.cast(typing.Mapping[builtins.str, builtins.str], result)
+
+    @builtins.property
+    def type(self) -> builtins.str:
+        '''
+        :schema: ScaledObjectSpecTriggers#type
+        '''
+        result = self._values.get("type")
+        assert result is not None, "Required property 'type' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def authentication_ref(
+        self,
+    ) -> typing.Optional["ScaledObjectSpecTriggersAuthenticationRef"]:
+        '''
+        :schema: ScaledObjectSpecTriggers#authenticationRef
+        '''
+        result = self._values.get("authentication_ref")
+        return typing.cast(typing.Optional["ScaledObjectSpecTriggersAuthenticationRef"], result)
+
+    @builtins.property
+    def metric_type(self) -> typing.Optional["ScaledObjectSpecTriggersMetricType"]:
+        '''
+        :schema: ScaledObjectSpecTriggers#metricType
+        '''
+        result = self._values.get("metric_type")
+        return typing.cast(typing.Optional["ScaledObjectSpecTriggersMetricType"], result)
+
+    @builtins.property
+    def name(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: ScaledObjectSpecTriggers#name
+        '''
+        result = self._values.get("name")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    @builtins.property
+    def use_cached_metrics(self) -> typing.Optional[builtins.bool]:
+        '''
+        :schema: ScaledObjectSpecTriggers#useCachedMetrics
+        '''
+        result = self._values.get("use_cached_metrics")
+        return typing.cast(typing.Optional[builtins.bool], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecTriggers(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.ScaledObjectSpecTriggersAuthenticationRef",
+    jsii_struct_bases=[],
+    name_mapping={"name": "name", "kind": "kind"},
+)
+class ScaledObjectSpecTriggersAuthenticationRef:
+    def __init__(
+        self,
+        *,
+        name: builtins.str,
+        kind: typing.Optional["ScaledObjectSpecTriggersAuthenticationRefKind"] = None,
+    ) -> None:
+        '''
+        :param name: 
+        :param kind: 
+
+        :schema: ScaledObjectSpecTriggersAuthenticationRef
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__7286b6855e1ed389150157dede8f7dd965fc5c6b4460311ba41375fd962f0b35)
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+            check_type(argname="argument kind", value=kind, expected_type=type_hints["kind"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "name": name,
+        }
+        if kind is not None:
+            self._values["kind"] = kind
+
+    @builtins.property
+    def name(self) -> builtins.str:
+        '''
+        :schema: ScaledObjectSpecTriggersAuthenticationRef#name
+        '''
+        result = self._values.get("name")
+        assert result is not None, "Required property 'name' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def kind(self) -> typing.Optional["ScaledObjectSpecTriggersAuthenticationRefKind"]:
+        '''
+        :schema: ScaledObjectSpecTriggersAuthenticationRef#kind
+        '''
+        result = self._values.get("kind")
+        return typing.cast(typing.Optional["ScaledObjectSpecTriggersAuthenticationRefKind"], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "ScaledObjectSpecTriggersAuthenticationRef(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.enum(jsii_type="shkeda.ScaledObjectSpecTriggersAuthenticationRefKind")
+class ScaledObjectSpecTriggersAuthenticationRefKind(enum.Enum):
+    '''
+    :schema: ScaledObjectSpecTriggersAuthenticationRefKind
+    '''
+
+    TRIGGER_AUTHENTICATION = "TRIGGER_AUTHENTICATION"
+    '''TriggerAuthentication.'''
+    CLUSTER_TRIGGER_AUTHENTICATION = "CLUSTER_TRIGGER_AUTHENTICATION"
+    '''ClusterTriggerAuthentication.'''
+
+
+@jsii.enum(jsii_type="shkeda.ScaledObjectSpecTriggersMetricType")
+class ScaledObjectSpecTriggersMetricType(enum.Enum):
+    '''
+    :schema: ScaledObjectSpecTriggersMetricType
+    '''
+
+    AVERAGE_VALUE = "AVERAGE_VALUE"
+    '''AverageValue.'''
+    VALUE = "VALUE"
+    '''Value.'''
+
+
+class TriggerAuthentication(
+    _cdk8s_d3d9af27.ApiObject,
+    metaclass=jsii.JSIIMeta,
+    jsii_type="shkeda.TriggerAuthentication",
+):
+    '''TriggerAuthentication supplies authentication parameters to the triggers that reference it.
+
+    :schema: TriggerAuthentication
+    '''
+
+    def __init__(
+        self,
+        scope: "_constructs_77d1e7e8.Construct",
+        id: builtins.str,
+        *,
+        spec: typing.Union["TriggerAuthenticationSpec", typing.Dict[builtins.str, typing.Any]],
+        metadata: typing.Optional[typing.Union["_cdk8s_d3d9af27.ApiObjectMetadata", typing.Dict[builtins.str, typing.Any]]] = None,
+    ) -> None:
+        '''Defines a "TriggerAuthentication" API object.
+
+        :param scope: the scope in which to define this object.
+        :param id: a scope-local name for the object.
+        :param spec: 
+        :param metadata: 
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__86d7879649cf54d114bad392cc365421a89ac3f2b9726ca2f70ecb0ea180a0a7)
+            check_type(argname="argument scope", value=scope, expected_type=type_hints["scope"])
+            check_type(argname="argument id", value=id, expected_type=type_hints["id"])
+        props = TriggerAuthenticationProps(spec=spec, metadata=metadata)
+
+        jsii.create(self.__class__, self, [scope, id, props])
+
+    @jsii.member(jsii_name="manifest")
+    @builtins.classmethod
+    def manifest(
+        cls,
+        *,
+        spec: typing.Union["TriggerAuthenticationSpec", typing.Dict[builtins.str, typing.Any]],
+        metadata: typing.Optional[typing.Union["_cdk8s_d3d9af27.ApiObjectMetadata", typing.Dict[builtins.str, typing.Any]]] = None,
+    ) -> typing.Any:
+        '''Renders a Kubernetes manifest for "TriggerAuthentication".
+
+        This can be used to inline resource manifests inside other objects (e.g. as templates).
+
+        :param spec: 
+        :param metadata: 
+        '''
+        props = TriggerAuthenticationProps(spec=spec, metadata=metadata)
+
+        return typing.cast(typing.Any, jsii.sinvoke(cls, "manifest", [props]))
+
+    @jsii.member(jsii_name="toJson")
+    def to_json(self) -> typing.Any:
+        '''Renders the object to Kubernetes JSON.'''
+        return typing.cast(typing.Any, jsii.invoke(self, "toJson", []))
+
+    @jsii.python.classproperty
+    @jsii.member(jsii_name="GVK")
+    def GVK(cls) -> "_cdk8s_d3d9af27.GroupVersionKind":
+        '''Returns the apiVersion and kind for "TriggerAuthentication".'''
+        return typing.cast("_cdk8s_d3d9af27.GroupVersionKind", jsii.sget(cls, "GVK"))
+
+
+@jsii.data_type(
+    jsii_type="shkeda.TriggerAuthenticationProps",
+    jsii_struct_bases=[],
+    name_mapping={"spec": "spec", "metadata": "metadata"},
+)
+class TriggerAuthenticationProps:
+    def __init__(
+        self,
+        *,
+        spec: typing.Union["TriggerAuthenticationSpec", typing.Dict[builtins.str, typing.Any]],
+        metadata: typing.Optional[typing.Union["_cdk8s_d3d9af27.ApiObjectMetadata", typing.Dict[builtins.str, typing.Any]]] = None,
+    ) -> None:
+        '''TriggerAuthentication supplies authentication parameters to the triggers that reference it.
+
+        :param spec: 
+        :param metadata: 
+
+        :schema: TriggerAuthentication
+        '''
+        if isinstance(spec, dict):
+            spec = TriggerAuthenticationSpec(**spec)
+        if isinstance(metadata, dict):
+            metadata = _cdk8s_d3d9af27.ApiObjectMetadata(**metadata)
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__82440656b398561186ee179821252a14717c53f097fcdf7e1edf9cb6130d2493)
+            check_type(argname="argument spec", value=spec, expected_type=type_hints["spec"])
+            check_type(argname="argument metadata", value=metadata, expected_type=type_hints["metadata"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "spec": spec,
+        }
+        if metadata is not None:
+            self._values["metadata"] = metadata
+
+    @builtins.property
+    def spec(self) -> "TriggerAuthenticationSpec":
+        '''
+        :schema: TriggerAuthentication#spec
+        '''
+        result = self._values.get("spec")
+        assert result is not None, "Required property 'spec' is missing"
+        return typing.cast("TriggerAuthenticationSpec", result)
+
+    @builtins.property
+    def metadata(self) -> typing.Optional["_cdk8s_d3d9af27.ApiObjectMetadata"]:
+        '''
+        :schema: TriggerAuthentication#metadata
+        '''
+        result = self._values.get("metadata")
+        return typing.cast(typing.Optional["_cdk8s_d3d9af27.ApiObjectMetadata"], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "TriggerAuthenticationProps(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.TriggerAuthenticationSpec",
+    jsii_struct_bases=[],
+    name_mapping={
+        "config_map_target_ref": "configMapTargetRef",
+        "env": "env",
+        "pod_identity": "podIdentity",
+        "secret_target_ref": "secretTargetRef",
+    },
+)
+class TriggerAuthenticationSpec:
+    def __init__(
+        self,
+        *,
+        config_map_target_ref: typing.Optional[typing.Sequence[typing.Union["TriggerAuthenticationSpecConfigMapTargetRef", typing.Dict[builtins.str, typing.Any]]]] = None,
+        env: typing.Optional[typing.Sequence[typing.Union["TriggerAuthenticationSpecEnv", typing.Dict[builtins.str, typing.Any]]]] = None,
+        pod_identity: typing.Optional[typing.Union["TriggerAuthenticationSpecPodIdentity", typing.Dict[builtins.str, typing.Any]]] = None,
+        secret_target_ref: typing.Optional[typing.Sequence[typing.Union["TriggerAuthenticationSpecSecretTargetRef", typing.Dict[builtins.str, typing.Any]]]] = None,
+    ) -> None:
+        '''
+        :param config_map_target_ref: Parameters read from keys of ConfigMaps in the same namespace.
+        :param env: Parameters read from environment variables of the scale target's container.
+        :param pod_identity: 
+        :param secret_target_ref: Parameters read from keys of Secrets in the same namespace.
+
+        :schema: TriggerAuthenticationSpec
+        '''
+        if isinstance(pod_identity, dict):
+            pod_identity = TriggerAuthenticationSpecPodIdentity(**pod_identity)
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__b001ffa3b7d5b412dbd85daf71549d5c203993f9640700343075c3bef6b342ac)
+            check_type(argname="argument config_map_target_ref", value=config_map_target_ref, expected_type=type_hints["config_map_target_ref"])
+            check_type(argname="argument env", value=env, expected_type=type_hints["env"])
+            check_type(argname="argument pod_identity", value=pod_identity, expected_type=type_hints["pod_identity"])
+            check_type(argname="argument secret_target_ref", value=secret_target_ref, expected_type=type_hints["secret_target_ref"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {}
+        if config_map_target_ref is not None:
+            self._values["config_map_target_ref"] = config_map_target_ref
+        if env is not None:
+            self._values["env"] = env
+        if pod_identity is not None:
+            self._values["pod_identity"] = pod_identity
+        if secret_target_ref is not None:
+            self._values["secret_target_ref"] = secret_target_ref
+
+    @builtins.property
+    def config_map_target_ref(
+        self,
+    ) -> typing.Optional[typing.List["TriggerAuthenticationSpecConfigMapTargetRef"]]:
+        '''Parameters read from keys of ConfigMaps in the same namespace.
+
+        :schema: TriggerAuthenticationSpec#configMapTargetRef
+        '''
+        result = self._values.get("config_map_target_ref")
+        return typing.cast(typing.Optional[typing.List["TriggerAuthenticationSpecConfigMapTargetRef"]], result)
+
+    @builtins.property
+    def env(self) -> typing.Optional[typing.List["TriggerAuthenticationSpecEnv"]]:
+        '''Parameters read from environment variables of the scale target's container.
+
+        :schema: TriggerAuthenticationSpec#env
+        '''
+        result = self._values.get("env")
+        return typing.cast(typing.Optional[typing.List["TriggerAuthenticationSpecEnv"]], result)
+
+    @builtins.property
+    def pod_identity(self) -> typing.Optional["TriggerAuthenticationSpecPodIdentity"]:
+        '''
+        :schema: TriggerAuthenticationSpec#podIdentity
+        '''
+        result = self._values.get("pod_identity")
+        return typing.cast(typing.Optional["TriggerAuthenticationSpecPodIdentity"], result)
+
+    @builtins.property
+    def secret_target_ref(
+        self,
+    ) -> typing.Optional[typing.List["TriggerAuthenticationSpecSecretTargetRef"]]:
+        '''Parameters read from keys of Secrets in the same namespace.
+
+        :schema: TriggerAuthenticationSpec#secretTargetRef
+        '''
+        result = self._values.get("secret_target_ref")
+        return typing.cast(typing.Optional[typing.List["TriggerAuthenticationSpecSecretTargetRef"]], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "TriggerAuthenticationSpec(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.TriggerAuthenticationSpecConfigMapTargetRef",
+    jsii_struct_bases=[],
+    name_mapping={"key": "key", "name": "name", "parameter": "parameter"},
+)
+class TriggerAuthenticationSpecConfigMapTargetRef:
+    def __init__(
+        self,
+        *,
+        key: builtins.str,
+        name: builtins.str,
+        parameter: builtins.str,
+    ) -> None:
+        '''
+        :param key: 
+        :param name: 
+        :param parameter: 
+
+        :schema: TriggerAuthenticationSpecConfigMapTargetRef
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__2d50196e1f6f9b331ad6424326d26f1932898b1b344e6e2d7278ff7dbbe77310)
+            check_type(argname="argument key", value=key, expected_type=type_hints["key"])
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+            check_type(argname="argument parameter", value=parameter, expected_type=type_hints["parameter"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "key": key,
+            "name": name,
+            "parameter": parameter,
+        }
+
+    @builtins.property
+    def key(self) -> builtins.str:
+        '''
+        :schema: TriggerAuthenticationSpecConfigMapTargetRef#key
+        '''
+        result = self._values.get("key")
+        assert result is not None, "Required property 'key' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def name(self) -> builtins.str:
+        '''
+        :schema: TriggerAuthenticationSpecConfigMapTargetRef#name
+        '''
+        result = self._values.get("name")
+        assert result is not None, "Required property 'name' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def parameter(self) -> builtins.str:
+        '''
+        :schema: TriggerAuthenticationSpecConfigMapTargetRef#parameter
+        '''
+        result = self._values.get("parameter")
+        assert result is not None, "Required property 'parameter' is missing"
+        return typing.cast(builtins.str, result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "TriggerAuthenticationSpecConfigMapTargetRef(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.TriggerAuthenticationSpecEnv",
+    jsii_struct_bases=[],
+    name_mapping={
+        "name": "name",
+        "parameter": "parameter",
+        "container_name": "containerName",
+    },
+)
+class TriggerAuthenticationSpecEnv:
+    def __init__(
+        self,
+        *,
+        name: builtins.str,
+        parameter: builtins.str,
+        container_name: typing.Optional[builtins.str] = None,
+    ) -> None:
+        '''
+        :param name: 
+        :param parameter: 
+        :param container_name: 
+
+        :schema: TriggerAuthenticationSpecEnv
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__27fca8002f6122c8c41ab0a60fa900ef10c655b23d92b27a79578a01fc05fdf6)
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+            check_type(argname="argument parameter", value=parameter, expected_type=type_hints["parameter"])
+            check_type(argname="argument container_name", value=container_name, expected_type=type_hints["container_name"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "name": name,
+            "parameter": parameter,
+        }
+        if container_name is not None:
+            self._values["container_name"] = container_name
+
+    @builtins.property
+    def name(self) -> builtins.str:
+        '''
+        :schema: TriggerAuthenticationSpecEnv#name
+        '''
+        result = self._values.get("name")
+        assert result is not None, "Required property 'name' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def parameter(self) -> builtins.str:
+        '''
+        :schema: TriggerAuthenticationSpecEnv#parameter
+        '''
+        result = self._values.get("parameter")
+        assert result is not None, "Required property 'parameter' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def container_name(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: TriggerAuthenticationSpecEnv#containerName
+        '''
+        result = self._values.get("container_name")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "TriggerAuthenticationSpecEnv(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="shkeda.TriggerAuthenticationSpecPodIdentity",
+    jsii_struct_bases=[],
+    name_mapping={
+        "provider": "provider",
+        "identity_id": "identityId",
+        "identity_owner": "identityOwner",
+        "role_arn": "roleArn",
+    },
+)
+class TriggerAuthenticationSpecPodIdentity:
+    def __init__(
+        self,
+        *,
+        provider: "TriggerAuthenticationSpecPodIdentityProvider",
+        identity_id: typing.Optional[builtins.str] = None,
+        identity_owner: typing.Optional["TriggerAuthenticationSpecPodIdentityIdentityOwner"] = None,
+        role_arn: typing.Optional[builtins.str] = None,
+    ) -> None:
+        '''
+        :param provider: 
+        :param identity_id: 
+        :param identity_owner: 
+        :param role_arn: 
+
+        :schema: TriggerAuthenticationSpecPodIdentity
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__ae7c6bd30247f45ee55e6ef6a85718d037ff12dc58b6c0565c03a43b3e105f82)
+            check_type(argname="argument provider", value=provider, expected_type=type_hints["provider"])
+            check_type(argname="argument identity_id", value=identity_id, expected_type=type_hints["identity_id"])
+            check_type(argname="argument identity_owner", value=identity_owner, expected_type=type_hints["identity_owner"])
+            check_type(argname="argument role_arn", value=role_arn, expected_type=type_hints["role_arn"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "provider": provider,
+        }
+        if identity_id is not None:
+            self._values["identity_id"] = identity_id
+        if identity_owner is not None:
+            self._values["identity_owner"] = identity_owner
+        if role_arn is not None:
+            self._values["role_arn"] = role_arn
+
+    @builtins.property
+    def provider(self) -> "TriggerAuthenticationSpecPodIdentityProvider":
+        '''
+        :schema: TriggerAuthenticationSpecPodIdentity#provider
+        '''
+        result = self._values.get("provider")
+        assert result is not None, "Required property 'provider' is missing"
+        return typing.cast("TriggerAuthenticationSpecPodIdentityProvider", result)
+
+    @builtins.property
+    def identity_id(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: TriggerAuthenticationSpecPodIdentity#identityId
+        '''
+        result = self._values.get("identity_id")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    @builtins.property
+    def identity_owner(
+        self,
+    ) -> typing.Optional["TriggerAuthenticationSpecPodIdentityIdentityOwner"]:
+        '''
+        :schema: TriggerAuthenticationSpecPodIdentity#identityOwner
+        '''
+        result = self._values.get("identity_owner")
+        return typing.cast(typing.Optional["TriggerAuthenticationSpecPodIdentityIdentityOwner"], result)
+
+    @builtins.property
+    def role_arn(self) -> typing.Optional[builtins.str]:
+        '''
+        :schema: TriggerAuthenticationSpecPodIdentity#roleArn
+        '''
+        result = self._values.get("role_arn")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "TriggerAuthenticationSpecPodIdentity(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.enum(jsii_type="shkeda.TriggerAuthenticationSpecPodIdentityIdentityOwner")
+class TriggerAuthenticationSpecPodIdentityIdentityOwner(enum.Enum):
+    '''
+    :schema: TriggerAuthenticationSpecPodIdentityIdentityOwner
+    '''
+
+    KEDA = "KEDA"
+    '''keda.'''
+    WORKLOAD = "WORKLOAD"
+    '''workload.'''
+
+
+@jsii.enum(jsii_type="shkeda.TriggerAuthenticationSpecPodIdentityProvider")
+class TriggerAuthenticationSpecPodIdentityProvider(enum.Enum):
+    '''
+    :schema: TriggerAuthenticationSpecPodIdentityProvider
+    '''
+
+    NONE = "NONE"
+    '''none.'''
+    AZURE_HYPHEN_WORKLOAD = "AZURE_HYPHEN_WORKLOAD"
+    '''azure-workload.'''
+    AWS = "AWS"
+    '''aws.'''
+    AWS_HYPHEN_EKS = "AWS_HYPHEN_EKS"
+    '''aws-eks.'''
+    GCP = "GCP"
+    '''gcp.'''
+
+
+@jsii.data_type(
+    jsii_type="shkeda.TriggerAuthenticationSpecSecretTargetRef",
+    jsii_struct_bases=[],
+    name_mapping={"key": "key", "name": "name", "parameter": "parameter"},
+)
+class TriggerAuthenticationSpecSecretTargetRef:
+    def __init__(
+        self,
+        *,
+        key: builtins.str,
+        name: builtins.str,
+        parameter: builtins.str,
+    ) -> None:
+        '''
+        :param key: 
+        :param name: 
+        :param parameter: 
+
+        :schema: TriggerAuthenticationSpecSecretTargetRef
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__43484d38f07be70f7a9795e3263c1b2819d59cbf75ee27e5103a10931a0130e2)
+            check_type(argname="argument key", value=key, expected_type=type_hints["key"])
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+            check_type(argname="argument parameter", value=parameter, expected_type=type_hints["parameter"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "key": key,
+            "name": name,
+            "parameter": parameter,
+        }
+
+    @builtins.property
+    def key(self) -> builtins.str:
+        '''
+        :schema: TriggerAuthenticationSpecSecretTargetRef#key
+        '''
+        result = self._values.get("key")
+        assert result is not None, "Required property 'key' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def name(self) -> builtins.str:
+        '''
+        :schema: TriggerAuthenticationSpecSecretTargetRef#name
+        '''
+        result = self._values.get("name")
+        assert result is not None, "Required property 'name' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def parameter(self) -> builtins.str:
+        '''
+        :schema: TriggerAuthenticationSpecSecretTargetRef#parameter
+        '''
+        result = self._values.get("parameter")
+        assert result is not None, "Required property 'parameter' is missing"
+        return typing.cast(builtins.str, result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "TriggerAuthenticationSpecSecretTargetRef(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+__all__ = [
+    "ScaledObject",
+    "ScaledObjectProps",
+    "ScaledObjectSpec",
+    "ScaledObjectSpecAdvanced",
+    "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig",
+    "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior",
+    "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown",
+    "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies",
+    "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPoliciesType",
+    "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownSelectPolicy",
+    "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp",
+    "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies",
+    "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPoliciesType",
+    "ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpSelectPolicy",
+    "ScaledObjectSpecAdvancedScalingModifiers",
+    "ScaledObjectSpecAdvancedScalingModifiersMetricType",
+    "ScaledObjectSpecFallback",
+    "ScaledObjectSpecFallbackBehavior",
+    "ScaledObjectSpecScaleTargetRef",
+    "ScaledObjectSpecTriggers",
+    "ScaledObjectSpecTriggersAuthenticationRef",
+    "ScaledObjectSpecTriggersAuthenticationRefKind",
+    "ScaledObjectSpecTriggersMetricType",
+    "TriggerAuthentication",
+    "TriggerAuthenticationProps",
+    "TriggerAuthenticationSpec",
+    "TriggerAuthenticationSpecConfigMapTargetRef",
+    "TriggerAuthenticationSpecEnv",
+    "TriggerAuthenticationSpecPodIdentity",
+    "TriggerAuthenticationSpecPodIdentityIdentityOwner",
+    "TriggerAuthenticationSpecPodIdentityProvider",
+    "TriggerAuthenticationSpecSecretTargetRef",
+]
+
+publication.publish()
+
+def _typecheckingstub__10e7bcb8841e08bf7615ef3354c9d1878943b1cebb7b799100ac90f48c9deb7d(
+    scope: _constructs_77d1e7e8.Construct,
+    id: builtins.str,
+    *,
+    spec: typing.Union[ScaledObjectSpec, typing.Dict[builtins.str, typing.Any]],
+    metadata: typing.Optional[typing.Union[_cdk8s_d3d9af27.ApiObjectMetadata, typing.Dict[builtins.str, typing.Any]]] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__c07044806baefbc0c3eabce9598eccc57f043effb47ccc86ffd2f56305a3f4d1(
+    *,
+    spec: typing.Union[ScaledObjectSpec, typing.Dict[builtins.str, typing.Any]],
+    metadata: typing.Optional[typing.Union[_cdk8s_d3d9af27.ApiObjectMetadata, typing.Dict[builtins.str, typing.Any]]] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__00109c9cbd824b4b997a2ad7594f3a736edde10ba30123b8768b2a198a03ee3f(
+    *,
+    scale_target_ref: typing.Union[ScaledObjectSpecScaleTargetRef, typing.Dict[builtins.str, typing.Any]],
+    triggers: typing.Sequence[typing.Union[ScaledObjectSpecTriggers, typing.Dict[builtins.str, typing.Any]]],
+    advanced: typing.Optional[typing.Union[ScaledObjectSpecAdvanced, typing.Dict[builtins.str, typing.Any]]] = None,
+    cooldown_period: typing.Optional[jsii.Number] = None,
+    fallback: typing.Optional[typing.Union[ScaledObjectSpecFallback, typing.Dict[builtins.str, typing.Any]]] = None,
+    idle_replica_count: typing.Optional[jsii.Number] = None,
+    initial_cooldown_period: typing.Optional[jsii.Number] = None,
+    max_replica_count: typing.Optional[jsii.Number] = None,
+    min_replica_count: typing.Optional[jsii.Number] = None,
+    polling_interval: typing.Optional[jsii.Number] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__b1518948ee266852eae7eb8274e2f78b6f62259f23eb27c223ec2a536926f45c(
+    *,
+    horizontal_pod_autoscaler_config: typing.Optional[typing.Union[ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig, typing.Dict[builtins.str, typing.Any]]] = None,
+    restore_to_original_replica_count: typing.Optional[builtins.bool] = None,
+    scaling_modifiers: typing.Optional[typing.Union[ScaledObjectSpecAdvancedScalingModifiers, typing.Dict[builtins.str, typing.Any]]] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__ea56eb0420458a4e4a5bdf5d9b16346da07e2e32cbb0a4135a8baabb81b30434(
+    *,
+    behavior: typing.Optional[typing.Union[ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior, typing.Dict[builtins.str, typing.Any]]] = None,
+    name: typing.Optional[builtins.str] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__23dc88d2baea8b8740e1c2397e854510a95fb1fb178c9e9b07c5755cedf91442(
+    *,
+    scale_down: typing.Optional[typing.Union[ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown, typing.Dict[builtins.str, typing.Any]]] = None,
+    scale_up: typing.Optional[typing.Union[ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUp, typing.Dict[builtins.str, typing.Any]]] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__1f2cb3b3e1213c4b0cf2bfd3f2b2283beeb9e13b979507abe367e4a89732f405(
+    *,
+    policies: typing.Optional[typing.Sequence[typing.Union[ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPolicies, typing.Dict[builtins.str, typing.Any]]]] = None,
+    select_policy: typing.Optional[ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownSelectPolicy] = None,
+    stabilization_window_seconds: typing.Optional[jsii.Number] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__e00ba43eada0da0ca15fb38cd606c8a00c52483e1fdc1efc58bb17305e0ca99f(
+    *,
+    period_seconds: jsii.Number,
+    type: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDownPoliciesType,
+    value: jsii.Number,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__10ab468e00447e70f12c26d5b301d3a746facc8cf9b660f68bfb506d061aeaf9(
+    *,
+    policies: typing.Optional[typing.Sequence[typing.Union[ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPolicies, typing.Dict[builtins.str, typing.Any]]]] = None,
+    select_policy: typing.Optional[ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpSelectPolicy] = None,
+    stabilization_window_seconds: typing.Optional[jsii.Number] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__84c67bc89f41f1102c3ce3aa4236014302fdfb2f6b7a7fd30d8486e67b248d51(
+    *,
+    period_seconds: jsii.Number,
+    type: ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleUpPoliciesType,
+    value: jsii.Number,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__a466a57077932754dff23f6228497f8439d631e11458209cf938b618ff5d2c1a(
+    *,
+    activation_target: typing.Optional[builtins.str] = None,
+    formula: typing.Optional[builtins.str] = None,
+    metric_type: typing.Optional[ScaledObjectSpecAdvancedScalingModifiersMetricType] = None,
+    target: typing.Optional[builtins.str] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__438e9963cde5f8326aefcd4de195a96a351f575e6e4bdeb014ff01f71b90e88a(
+    *,
+    failure_threshold: jsii.Number,
+    replicas: jsii.Number,
+    behavior: typing.Optional[ScaledObjectSpecFallbackBehavior] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__0313a98dfa318d07fb1beca00a6a6c41d44e549ec9d100a521dbc918cf7ababd(
+    *,
+    name: builtins.str,
+    api_version: typing.Optional[builtins.str] = None,
+    env_source_container_name: typing.Optional[builtins.str] = None,
+    kind: typing.Optional[builtins.str] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__e1ed1e5eb614425b25057d35aef0f8671f1664ae82ebc2380111bab401803bb7(
+    *,
+    metadata: typing.Mapping[builtins.str, builtins.str],
+    type: builtins.str,
+    authentication_ref: typing.Optional[typing.Union[ScaledObjectSpecTriggersAuthenticationRef, typing.Dict[builtins.str, typing.Any]]] = None,
+    metric_type: typing.Optional[ScaledObjectSpecTriggersMetricType] = None,
+    name: typing.Optional[builtins.str] = None,
+    use_cached_metrics: typing.Optional[builtins.bool] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__7286b6855e1ed389150157dede8f7dd965fc5c6b4460311ba41375fd962f0b35(
+    *,
+    name: builtins.str,
+    kind: typing.Optional[ScaledObjectSpecTriggersAuthenticationRefKind] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__86d7879649cf54d114bad392cc365421a89ac3f2b9726ca2f70ecb0ea180a0a7(
+    scope: _constructs_77d1e7e8.Construct,
+    id: builtins.str,
+    *,
+    spec: typing.Union[TriggerAuthenticationSpec, typing.Dict[builtins.str, typing.Any]],
+    metadata: typing.Optional[typing.Union[_cdk8s_d3d9af27.ApiObjectMetadata, typing.Dict[builtins.str, typing.Any]]] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__82440656b398561186ee179821252a14717c53f097fcdf7e1edf9cb6130d2493(
+    *,
+    spec: typing.Union[TriggerAuthenticationSpec, typing.Dict[builtins.str, typing.Any]],
+    metadata: typing.Optional[typing.Union[_cdk8s_d3d9af27.ApiObjectMetadata, typing.Dict[builtins.str, typing.Any]]] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__b001ffa3b7d5b412dbd85daf71549d5c203993f9640700343075c3bef6b342ac(
+    *,
+    config_map_target_ref: typing.Optional[typing.Sequence[typing.Union[TriggerAuthenticationSpecConfigMapTargetRef, typing.Dict[builtins.str, typing.Any]]]] = None,
+    env: typing.Optional[typing.Sequence[typing.Union[TriggerAuthenticationSpecEnv, typing.Dict[builtins.str, typing.Any]]]] = None,
+    pod_identity: typing.Optional[typing.Union[TriggerAuthenticationSpecPodIdentity, typing.Dict[builtins.str, typing.Any]]] = None,
+    secret_target_ref: typing.Optional[typing.Sequence[typing.Union[TriggerAuthenticationSpecSecretTargetRef, typing.Dict[builtins.str, typing.Any]]]] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__2d50196e1f6f9b331ad6424326d26f1932898b1b344e6e2d7278ff7dbbe77310(
+    *,
+    key: builtins.str,
+    name: builtins.str,
+    parameter: builtins.str,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__27fca8002f6122c8c41ab0a60fa900ef10c655b23d92b27a79578a01fc05fdf6(
+    *,
+    name: builtins.str,
+    parameter: builtins.str,
+    container_name: typing.Optional[builtins.str] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__ae7c6bd30247f45ee55e6ef6a85718d037ff12dc58b6c0565c03a43b3e105f82(
+    *,
+    provider: TriggerAuthenticationSpecPodIdentityProvider,
+    identity_id: typing.Optional[builtins.str] = None,
+    identity_owner: typing.Optional[TriggerAuthenticationSpecPodIdentityIdentityOwner] = None,
+    role_arn: typing.Optional[builtins.str] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__43484d38f07be70f7a9795e3263c1b2819d59cbf75ee27e5103a10931a0130e2(
+    *,
+    key: builtins.str,
+    name: builtins.str,
+    parameter: builtins.str,
+) -> None:
+    """Type checking stubs"""
+    pass
