@@ -1,0 +1,151 @@
+"""Bounded admission: a fixed number of cold-queue slots and a fixed in-flight capacity.
+
+Modelled on Knative's breaker: capacity is fixed, a request that cannot be served fails fast
+(``QueueFull`` / ``Overloaded``, both 429), and whatever a request holds is given back through one
+call in a ``finally``. Two states decide where a request goes:
+
+- backend ready, nobody queued and in-flight below ``max_in_flight``: it enters at once (warm path,
+  one counter increment);
+- backend not ready: it takes one of ``max_queue`` slots (a :class:`Ticket`) and waits until the
+  backend is ready; tickets are granted strictly in arrival order, each grant moving the request from
+  the queue to in-flight in one step.
+
+A ticket whose client leaves is removed at once (O(1)); a ticket that was granted but never used
+returns its in-flight slot. Counts are mirrored into :class:`~noctaya.gateway.demand.Demand` on
+every change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import enum
+from collections.abc import Callable
+
+from noctaya.gateway import demand as demand_
+
+
+class QueueFull(Exception):
+    """All cold-queue slots are taken."""
+
+
+class Overloaded(Exception):
+    """The backend is ready but in-flight capacity is used up."""
+
+
+class TicketState(enum.Enum):
+    QUEUED = "queued"
+    GRANTED = "granted"  # holds an in-flight slot
+    DONE = "done"  # holds nothing
+
+
+class Ticket:
+    """One queued request; ``future`` resolves when it is granted an in-flight slot."""
+
+    __slots__ = ("enqueued_at", "future", "state")
+
+    def __init__(self, *, future: asyncio.Future[None], enqueued_at: float) -> None:
+        self.future = future
+        self.state = TicketState.QUEUED
+        self.enqueued_at = enqueued_at
+
+
+class Admission:
+    """Queue slots + in-flight capacity; the only writer of queued/in-flight demand."""
+
+    def __init__(self, *, max_queue: int, max_in_flight: int, demand: demand_.Demand) -> None:
+        self.max_queue = max_queue
+        self.max_in_flight = max_in_flight
+        self._demand = demand
+        self._queue: collections.OrderedDict[int, Ticket] = collections.OrderedDict()
+        self._in_flight = 0
+        self._ready = False
+
+    # ------------------------------------------------------------------ state
+    @property
+    def queued(self) -> int:
+        return len(self._queue)
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    @property
+    def ready(self) -> bool:
+        return self._ready
+
+    @property
+    def idle(self) -> bool:
+        return not self._queue and self._in_flight == 0
+
+    def set_ready(self, ready: bool) -> None:
+        self._ready = ready
+        if ready:
+            self._dispatch()
+
+    # ------------------------------------------------------------------ warm path
+    def try_enter(self) -> bool:
+        """Take an in-flight slot at once if the backend is ready and nobody is waiting."""
+        if self._ready and not self._queue and self._in_flight < self.max_in_flight:
+            self._in_flight += 1
+            self._demand.set_in_flight(self._in_flight)
+            return True
+        return False
+
+    def release(self) -> None:
+        """Give back an in-flight slot (exactly once per successful ``try_enter`` or grant)."""
+        self._in_flight -= 1
+        if self._queue and self._ready:
+            self._dispatch()  # hands the slot to the oldest waiter; updates demand
+        else:
+            self._demand.set_in_flight(self._in_flight)
+
+    # ------------------------------------------------------------------ cold path
+    def enqueue(self) -> Ticket:
+        """Take a queue slot or raise :class:`QueueFull`."""
+        if len(self._queue) >= self.max_queue:
+            raise QueueFull
+        loop = asyncio.get_running_loop()
+        ticket = Ticket(future=loop.create_future(), enqueued_at=loop.time())
+        self._queue[id(ticket)] = ticket
+        self._demand.set_queued(len(self._queue))
+        if self._ready:  # the backend turned ready but in-flight was full: maybe room now
+            self._dispatch()
+        return ticket
+
+    def leave(self, ticket: Ticket) -> None:
+        """The request is over (served, failed or its client left): free what the ticket holds."""
+        if ticket.state is TicketState.QUEUED:
+            ticket.state = TicketState.DONE
+            del self._queue[id(ticket)]
+            if not ticket.future.done():
+                ticket.future.cancel()
+            self._demand.set_queued(len(self._queue))
+        elif ticket.state is TicketState.GRANTED:
+            ticket.state = TicketState.DONE
+            self.release()
+
+    def settle(self, ticket: Ticket) -> None:
+        """A granted ticket's slot is now owned by the caller (released later with ``release``)."""
+        if ticket.state is TicketState.GRANTED:
+            ticket.state = TicketState.DONE
+
+    def fail_waiting(self, make_error: Callable[[], BaseException]) -> int:
+        """End every queued ticket with a fresh ``make_error()`` (activation timeout, drain)."""
+        failed = 0
+        while self._queue:
+            _, ticket = self._queue.popitem(last=False)
+            ticket.state = TicketState.DONE
+            if not ticket.future.done():
+                ticket.future.set_exception(make_error())
+                failed += 1
+        self._demand.set_queued(0)
+        return failed
+
+    def _dispatch(self) -> None:
+        while self._queue and self._in_flight < self.max_in_flight:
+            _, ticket = self._queue.popitem(last=False)
+            ticket.state = TicketState.GRANTED
+            self._in_flight += 1
+            ticket.future.set_result(None)
+        self._demand.set_counts(queued=len(self._queue), in_flight=self._in_flight)

@@ -1,0 +1,162 @@
+"""The gateway application factory: ``make_app(config, *, extra_contexts=()) -> web.Application``.
+
+The parts and who owns what:
+
+- :class:`~noctaya.gateway.demand.Demand` (``keys.DEMAND``): the number the autoscaler follows;
+- :class:`~noctaya.gateway.admission.Admission`: queue slots and in-flight capacity;
+- :class:`~noctaya.gateway.activation.Activation`: the activation lease;
+- :class:`~noctaya.gateway.readiness.Readiness`: the probe loop (a cleanup context);
+- :class:`~noctaya.gateway.proxy.Upstream`: the pooled client session to the backend (a cleanup
+  context);
+- :class:`~noctaya.gateway.draining.Drain`, :class:`~noctaya.gateway.auth.KeyFile`,
+  :class:`~noctaya.gateway.metrics.Metrics`.
+
+``extra_contexts`` are appended to ``app.cleanup_ctx`` after the gateway's own, so they start after
+the backend session and probe loop exist and are cleaned up before them. This is how the co-located
+ExternalScaler and the aggregate reporter plug in: they read ``app[keys.DEMAND]``.
+
+The server must run with ``handler_cancellation=True`` (as ``noctaya.gateway.command`` does) so a
+client that disconnects while queued frees its slot at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+
+import aiohttp
+from aiohttp import web
+
+from noctaya.gateway import (
+    activation,
+    admission,
+    auth,
+    config,
+    demand,
+    draining,
+    keys,
+    metrics,
+    proxy,
+    readiness,
+    routing,
+)
+
+CleanupContext = Callable[[web.Application], AsyncIterator[None]]
+"""What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
+UPSTREAM = web.AppKey("noctaya.gateway.upstream", proxy.Upstream)
+UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled connection is not raced
+
+
+def make_app(
+    config: config.GatewayConfig,
+    *,
+    extra_contexts: Sequence[CleanupContext] = (),
+) -> web.Application:
+    """Build the gateway app for ``config``; nothing runs until the app is started."""
+    app = web.Application(client_max_size=config.max_body_bytes, handler_args={"max_field_size": 16384})
+    the_demand = demand.Demand()
+    the_metrics = metrics.Metrics(max_queue=config.max_queue, max_in_flight=config.max_in_flight)
+    the_admission = admission.Admission(
+        max_queue=config.max_queue, max_in_flight=config.max_in_flight, demand=the_demand
+    )
+    the_activation = activation.Activation(
+        timeout=config.activation_timeout,
+        grace=config.retry_grace,
+        demand=the_demand,
+        admission=the_admission,
+        metrics=the_metrics,
+    )
+
+    def on_readiness(ready: bool) -> None:
+        the_admission.set_ready(ready)
+        if ready:
+            the_activation.backend_ready()
+
+    the_readiness = readiness.Readiness(
+        url=config.backend_url + config.readiness_path,
+        cold_interval=config.probe_interval,
+        warm_interval=config.warm_probe_interval,
+        timeout=config.probe_timeout,
+        on_change=on_readiness,
+    )
+    the_drain = draining.Drain(admission=the_admission, demand=the_demand, timeout=config.drain_timeout)
+    the_metrics.bind(
+        queued=lambda: the_admission.queued,
+        in_flight=lambda: the_admission.in_flight,
+        demand=the_demand.demand,
+        ready=lambda: float(the_readiness.ready),
+        draining=lambda: float(the_drain.draining),
+        lease_open=lambda: float(the_demand.lease_open),
+    )
+    app[keys.CONFIG] = config
+    app[keys.DEMAND] = the_demand
+    app[keys.ADMISSION] = the_admission
+    app[keys.ACTIVATION] = the_activation
+    app[keys.READINESS] = the_readiness
+    app[keys.AUTH] = auth.KeyFile(path=config.api_key_file)
+    app[keys.DRAIN] = the_drain
+    app[keys.METRICS] = the_metrics
+
+    upstream = proxy.Upstream(
+        base_url=config.backend_url,
+        max_body_bytes=config.max_body_bytes,
+        body_timeout=config.body_timeout,
+        metrics=the_metrics,
+    )
+    app[UPSTREAM] = upstream
+    handler = routing.ProxyHandler(
+        config=config,
+        admission=the_admission,
+        activation=the_activation,
+        readiness=the_readiness,
+        auth=app[keys.AUTH],
+        drain=the_drain,
+        metrics=the_metrics,
+        upstream=upstream,
+    )
+    routing.setup_routes(app, handler=handler)
+    app.cleanup_ctx.append(_backend_context)
+    app.cleanup_ctx.append(_probe_context)
+    app.cleanup_ctx.extend(extra_contexts)
+    return app
+
+
+async def _backend_context(app: web.Application) -> AsyncIterator[None]:
+    config = app[keys.CONFIG]
+    connector = aiohttp.TCPConnector(
+        limit=config.max_in_flight + 8,
+        limit_per_host=0,
+        keepalive_timeout=UPSTREAM_KEEPALIVE,
+        ttl_dns_cache=10,
+    )
+    session = aiohttp.ClientSession(
+        connector=connector,
+        auto_decompress=False,
+        timeout=aiohttp.ClientTimeout(
+            total=None, connect=config.connect_timeout, sock_connect=config.connect_timeout
+        ),
+        skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
+        cookie_jar=aiohttp.DummyCookieJar(),
+    )
+    app[UPSTREAM].session = session
+    try:
+        yield
+    finally:
+        await session.close()
+
+
+async def _probe_context(app: web.Application) -> AsyncIterator[None]:
+    session = aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=2, keepalive_timeout=UPSTREAM_KEEPALIVE),
+        cookie_jar=aiohttp.DummyCookieJar(),
+    )
+    task = asyncio.create_task(app[keys.READINESS].run(session), name="noctaya-gateway-readiness")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        app[keys.ACTIVATION].close()
+        await session.close()

@@ -1,0 +1,155 @@
+"""``noctaya gateway --config FILE [flags]``: run one gateway process.
+
+Every config field is also a flag (``maxQueue`` → ``--max-queue``, ``service.name`` →
+``--service-name``); flags override the file. A bad value ends the process at start with exit code 2
+and one line per bad field, no traceback.
+
+Shutdown order (SIGTERM or SIGINT):
+
+1. the drain flag flips: ``/healthz`` answers 503 so the Service stops routing here, and new ``/v1``
+   requests get 503 ``draining``;
+2. requests already queued or in flight (including open streams) run to completion, for at most
+   ``drainTimeout``; requests still queued at the deadline are answered ``draining``;
+3. the listener closes and remaining handlers are cancelled (``runner.cleanup``);
+4. cleanup contexts unwind in reverse order: extra contexts first (the scaler / demand reporter, which
+   withdraws this gateway's report), then the readiness probe and the activation timer, then the
+   backend client session;
+5. exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import pydantic
+import uvloop
+from aiohttp import web
+from pydantic import alias_generators
+
+from noctaya.gateway import app as app_
+from noctaya.gateway import config as config_
+from noctaya.gateway import keys
+
+logger = logging.getLogger("noctaya.gateway")
+
+_SECTIONS: dict[str, type[pydantic.BaseModel]] = {
+    "service": config_.ServiceRef,
+    "scaler": config_.ScalerSection,
+    "report": config_.ReportSection,
+}
+
+
+def _flag(path: Sequence[str]) -> str:
+    return "--" + "-".join(alias_generators.to_snake(p).replace("_", "-") for p in path)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="noctaya gateway",
+        description="Run the OpenAI-compatible gateway in front of one model backend.",
+    )
+    parser.add_argument("--config", metavar="FILE", help="YAML or JSON config file (flags override it)")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    for name, field in config_.GatewayConfig.model_fields.items():
+        if name in _SECTIONS:
+            continue
+        parser.add_argument(
+            _flag([name]),
+            dest=f"field:{field.alias}",
+            metavar="VALUE",
+            help=field.description or f"config field {field.alias}",
+        )
+    for section, model in _SECTIONS.items():
+        for name, field in model.model_fields.items():
+            if name == "tls":
+                for tls_name, tls_field in config_.TlsFiles.model_fields.items():
+                    parser.add_argument(
+                        _flag([section, "tls", tls_name]),
+                        metavar="VALUE",
+                        dest=f"field:{section}.tls.{tls_field.alias}",
+                    )
+                continue
+            parser.add_argument(
+                _flag([section, name]), metavar="VALUE", dest=f"field:{section}.{field.alias}"
+            )
+    parser.add_argument("--no-scaler", action="store_true", help="run no co-located scaler (scaler: null)")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> config_.GatewayConfig:
+    """File first, then every flag given; raises :class:`~noctaya.gateway.config.ConfigError`."""
+    document: dict[str, Any] = config_.read_document(args.config) if args.config else {}
+    for dest, value in vars(args).items():
+        if not dest.startswith("field:") or value is None:
+            continue
+        path = dest.removeprefix("field:").split(".")
+        target = document
+        for part in path[:-1]:
+            nested = target.get(part)
+            if not isinstance(nested, dict):
+                nested = target[part] = {}
+            target = nested
+        target[path[-1]] = value
+    if args.no_scaler:
+        document["scaler"] = None
+    return config_.build_config(document)
+
+
+async def serve(
+    config: config_.GatewayConfig,
+    *,
+    extra_contexts: Sequence[app_.CleanupContext] = (),
+    started: asyncio.Event | None = None,
+) -> int:
+    """Run until SIGTERM/SIGINT, then drain and stop in the order the module docstring gives."""
+    app = app_.make_app(config, extra_contexts=extra_contexts)
+    runner = web.AppRunner(
+        app, handle_signals=False, handler_cancellation=True, access_log=None, shutdown_timeout=1.0
+    )
+    await runner.setup()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        host, port = config.listen_address
+        site = web.TCPSite(runner, host, port, backlog=4096, reuse_address=True)
+        await site.start()
+        logger.info(
+            "gateway listening on %s, backend %s (%s mode)",
+            config.listen,
+            config.backend_url,
+            config.cold_start_mode,
+        )
+        if started is not None:
+            started.set()
+        await stop.wait()
+        logger.info("draining (up to %gs)", config.drain_timeout)
+        drained = await app[keys.DRAIN].wait_idle()
+        logger.info("drain %s; stopping", "complete" if drained else "timed out")
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+        await runner.cleanup()
+    return 0
+
+
+def main(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        config = config_from_args(args)
+    except config_.ConfigError as exc:
+        print(f"noctaya gateway: invalid configuration:\n{exc}", file=sys.stderr)
+        return 2
+    try:
+        return uvloop.run(serve(config))
+    except OSError as exc:  # e.g. the listen port is taken
+        print(f"noctaya gateway: {exc}", file=sys.stderr)
+        return 1

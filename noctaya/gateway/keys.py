@@ -1,0 +1,21 @@
+"""Typed keys for everything the gateway keeps on its ``web.Application``.
+
+``DEMAND`` is the contract with the scaler: a cleanup context passed to
+``make_app(config, extra_contexts=...)`` reads ``app[keys.DEMAND]`` (``demand()`` / ``subscribe()``).
+The other keys are the gateway's own parts, exposed for tests and diagnostics.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from noctaya.gateway import activation, admission, auth, config, demand, draining, metrics, readiness
+
+CONFIG = web.AppKey("noctaya.gateway.config", config.GatewayConfig)
+DEMAND = web.AppKey("noctaya.gateway.demand", demand.Demand)
+ADMISSION = web.AppKey("noctaya.gateway.admission", admission.Admission)
+ACTIVATION = web.AppKey("noctaya.gateway.activation", activation.Activation)
+READINESS = web.AppKey("noctaya.gateway.readiness", readiness.Readiness)
+AUTH = web.AppKey("noctaya.gateway.auth", auth.KeyFile)
+DRAIN = web.AppKey("noctaya.gateway.drain", draining.Drain)
+METRICS = web.AppKey("noctaya.gateway.metrics", metrics.Metrics)

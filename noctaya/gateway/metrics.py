@@ -1,0 +1,121 @@
+"""The gateway's Prometheus metrics, each app with its own registry (prefix ``noctaya_gateway_``).
+
+Gauges that mirror state (queue depth, in-flight, backend ready, demand) are read when scraped, so
+the request path pays nothing for them. Counters with labels cache their children, so a request
+costs a dict lookup and an increment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import prometheus_client
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+PREFIX = "noctaya_gateway_"
+REJECT_REASONS = ("queue_full", "cold_reject", "unauthorized", "activation_timeout", "draining", "overloaded")
+ROUTES = ("chat/completions", "completions", "embeddings", "models")
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+_WAIT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1800)
+
+
+def route_label(path: str) -> str:
+    """Bounded label for a ``/v1/...`` path: one of :data:`ROUTES`, else ``other``."""
+    tail = path[4:] if path.startswith("/v1/") else path
+    if tail in ROUTES:
+        return tail
+    if tail.startswith("models/"):
+        return "models"
+    return "other"
+
+
+class Metrics:
+    """All collectors of one gateway app."""
+
+    def __init__(self, *, max_queue: int, max_in_flight: int) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.requests = Counter(
+            f"{PREFIX}requests",
+            "Proxied requests by route and HTTP status code",
+            ["route", "code"],
+            registry=r,
+        )
+        self.admitted = Counter(
+            f"{PREFIX}admitted",
+            "Requests admitted, warm (at once) or cold (after queueing)",
+            ["path"],
+            registry=r,
+        )
+        self.rejections = Counter(f"{PREFIX}rejected", "Requests refused by reason", ["reason"], registry=r)
+        self.activations_started = Counter(
+            f"{PREFIX}activations_started", "Activation leases opened", registry=r
+        )
+        self.activations_succeeded = Counter(
+            f"{PREFIX}activations_succeeded", "Activation leases that saw the backend turn Ready", registry=r
+        )
+        self.activations_expired = Counter(
+            f"{PREFIX}activations_expired", "Activation leases that hit the activation timeout", registry=r
+        )
+        self.activation_duration = Histogram(
+            f"{PREFIX}activation_duration_seconds",
+            "Lease open to backend Ready",
+            buckets=_WAIT_BUCKETS,
+            registry=r,
+        )
+        self.activation_wait = Histogram(
+            f"{PREFIX}activation_wait_seconds",
+            "Time a cold request waited in the queue before being forwarded",
+            buckets=_WAIT_BUCKETS,
+            registry=r,
+        )
+        self.time_to_first_byte = Histogram(
+            f"{PREFIX}time_to_first_byte_seconds",
+            "Request forwarded to first response byte from the backend",
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.queue_depth = Gauge(f"{PREFIX}queue_depth", "Requests holding a cold-queue slot", registry=r)
+        self.in_flight = Gauge(f"{PREFIX}in_flight", "Requests being forwarded to the backend", registry=r)
+        self.demand = Gauge(f"{PREFIX}demand", "Effective demand reported to the autoscaler", registry=r)
+        self.backend_ready = Gauge(
+            f"{PREFIX}backend_ready", "1 when the backend passes its readiness probe", registry=r
+        )
+        self.draining = Gauge(f"{PREFIX}draining", "1 while the gateway drains before exit", registry=r)
+        self.lease_open = Gauge(f"{PREFIX}lease_open", "1 while an activation lease is open", registry=r)
+        Gauge(f"{PREFIX}max_queue", "Configured cold-queue slots", registry=r).set(max_queue)
+        Gauge(f"{PREFIX}max_in_flight", "Configured in-flight capacity", registry=r).set(max_in_flight)
+        self._request_children: dict[tuple[str, int], Counter] = {}
+        self._reject_children = {reason: self.rejections.labels(reason) for reason in REJECT_REASONS}
+        self.admitted_warm = self.admitted.labels("warm")
+        self.admitted_cold = self.admitted.labels("cold")
+
+    def bind(
+        self,
+        *,
+        queued: Callable[[], float],
+        in_flight: Callable[[], float],
+        demand: Callable[[], float],
+        ready: Callable[[], float],
+        draining: Callable[[], float],
+        lease_open: Callable[[], float],
+    ) -> None:
+        """Read the state gauges from the live objects at scrape time."""
+        self.queue_depth.set_function(queued)
+        self.in_flight.set_function(in_flight)
+        self.demand.set_function(demand)
+        self.backend_ready.set_function(ready)
+        self.draining.set_function(draining)
+        self.lease_open.set_function(lease_open)
+
+    def request(self, route: str, code: int) -> None:
+        child = self._request_children.get((route, code))
+        if child is None:
+            child = self._request_children[(route, code)] = self.requests.labels(route, str(code))
+        child.inc()
+
+    def rejected(self, reason: str, count: int = 1) -> None:
+        self._reject_children[reason].inc(count)
+
+    def exposition(self) -> bytes:
+        return prometheus_client.generate_latest(self.registry)

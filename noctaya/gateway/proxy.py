@@ -1,0 +1,289 @@
+"""The streaming proxy: one request forwarded to the backend, bodies streamed both ways.
+
+- The request body is either bytes the gateway already holds (read on the cold path to learn
+  ``stream``, or already complete in the socket buffer) or streamed from the client chunk by chunk,
+  bounded in size (``max_body_bytes``) and time (``body_timeout``).
+- The response is relayed chunk by chunk as it arrives (``iter_any``), so SSE events pass with no
+  added delay; the client's backpressure reaches the backend through the socket buffers.
+- Hop-by-hop headers (RFC 9110 §7.6.1, plus those named in ``Connection``) are dropped both ways;
+  ``X-Forwarded-For/-Proto/-Host`` are set. Encodings pass through untouched (no decompression).
+- A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
+  Any later failure is never retried: before the response started it becomes a 502, after it started
+  an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+
+import aiohttp
+from aiohttp import web
+from multidict import CIMultiDict
+
+from noctaya.gateway import errors, metrics
+
+logger = logging.getLogger(__name__)
+
+HOP_BY_HOP = frozenset(
+    h.lower()
+    for h in (
+        "Connection",
+        "Keep-Alive",
+        "Proxy-Authenticate",
+        "Proxy-Authorization",
+        "Proxy-Connection",
+        "TE",
+        "Trailer",
+        "Trailers",
+        "Transfer-Encoding",
+        "Upgrade",
+    )
+)
+_NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length"}
+_NOT_RETURNED = HOP_BY_HOP | {"server", "date"}
+SSE_TYPE = "text/event-stream"
+MAX_ERROR_BODY = 64 * 1024
+SSE_HEADERS = {"Content-Type": SSE_TYPE, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+class ConnectFailed(Exception):
+    """The backend could not be reached; no byte of the request was sent."""
+
+
+class BodyError(Exception):
+    """The client's request body broke a bound while it was being streamed."""
+
+    def __init__(self, error: errors.GatewayError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def request_headers(request: web.BaseRequest) -> CIMultiDict[str]:
+    """Client headers minus hop-by-hop ones, plus ``X-Forwarded-*``."""
+    incoming = request.headers
+    named = frozenset(t.strip().lower() for v in incoming.getall("Connection", ()) for t in v.split(","))
+    out: CIMultiDict[str] = CIMultiDict()
+    for name, value in incoming.items():
+        lower = name.lower()
+        if lower in _NOT_FORWARDED or lower in named or lower.startswith("x-forwarded-"):
+            continue
+        out.add(name, value)
+    peer = request.remote
+    previous = incoming.get("X-Forwarded-For")
+    if peer:
+        out["X-Forwarded-For"] = f"{previous}, {peer}" if previous else peer
+    elif previous:
+        out["X-Forwarded-For"] = previous
+    out["X-Forwarded-Proto"] = incoming.get("X-Forwarded-Proto") or request.scheme
+    out["X-Forwarded-Host"] = incoming.get("X-Forwarded-Host") or request.host
+    return out
+
+
+def response_headers(upstream: aiohttp.ClientResponse) -> CIMultiDict[str]:
+    incoming = upstream.headers
+    named = frozenset(t.strip().lower() for v in incoming.getall("Connection", ()) for t in v.split(","))
+    out: CIMultiDict[str] = CIMultiDict()
+    for name, value in incoming.items():
+        lower = name.lower()
+        if lower in _NOT_RETURNED or lower in named:
+            continue
+        out.add(name, value)
+    return out
+
+
+async def _stream_body(request: web.BaseRequest, *, limit: int, seconds: float) -> AsyncIterator[bytes]:
+    """The client's body, chunk by chunk, within ``limit`` bytes and ``seconds`` overall."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    total = 0
+    content = request.content
+    while True:
+        try:
+            async with asyncio.timeout_at(deadline):
+                chunk = await content.readany()
+        except TimeoutError:
+            raise BodyError(request_timeout(seconds)) from None
+        if not chunk:
+            return
+        total += len(chunk)
+        if total > limit:
+            raise BodyError(too_large(limit))
+        yield chunk
+
+
+def too_large(limit: int) -> errors.GatewayError:
+    return errors.GatewayError(
+        status=413,
+        message=f"request body exceeds the limit of {limit} bytes",
+        type="invalid_request_error",
+        code="request_too_large",
+    )
+
+
+def request_timeout(seconds: float) -> errors.GatewayError:
+    return errors.GatewayError(
+        status=408,
+        message=f"request body not received within {seconds:g}s",
+        type="invalid_request_error",
+        code="request_timeout",
+    )
+
+
+def bad_gateway(message: str) -> errors.GatewayError:
+    return errors.GatewayError(status=502, message=message, type="backend_error", code="backend_unavailable")
+
+
+class Upstream:
+    """Forwards requests to one backend base URL over a pooled client session.
+
+    ``session`` is set when the app starts (a client session needs a running loop).
+    """
+
+    session: aiohttp.ClientSession
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        max_body_bytes: int,
+        body_timeout: float,
+        metrics: metrics.Metrics,
+    ) -> None:
+        self.base_url = base_url
+        self.max_body_bytes = max_body_bytes
+        self.body_timeout = body_timeout
+        self._ttfb = metrics.time_to_first_byte
+
+    async def forward(
+        self, request: web.Request, *, body: bytes | None, sse: web.StreamResponse | None
+    ) -> web.StreamResponse:
+        """Send ``request`` to the backend and relay the answer; ``sse`` = SSE headers already sent."""
+        headers = request_headers(request)
+        data: bytes | AsyncIterator[bytes] | None
+        if body is not None:
+            data = body
+        elif not request.body_exists:
+            data = None
+        elif request.content.is_eof():  # the whole body is already in memory: no wait, no copy
+            data = await request.read()
+        else:
+            if request.content_length is not None:
+                headers["Content-Length"] = str(request.content_length)
+            data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            upstream = await self.session.request(
+                request.method,
+                self.base_url + request.raw_path,
+                headers=headers,
+                data=data,
+                allow_redirects=False,
+            )
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            raise ConnectFailed(f"{type(exc).__name__}: {exc}") from None
+        except BodyError as exc:
+            raise exc.error from None
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            cause = exc.__cause__ or exc.__context__
+            if isinstance(cause, BodyError):
+                raise cause.error from None
+            raise bad_gateway(f"the backend failed before answering ({type(exc).__name__})") from None
+        self._ttfb.observe(loop.time() - started)
+        try:
+            if sse is not None:
+                return await self._relay_into_sse(upstream, sse)
+            return await self._relay(request, upstream)
+        finally:
+            upstream.release()
+
+    async def _relay(self, request: web.Request, upstream: aiohttp.ClientResponse) -> web.StreamResponse:
+        response = web.StreamResponse(
+            status=upstream.status, reason=upstream.reason, headers=response_headers(upstream)
+        )
+        is_sse = upstream.content_type == SSE_TYPE
+        await response.prepare(request)
+        try:
+            async for chunk in upstream.content.iter_any():
+                await response.write(chunk)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            logger.warning("backend failed mid-response on %s: %s: %s", request.path, type(exc).__name__, exc)
+            if is_sse:
+                await _try_write(
+                    response,
+                    errors.sse_event(
+                        message="the backend failed in the middle of the stream",
+                        type="backend_error",
+                        code="backend_disconnected",
+                    ),
+                )
+            else:  # cut the connection: the client must not take a truncated body for a whole one
+                response.force_close()
+                if request.transport is not None:
+                    request.transport.abort()
+                return response
+        except ConnectionError:  # the client went away
+            return response
+        await _try_write_eof(response)
+        return response
+
+    async def _relay_into_sse(
+        self, upstream: aiohttp.ClientResponse, sse: web.StreamResponse
+    ) -> web.StreamResponse:
+        """Headers (200, SSE) were sent while the request was queued: relay events or one error event."""
+        if upstream.status == 200 and upstream.content_type == SSE_TYPE:
+            try:
+                async for chunk in upstream.content.iter_any():
+                    await sse.write(chunk)
+            except (aiohttp.ClientError, TimeoutError):
+                await _try_write(
+                    sse,
+                    errors.sse_event(
+                        message="the backend failed in the middle of the stream",
+                        type="backend_error",
+                        code="backend_disconnected",
+                    ),
+                )
+            except ConnectionError:
+                return sse
+        else:
+            await _try_write(sse, await _error_event(upstream))
+        await _try_write_eof(sse)
+        return sse
+
+
+async def _error_event(upstream: aiohttp.ClientResponse) -> bytes:
+    """The backend's (bounded) error body as one SSE ``data:`` event, OpenAI-shaped."""
+    try:
+        raw = await upstream.content.read(MAX_ERROR_BODY)
+        document = json.loads(raw)
+    except (aiohttp.ClientError, TimeoutError, ValueError):
+        document = None
+    if isinstance(document, dict) and isinstance(document.get("error"), dict):
+        return b"data: " + json.dumps({"error": document["error"]}).encode() + b"\n\n"
+    return errors.sse_event(
+        message=f"the backend answered HTTP {upstream.status}",
+        type="backend_error",
+        code=f"backend_http_{upstream.status}",
+    )
+
+
+async def _try_write(response: web.StreamResponse, data: bytes) -> None:
+    with contextlib.suppress(ConnectionError, RuntimeError):
+        await response.write(data)
+
+
+async def _try_write_eof(response: web.StreamResponse) -> None:
+    with contextlib.suppress(ConnectionError, RuntimeError):
+        await response.write_eof()
+
+
+async def start_sse(request: web.Request) -> web.StreamResponse:
+    """Send 200 + SSE headers now, with a first comment so they leave at once."""
+    response = web.StreamResponse(status=200, headers=SSE_HEADERS)
+    await response.prepare(request)
+    await response.write(b": keepalive\n\n")
+    return response

@@ -1,0 +1,80 @@
+"""Backend readiness, learnt only by probing the backend's readiness path over HTTP.
+
+While the backend is cold the probe runs every ``probe_interval`` (at most 100 ms), so a backend that
+turns Ready is used at once; while warm it runs every ``warm_probe_interval``. The proxy reports a
+failed connect through :meth:`Readiness.mark_cold`, which flips the state at once and wakes the
+probe loop so cold-rate probing resumes without waiting out the warm period. Listeners hear every
+transition (admission dispatches its queue, the activation lease enters its grace).
+
+No Kubernetes API is involved: the gateway has no credentials and needs none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+import aiohttp
+
+logger = logging.getLogger(__name__)
+
+
+class Readiness:
+    """The probe loop and the current ready flag."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        cold_interval: float,
+        warm_interval: float,
+        timeout: float,
+        on_change: Callable[[bool], None],
+    ) -> None:
+        self.url = url
+        self.cold_interval = cold_interval
+        self.warm_interval = warm_interval
+        self.timeout = aiohttp.ClientTimeout(total=timeout)
+        self._on_change = on_change
+        self._ready = False
+        self._wake = asyncio.Event()
+        self.last_error: str | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self._ready
+
+    def mark_cold(self, *, reason: str) -> None:
+        """The proxy could not connect: treat the backend as cold until a probe passes again."""
+        if self._ready:
+            logger.warning("backend marked cold: %s", reason)
+            self.last_error = reason
+            self._set(False)
+            self._wake.set()
+
+    def _set(self, ready: bool) -> None:
+        if ready != self._ready:
+            self._ready = ready
+            self._on_change(ready)
+
+    async def probe_once(self, session: aiohttp.ClientSession) -> bool:
+        try:
+            async with session.get(self.url, timeout=self.timeout, allow_redirects=False) as response:
+                await response.read()
+                ok = 200 <= response.status < 300
+                self.last_error = None if ok else f"readiness probe returned HTTP {response.status}"
+                return ok
+        except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
+            self.last_error = f"readiness probe failed: {type(exc).__name__}: {exc}"
+            return False
+
+    async def run(self, session: aiohttp.ClientSession) -> None:
+        """Probe forever (until cancelled)."""
+        while True:
+            self._set(await self.probe_once(session))
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.warm_interval if self._ready else self.cold_interval):
+                    await self._wake.wait()

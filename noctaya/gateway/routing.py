@@ -1,0 +1,298 @@
+"""Routes and the ``/v1`` request path: auth, admission, waiting, forwarding.
+
+One proxied request goes through these steps, each failing fast with an OpenAI-shaped error:
+
+1. draining → 503 ``draining``; bad or missing key (when configured) → 401, before any slot is taken;
+   a declared body over ``max_body_bytes`` → 413.
+2. Backend ready, nobody queued, in-flight below its bound → forwarded at once (warm path).
+   Ready but in-flight full → 429 ``overloaded``.
+3. Backend cold: ``reject`` mode → 503 + ``Retry-After`` (the activation lease opens anyway).
+   ``keepalive`` mode → take a queue slot (full → 429 + ``Retry-After``), open the lease, read the
+   body (bounded) to learn ``stream``; a streaming request gets 200 + SSE headers now and a
+   ``: keepalive`` comment every heartbeat; then wait for the slot to be granted (arrival order).
+4. Forward. A connect failure (nothing sent) marks the backend cold and goes back to step 2, at most
+   ``connect_retries`` times; nothing that reached the backend is ever sent again.
+
+Whatever the request holds (queue slot, in-flight slot) is given back in a ``finally``; a client that
+leaves cancels its handler (the server runs with ``handler_cancellation``) and frees its slot at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from aiohttp import web
+
+from noctaya.gateway import activation as activation_
+from noctaya.gateway import admission as admission_
+from noctaya.gateway import auth as auth_
+from noctaya.gateway import config as config_
+from noctaya.gateway import demand as demand_
+from noctaya.gateway import draining as draining_
+from noctaya.gateway import errors, keys, metrics, proxy
+from noctaya.gateway import readiness as readiness_
+
+_JSON_TYPES = frozenset({"application/json", "application/octet-stream", "text/plain"})
+
+
+def unauthorized() -> errors.GatewayError:
+    return errors.GatewayError(
+        status=401,
+        message="missing or invalid API key (use 'Authorization: Bearer <key>')",
+        type="invalid_request_error",
+        code="invalid_api_key",
+        reason="unauthorized",
+    )
+
+
+def queue_full(retry_after: float) -> errors.GatewayError:
+    return errors.GatewayError(
+        status=429,
+        message="the model is starting and its request queue is full; retry later",
+        type="rate_limit_exceeded",
+        code="queue_full",
+        reason="queue_full",
+        retry_after=retry_after,
+    )
+
+
+def overloaded(retry_after: float) -> errors.GatewayError:
+    return errors.GatewayError(
+        status=429,
+        message="the gateway is at its in-flight limit; retry later",
+        type="rate_limit_exceeded",
+        code="overloaded",
+        reason="overloaded",
+        retry_after=retry_after,
+    )
+
+
+def cold_reject(retry_after: float) -> errors.GatewayError:
+    return errors.GatewayError(
+        status=503,
+        message="the model is starting; retry after the indicated delay",
+        type="service_unavailable",
+        code="model_starting",
+        reason="cold_reject",
+        retry_after=retry_after,
+    )
+
+
+def invalid_json() -> errors.GatewayError:
+    return errors.GatewayError(
+        status=400,
+        message="the request body is not valid JSON",
+        type="invalid_request_error",
+        code="invalid_json",
+    )
+
+
+def wants_stream(request: web.Request, body: bytes) -> bool:
+    """``"stream": true`` in a JSON body; malformed JSON is a 400."""
+    if not body or request.content_type not in _JSON_TYPES:
+        return False
+    try:
+        document = json.loads(body)
+    except (ValueError, RecursionError):
+        raise invalid_json() from None
+    return isinstance(document, dict) and document.get("stream") is True
+
+
+class Exchange:
+    """Per-request state that error handling needs: the SSE response once its headers are out."""
+
+    __slots__ = ("sse",)
+
+    def __init__(self) -> None:
+        self.sse: web.StreamResponse | None = None
+
+
+class ProxyHandler:
+    """The ``/v1/{tail}`` handler; holds direct references to the gateway's parts (no lookups)."""
+
+    def __init__(
+        self,
+        *,
+        config: config_.GatewayConfig,
+        admission: admission_.Admission,
+        activation: activation_.Activation,
+        readiness: readiness_.Readiness,
+        auth: auth_.KeyFile,
+        drain: draining_.Drain,
+        metrics: metrics.Metrics,
+        upstream: proxy.Upstream,
+    ) -> None:
+        self.config = config
+        self.admission = admission
+        self.activation = activation
+        self.readiness = readiness
+        self.auth = auth
+        self.drain = drain
+        self.metrics = metrics
+        self.upstream = upstream
+        self.keepalive = config.cold_start_mode == "keepalive"
+
+    async def __call__(self, request: web.Request) -> web.StreamResponse:
+        route = metrics.route_label(request.path)
+        exchange = Exchange()
+        try:
+            response = await self._handle(request, exchange)
+        except errors.GatewayError as exc:
+            if exc.reason is not None:
+                self.metrics.rejected(exc.reason)
+            if exchange.sse is None:
+                response = exc.to_response()
+            else:
+                response = exchange.sse
+                try:
+                    await response.write(exc.to_sse())
+                    await response.write_eof()
+                except (ConnectionError, RuntimeError):
+                    pass
+        except asyncio.CancelledError:
+            self.metrics.request(route, 499)  # client closed the connection
+            raise
+        self.metrics.request(route, response.status)
+        return response
+
+    async def _handle(self, request: web.Request, exchange: Exchange) -> web.StreamResponse:
+        config = self.config
+        if self.drain.draining:
+            raise errors.draining()
+        if self.auth.path is not None and not self.auth.allows(request.headers.get("Authorization")):
+            raise unauthorized()
+        declared = request.content_length
+        if declared is not None and declared > config.max_body_bytes:
+            raise proxy.too_large(config.max_body_bytes)
+        admission = self.admission
+        body: bytes | None = None
+        failures = 0
+        while True:
+            if admission.try_enter():
+                self.metrics.admitted_warm.inc()
+            elif admission.ready:
+                raise overloaded(config.retry_after)
+            else:
+                body = await self._wait_cold(request, exchange, body)
+            try:
+                return await self.upstream.forward(request, body=body, sse=exchange.sse)
+            except proxy.ConnectFailed as exc:
+                self.readiness.mark_cold(reason=str(exc))
+                failures += 1
+                if failures > config.connect_retries:
+                    raise proxy.bad_gateway(f"the backend cannot be reached ({exc})") from None
+            finally:
+                admission.release()
+
+    async def _wait_cold(self, request: web.Request, exchange: Exchange, body: bytes | None) -> bytes:
+        """Queue until granted an in-flight slot; returns the request body (read here, bounded)."""
+        config = self.config
+        if not self.keepalive and exchange.sse is None:
+            self.activation.ensure_open()
+            raise cold_reject(config.retry_after)
+        try:
+            ticket = self.admission.enqueue()
+        except admission_.QueueFull:
+            self.activation.ensure_open()
+            raise queue_full(config.retry_after) from None
+        self.activation.ensure_open()
+        try:
+            if body is None:
+                body = await self._read_body(request)
+            if exchange.sse is None and wants_stream(request, body):
+                exchange.sse = await proxy.start_sse(request)
+            await self._wait_granted(ticket, exchange.sse)
+        except BaseException:
+            self.admission.leave(ticket)
+            raise
+        self.admission.settle(ticket)
+        self.metrics.admitted_cold.inc()
+        self.metrics.activation_wait.observe(asyncio.get_running_loop().time() - ticket.enqueued_at)
+        return body
+
+    async def _read_body(self, request: web.Request) -> bytes:
+        if not request.body_exists:
+            return b""
+        try:
+            async with asyncio.timeout(self.config.body_timeout):
+                return await request.read()
+        except TimeoutError:
+            raise proxy.request_timeout(self.config.body_timeout) from None
+        except web.HTTPRequestEntityTooLarge:
+            raise proxy.too_large(self.config.max_body_bytes) from None
+
+    async def _wait_granted(self, ticket: admission_.Ticket, sse: web.StreamResponse | None) -> None:
+        """Wait for the grant; heartbeats on ``sse``. Bounded by the lease (and, as a backstop, by the
+        activation timeout counted from this request's own arrival)."""
+        future = ticket.future
+        loop = asyncio.get_running_loop()
+        deadline = ticket.enqueued_at + self.config.activation_timeout
+        interval = self.config.heartbeat_interval
+        while not future.done():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise errors.activation_timeout(self.config.activation_timeout)
+            await asyncio.wait((future,), timeout=min(interval, remaining) if sse is not None else remaining)
+            if sse is not None and not future.done():
+                await sse.write(b": keepalive\n\n")
+        future.result()  # raises the activation-timeout / draining error set by the lease or drain
+
+
+def queue_state(app: web.Application) -> dict[str, object]:
+    """The body of ``/noctaya/queue``: one gateway's view of its demand."""
+    admission = app[keys.ADMISSION]
+    lease = app[keys.ACTIVATION]
+    demand: demand_.Demand = app[keys.DEMAND]
+    config = app[keys.CONFIG]
+    deadline = lease.deadline
+    remaining = None if deadline is None else max(0.0, deadline - asyncio.get_running_loop().time())
+    return {
+        "queued": admission.queued,
+        "inFlight": admission.in_flight,
+        "maxQueue": admission.max_queue,
+        "maxInFlight": admission.max_in_flight,
+        "demand": demand.demand(),
+        "backendReady": app[keys.READINESS].ready,
+        "backendError": app[keys.READINESS].last_error,
+        "lease": {
+            "state": lease.state.value,
+            "deadline": None if remaining is None else time.time() + remaining,
+            "remainingSeconds": remaining,
+        },
+        "coldStartMode": config.cold_start_mode,
+        "draining": app[keys.DRAIN].draining,
+    }
+
+
+async def queue_handler(request: web.Request) -> web.Response:
+    return web.json_response(queue_state(request.app))
+
+
+async def healthz_handler(request: web.Request) -> web.Response:
+    if request.app[keys.DRAIN].draining:
+        return web.json_response({"status": "draining"}, status=503)
+    return web.json_response({"status": "ok"})
+
+
+async def metrics_handler(request: web.Request) -> web.Response:
+    body = request.app[keys.METRICS].exposition()
+    return web.Response(body=body, headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
+
+
+async def not_found_handler(request: web.Request) -> web.Response:
+    return errors.response(
+        status=404,
+        message=f"no route for {request.path}; the API lives under /v1/",
+        type="invalid_request_error",
+        code="not_found",
+    )
+
+
+def setup_routes(app: web.Application, *, handler: ProxyHandler) -> None:
+    app.router.add_get("/healthz", healthz_handler)
+    app.router.add_get("/metrics", metrics_handler)
+    app.router.add_get("/noctaya/queue", queue_handler)
+    app.router.add_route("*", "/v1/{tail:.*}", handler)
+    app.router.add_route("*", "/{tail:.*}", not_found_handler)
