@@ -1,0 +1,244 @@
+"""InferenceRuntime (cluster-scoped, passive): a reusable serving image, its arguments and accelerator.
+
+Fields, defaults and rules are those of API.md; extensions are marked. The LLMService reconciler
+selects a runtime by name, or by vendor and ``priority``, and renders its container: ``args`` and
+literal ``env`` values may use the placeholders of ``noctaya.api.templates`` and nothing else.
+
+Rules (pydantic check and CRD CEL share one ``meta.Rule`` where a rule spans fields):
+- ``container.image`` non-empty; ``container.port.name`` a DNS label of at most 15 characters,
+  ``containerPort`` 1..65535.
+- every ``container.args`` item and literal ``env`` value uses only the allowed placeholders.
+- ``accelerator`` is required unless ``vendor`` is ``cpu`` (extension); ``accelerator.scheduler.queue``
+  only with ``scheduler.name: volcano``.
+- ``lifecycle.terminationGracePeriodSeconds`` >= 1; ``metrics.queueDepth`` required when ``metrics`` is set.
+- reserved: ``accelerator.sharing.supported: true`` parses, and ``reserved_field_problems()`` reports it.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated, Any, Final, Literal
+
+import pydantic
+
+from noctaya.api import core, meta, templates
+
+KIND: Final = "InferenceRuntime"
+PLURAL: Final = "inferenceruntimes"
+
+_CEL_TEMPLATE = f"self.matches(r'{templates.VALID_PATTERN}')"
+TEMPLATE_RULE: Final = meta.Rule(
+    rule=_CEL_TEMPLATE,
+    message="may only use the placeholders " + templates.allowed(),
+)
+
+
+class Vendor(enum.StrEnum):
+    """Accelerator vendor; selects the adapter. ``amd``, ``intel-gaudi``, ``cpu`` are extensions."""
+
+    NVIDIA = "nvidia"
+    ASCEND = "ascend"
+    AMD = "amd"
+    INTEL_GAUDI = "intel-gaudi"
+    CPU = "cpu"
+
+
+class Family(enum.StrEnum):
+    """Serving engine family. ``sglang``, ``tgi``, ``llamacpp`` are extensions."""
+
+    VLLM = "vllm"
+    SGLANG = "sglang"
+    TGI = "tgi"
+    LLAMACPP = "llamacpp"
+
+
+def _check_template(value: str) -> str:
+    try:
+        templates.check_template(value)
+    except templates.TemplateError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
+#: A string that may carry runtime placeholders (checked offline and by the CRD's CEL rule).
+TemplateString = Annotated[
+    str,
+    pydantic.Field(max_length=meta.MAX_STRING, json_schema_extra=meta.cel(TEMPLATE_RULE)),
+    pydantic.AfterValidator(_check_template),
+]
+
+
+class TemplatedEnvVar(core.EnvVar):
+    """``corev1.EnvVar`` whose literal ``value`` may use the runtime placeholders."""
+
+    value: TemplateString | None = None
+
+
+class ContainerPort(meta.ApiModel):
+    name: Annotated[str, pydantic.Field(min_length=1, max_length=15, pattern=meta.DNS_LABEL_PATTERN)] = "http"
+    container_port: Annotated[int, pydantic.Field(ge=1, le=65535)] = 8000
+
+
+class Container(meta.ApiModel):
+    """The serving container: an OpenAI-compatible image, its templated args and env, and its port."""
+
+    image: Annotated[str, pydantic.Field(min_length=1, max_length=meta.MAX_STRING)]
+    args: Annotated[list[TemplateString], pydantic.Field(max_length=meta.MAX_ITEMS)] = pydantic.Field(
+        default_factory=list
+    )
+    env: Annotated[list[TemplatedEnvVar], pydantic.Field(max_length=meta.MAX_ITEMS)] = pydantic.Field(
+        default_factory=list
+    )
+    port: ContainerPort = pydantic.Field(default_factory=ContainerPort)
+
+
+class Sharing(meta.ApiModel):
+    """Reserved: fractional accelerator sharing is not implemented."""
+
+    supported: bool = False
+
+
+_QUEUE_NEEDS_VOLCANO = meta.Rule(
+    rule="!has(self.queue) || (has(self.name) && self.name == 'volcano')",
+    message="queue is only allowed with scheduler name volcano",
+)
+
+
+class Scheduler(meta.ApiModel):
+    """Pod ``schedulerName`` and, with Volcano, the Volcano queue."""
+
+    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_QUEUE_NEEDS_VOLCANO))
+
+    name: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    queue: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+
+    @pydantic.model_validator(mode="after")
+    def _queue_needs_volcano(self) -> Scheduler:
+        if self.queue is not None and self.name != "volcano":
+            raise ValueError(_QUEUE_NEEDS_VOLCANO.message)
+        return self
+
+
+class Accelerator(meta.ApiModel):
+    """How the backend asks for devices and where it may run."""
+
+    resource_name: Annotated[
+        str,
+        pydantic.Field(
+            min_length=1,
+            max_length=316,
+            pattern=r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+            r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
+        ),
+    ]
+    sharing: Sharing = pydantic.Field(default_factory=Sharing)
+    node_selector: dict[str, str] = pydantic.Field(default_factory=dict)
+    tolerations: Annotated[list[core.Toleration], pydantic.Field(max_length=meta.MAX_ITEMS)] = pydantic.Field(
+        default_factory=list
+    )
+    scheduler: Scheduler | None = None
+
+
+class Health(meta.ApiModel):
+    """Probes of the serving container. Unset: readiness ``GET /health`` on the port, startup ``GET
+    /health`` every 10 s up to 60 failures, no liveness (see ``effective_*``)."""
+
+    readiness: core.Probe | None = None
+    liveness: core.Probe | None = None
+    startup: core.Probe | None = None
+
+    def effective_readiness(self, *, port: str | int) -> core.Probe:
+        if self.readiness is not None:
+            return self.readiness
+        return core.Probe(http_get=core.HTTPGetAction(path="/health", port=port))
+
+    def effective_startup(self, *, port: str | int) -> core.Probe:
+        if self.startup is not None:
+            return self.startup
+        return core.Probe(
+            http_get=core.HTTPGetAction(path="/health", port=port), period_seconds=10, failure_threshold=60
+        )
+
+
+class Lifecycle(meta.ApiModel):
+    """Shutdown: the grace period and whether preStop sleeps ``scaling.drainTimeout`` (needs /bin/sh)."""
+
+    termination_grace_period_seconds: Annotated[int | None, pydantic.Field(ge=1)] = None
+    pre_stop_drain: bool = False
+
+
+class Metrics(meta.ApiModel):
+    """Scrape metadata: where the engine's metrics are and what its queue metric is called."""
+
+    path: Annotated[str, pydantic.Field(min_length=1, pattern=r"^/")] = "/metrics"
+    port: core.Port = "http"
+    queue_depth: Annotated[str, pydantic.Field(min_length=1, max_length=253)]
+    kv_cache_util: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    running: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    ttft: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+
+
+_ACCELERATOR_REQUIRED = meta.Rule(
+    rule="self.vendor == 'cpu' || has(self.accelerator)",
+    message="accelerator is required unless vendor is cpu",
+)
+
+
+class InferenceRuntimeSpec(meta.ApiModel):
+    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_ACCELERATOR_REQUIRED))
+
+    family: Family = Family.VLLM
+    vendor: Vendor
+    priority: Annotated[int, pydantic.Field(ge=-(2**31), le=2**31 - 1)] = 0
+    container: Container
+    accelerator: Accelerator | None = None
+    health: Health = pydantic.Field(default_factory=Health)
+    lifecycle: Lifecycle = pydantic.Field(default_factory=Lifecycle)
+    metrics: Metrics | None = None
+
+    @pydantic.model_validator(mode="after")
+    def _accelerator_required(self) -> InferenceRuntimeSpec:
+        if self.accelerator is None and self.vendor is not Vendor.CPU:
+            raise ValueError(_ACCELERATOR_REQUIRED.message)
+        return self
+
+
+class InferenceRuntimeStatus(meta.ApiModel):
+    """The runtime controller is passive; status only records what it last saw (extension)."""
+
+    model_config = pydantic.ConfigDict(extra="allow")
+
+    observed_generation: Annotated[int | None, pydantic.Field(ge=0)] = None
+    conditions: list[meta.Condition] = pydantic.Field(default_factory=list)
+
+
+class InferenceRuntime(meta.ApiModel):
+    """A cluster-scoped InferenceRuntime object."""
+
+    api_version: Literal["serving.noctaya.io/v1alpha1"] = "serving.noctaya.io/v1alpha1"
+    kind: Literal["InferenceRuntime"] = KIND
+    metadata: meta.ObjectMeta = pydantic.Field(default_factory=meta.ObjectMeta)
+    spec: InferenceRuntimeSpec
+    status: InferenceRuntimeStatus | None = None
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name or ""
+
+    def reserved_field_problems(self) -> list[meta.FieldProblem]:
+        """Fields that parse but whose feature is reserved and not implemented."""
+        problems: list[meta.FieldProblem] = []
+        accelerator = self.spec.accelerator
+        if accelerator is not None and accelerator.sharing.supported:
+            problems.append(
+                meta.FieldProblem(
+                    path="spec.accelerator.sharing.supported",
+                    message="accelerator sharing is reserved, not implemented; leave it false",
+                )
+            )
+        return problems
+
+    def to_manifest(self) -> dict[str, Any]:
+        manifest = super().to_manifest()
+        manifest["metadata"] = self.metadata.to_manifest()
+        return manifest

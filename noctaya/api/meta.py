@@ -1,0 +1,140 @@
+"""Group, version and the Kubernetes object shapes every kind of this API shares.
+
+- ``ApiModel``: the base of every spec/status model: snake_case attributes with camelCase aliases,
+  population by either name, unknown fields refused (a typo is an error, not a silently ignored key).
+- ``ObjectMeta``: the part of ``metav1.ObjectMeta`` this project reads or writes; the server-managed
+  rest (managedFields, ownerReferences, finalizers ...) is kept as it came, so objects read from the API
+  server round-trip.
+- ``Condition``: ``metav1.Condition``.
+- ``Rule``: a CEL rule with its message. One ``Rule`` object feeds both the pydantic check (the
+  message is the error text) and the CRD's ``x-kubernetes-validations`` (the rule is the CEL), so a
+  document refused offline is refused in the cluster with the same words.
+- ``FieldProblem``: a path and a message, for checks that are not parse errors (reserved fields).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+from typing import Annotated, Any, Final, NamedTuple
+
+import pydantic
+from pydantic import alias_generators
+
+GROUP: Final = "serving.noctaya.io"
+VERSION: Final = "v1alpha1"
+API_VERSION: Final = f"{GROUP}/{VERSION}"
+LLMSERVICE_LABEL: Final = f"{GROUP}/llmservice"
+
+#: RFC 1123 label (Kubernetes object names of most kinds, port names, label values' shape).
+DNS_LABEL_PATTERN: Final = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+#: RFC 1123 subdomain (Secret, PVC, ConfigMap names).
+DNS_SUBDOMAIN_PATTERN: Final = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+#: metav1.Condition reason.
+REASON_PATTERN: Final = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+#: metav1.Condition type (optionally prefixed with a DNS subdomain).
+CONDITION_TYPE_PATTERN: Final = (
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+)
+
+#: The longest string any field takes; bounds the cost the API server estimates for CEL rules.
+MAX_STRING: Final = 4096
+#: The longest list any field takes (args, env, tolerations ...), for the same reason.
+MAX_ITEMS: Final = 256
+
+
+class Rule(NamedTuple):
+    """One CEL rule of the CRD and the message both the API server and ``noctaya validate`` give."""
+
+    rule: str
+    message: str
+
+    def schema(self) -> dict[str, str]:
+        return {"rule": self.rule, "message": self.message}
+
+
+def cel(*rules: Rule) -> dict[str, Any]:
+    """``json_schema_extra`` carrying the rules into the generated CRD."""
+    return {"x-kubernetes-validations": [r.schema() for r in rules]}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class FieldProblem:
+    """A problem found in a parsed object: the dotted field path and what is wrong there."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class ApiModel(pydantic.BaseModel):
+    """Base of every model of the API: camelCase on the wire, snake_case in Python, no unknown fields."""
+
+    model_config = pydantic.ConfigDict(
+        alias_generator=alias_generators.to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        validate_default=True,
+    )
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The wire form: camelCase keys, JSON-compatible values, unset optional fields left out."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class ObjectMeta(pydantic.BaseModel):
+    """``metav1.ObjectMeta``: the fields this project uses, typed; any other server field kept as is."""
+
+    model_config = pydantic.ConfigDict(
+        alias_generator=alias_generators.to_camel, populate_by_name=True, extra="allow"
+    )
+
+    name: Annotated[str | None, pydantic.Field(max_length=253)] = None
+    generate_name: str | None = None
+    namespace: Annotated[str | None, pydantic.Field(max_length=63, pattern=DNS_LABEL_PATTERN)] = None
+    labels: dict[str, str] = pydantic.Field(default_factory=dict)
+    annotations: dict[str, str] = pydantic.Field(default_factory=dict)
+    uid: str | None = None
+    generation: int | None = None
+    resource_version: str | None = None
+    creation_timestamp: datetime.datetime | None = None
+    deletion_timestamp: datetime.datetime | None = None
+    owner_references: list[dict[str, Any]] = pydantic.Field(default_factory=list)
+    finalizers: list[str] = pydantic.Field(default_factory=list)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The wire form without unset fields or empty collections."""
+        dumped = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return {k: v for k, v in dumped.items() if v not in ({}, [])}
+
+
+class ConditionStatus(enum.StrEnum):
+    TRUE = "True"
+    FALSE = "False"
+    UNKNOWN = "Unknown"
+
+
+class Condition(ApiModel):
+    """``metav1.Condition``: one aspect of an object's state, with the generation it was computed for."""
+
+    type: Annotated[str, pydantic.Field(max_length=316, pattern=CONDITION_TYPE_PATTERN)]
+    status: ConditionStatus
+    observed_generation: Annotated[int | None, pydantic.Field(ge=0)] = None
+    last_transition_time: datetime.datetime
+    reason: Annotated[str, pydantic.Field(min_length=1, max_length=1024, pattern=REASON_PATTERN)]
+    message: Annotated[str, pydantic.Field(max_length=32768)] = ""
+
+
+class LocalObjectReference(ApiModel):
+    """``corev1.LocalObjectReference``: the name of an object in the same namespace."""
+
+    name: Annotated[str, pydantic.Field(min_length=1, max_length=253)]
+
+
+def find_condition(conditions: list[Condition], type_: str) -> Condition | None:
+    """The condition of the given type, if present."""
+    return next((c for c in conditions if c.type == type_), None)
