@@ -33,8 +33,9 @@ def signal() -> demand.DemandSignal:
 
 @pytest.fixture
 async def scaler(signal: demand.DemandSignal) -> AsyncIterator[server.ScalerServer]:
-    svc = servicer.ExternalScalerServicer(source=signal, service=SERVICE, metric_name="queueDepth",
-                                          target=10, max_streams=2)
+    svc = servicer.ExternalScalerServicer(
+        source=signal, service=SERVICE, metric_name="queueDepth", target=10, max_streams=2
+    )
     async with server.ScalerServer(servicer=svc, listen="127.0.0.1:0", grace=0.1) as srv:
         yield srv
 
@@ -56,7 +57,8 @@ async def is_active(stub: pb_grpc.ExternalScalerStub) -> bool:
 
 
 async def test_stream_pushes_true_only_on_transitions_and_isactive_agrees(
-        stub: pb_grpc.ExternalScalerStub, signal: demand.DemandSignal) -> None:
+    stub: pb_grpc.ExternalScalerStub, signal: demand.DemandSignal
+) -> None:
     call = stub.StreamIsActive(REF)
     assert await next_result(call) is False  # current state at once
     assert await is_active(stub) is False
@@ -80,7 +82,8 @@ async def test_stream_pushes_true_only_on_transitions_and_isactive_agrees(
 
 
 async def test_reconnecting_stream_gets_the_current_state_at_once(
-        stub: pb_grpc.ExternalScalerStub, signal: demand.DemandSignal, scaler: server.ScalerServer) -> None:
+    stub: pb_grpc.ExternalScalerStub, signal: demand.DemandSignal, scaler: server.ScalerServer
+) -> None:
     signal.set(3)
     first = stub.StreamIsActive(REF)
     assert await next_result(first) is True
@@ -95,26 +98,34 @@ async def test_reconnecting_stream_gets_the_current_state_at_once(
 
 
 async def test_get_metrics_is_current_demand_and_spec_is_the_target(
-        stub: pb_grpc.ExternalScalerStub, signal: demand.DemandSignal) -> None:
+    stub: pb_grpc.ExternalScalerStub, signal: demand.DemandSignal
+) -> None:
     spec = await stub.GetMetricSpec(REF)
     assert [(s.metricName, s.targetSize, s.targetSizeFloat) for s in spec.metricSpecs] == [
-        ("queueDepth", 10, 10.0)]
+        ("queueDepth", 10, 10.0)
+    ]
     for value in (0, 7, 23):
         signal.set(value)
         reply = await stub.GetMetrics(pb.GetMetricsRequest(scaledObjectRef=REF, metricName="queueDepth"))
         assert [(v.metricName, v.metricValue, v.metricValueFloat) for v in reply.metricValues] == [
-            ("queueDepth", value, float(value))]
+            ("queueDepth", value, float(value))
+        ]
 
 
-@pytest.mark.parametrize("ref", [
-    pb.ScaledObjectRef(name="other", namespace="ai"),
-    pb.ScaledObjectRef(name="qwen", namespace="elsewhere"),
-    pb.ScaledObjectRef(name="", namespace="ai"),
-    pb.ScaledObjectRef(name="qwen", namespace=""),
-    pb.ScaledObjectRef(),
-], ids=["other-name", "other-namespace", "no-name", "no-namespace", "empty"])
+@pytest.mark.parametrize(
+    "ref",
+    [
+        pb.ScaledObjectRef(name="other", namespace="ai"),
+        pb.ScaledObjectRef(name="qwen", namespace="elsewhere"),
+        pb.ScaledObjectRef(name="", namespace="ai"),
+        pb.ScaledObjectRef(name="qwen", namespace=""),
+        pb.ScaledObjectRef(),
+    ],
+    ids=["other-name", "other-namespace", "no-name", "no-namespace", "empty"],
+)
 async def test_another_scaled_object_is_invalid_argument_on_every_rpc(
-        stub: pb_grpc.ExternalScalerStub, ref: pb.ScaledObjectRef) -> None:
+    stub: pb_grpc.ExternalScalerStub, ref: pb.ScaledObjectRef
+) -> None:
     calls = [
         stub.IsActive(ref),
         stub.GetMetricSpec(ref),
@@ -130,11 +141,19 @@ async def test_another_scaled_object_is_invalid_argument_on_every_rpc(
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
-@pytest.mark.parametrize("metadata", [
-    {}, {"": ""}, {"\u2603" * 50: "\x00\x01garbage"}, {f"k{i}": "v" * 100 for i in range(100)},
-], ids=["empty", "empty-key", "garbage", "many"])
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {},
+        {"": ""},
+        {"\u2603" * 50: "\x00\x01garbage"},
+        {f"k{i}": "v" * 100 for i in range(100)},
+    ],
+    ids=["empty", "empty-key", "garbage", "many"],
+)
 async def test_empty_or_garbage_metadata_is_ignored(
-        stub: pb_grpc.ExternalScalerStub, signal: demand.DemandSignal, metadata: dict[str, str]) -> None:
+    stub: pb_grpc.ExternalScalerStub, signal: demand.DemandSignal, metadata: dict[str, str]
+) -> None:
     signal.set(2)
     ref = pb.ScaledObjectRef(name="qwen", namespace="ai", scalerMetadata=metadata)
     assert (await stub.IsActive(ref)).result is True
@@ -169,8 +188,9 @@ async def test_streams_are_bounded(stub: pb_grpc.ExternalScalerStub) -> None:
 
 
 async def test_shutdown_ends_streams_with_ok(signal: demand.DemandSignal) -> None:
-    svc = servicer.ExternalScalerServicer(source=signal, service=SERVICE, metric_name="queueDepth",
-                                          target=10, max_streams=4)
+    svc = servicer.ExternalScalerServicer(
+        source=signal, service=SERVICE, metric_name="queueDepth", target=10, max_streams=4
+    )
     srv = server.ScalerServer(servicer=svc, listen="127.0.0.1:0", grace=1)
     await srv.start()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as channel:

@@ -1,0 +1,76 @@
+"""The aggregate scaler process: report intake on ``:9091`` and the ExternalScaler on ``:9090``.
+
+Several gateway replicas each report their demand; ``Membership`` sums the newest report of every
+member; the same ExternalScaler the gateway co-locates serves that sum to KEDA. Memory only.
+"""
+
+from __future__ import annotations
+
+import logging
+import types
+
+import prometheus_client
+from aiohttp import web
+
+from noctaya.gateway import config as gateway_config
+from noctaya.scaler import config as config_mod
+from noctaya.scaler import credentials, intake, membership, metrics, server, servicer, tokens
+
+logger = logging.getLogger(__name__)
+
+
+class AggregateScaler:
+    """Runs both listeners while the context is open; ports are known after entry."""
+
+    def __init__(self, *, config: config_mod.ScalerConfig) -> None:
+        self.config = config
+        self.registry = prometheus_client.CollectorRegistry()
+        self.metrics = metrics.ScalerMetrics(registry=self.registry)
+        self.membership = membership.Membership(
+            max_members=config.max_members, max_member_demand=config.max_member_demand,
+            ttl=config.member_ttl)
+        service = servicer.ServiceRef(name=config.service.name, namespace=config.service.namespace)
+        self.tokens = tokens.TokenFile(path=config.token_file)
+        self.intake = intake.Intake(
+            membership=self.membership, tokens=self.tokens, service=service,
+            max_concurrent=config.max_concurrent_reports, max_body_bytes=config.max_report_bytes,
+            metrics=self.metrics, registry=self.registry)
+        tls = config.tls
+        self.grpc = server.ScalerServer(
+            servicer=servicer.ExternalScalerServicer(
+                source=self.membership, service=service, metric_name=config.metric_name,
+                target=config.target, max_streams=config.max_streams, metrics=self.metrics),
+            listen=config.grpc_listen,
+            tls=None if tls is None else credentials.CertificateFiles(
+                cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file))
+        self._runner: web.AppRunner | None = None
+        self.report_port = 0
+
+    @property
+    def grpc_port(self) -> int:
+        return self.grpc.port
+
+    async def __aenter__(self) -> AggregateScaler:
+        await self.grpc.start()
+        try:
+            runner = web.AppRunner(intake.make_app(self.intake), handle_signals=False, access_log=None)
+            await runner.setup()
+            self._runner = runner
+            host, port = gateway_config.parse_listen(self.config.report_listen)
+            site = web.TCPSite(runner, host, port, reuse_port=False)
+            await site.start()
+            sockets = getattr(site._server, "sockets", None) or []
+            self.report_port = sockets[0].getsockname()[1] if sockets else port
+        except BaseException:
+            await self.__aexit__(None, None, None)
+            raise
+        logger.info("aggregate scaler: reports on :%d, ExternalScaler on :%d", self.report_port,
+                    self.grpc_port)
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: types.TracebackType | None) -> None:
+        await self.grpc.stop()
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()

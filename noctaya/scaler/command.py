@@ -1,0 +1,60 @@
+"""``noctaya scaler --config FILE``: the aggregate scaler process.
+
+Exit codes: 0 after a graceful stop (SIGTERM / SIGINT), 2 for an unusable configuration, token file
+or certificate (the message names the field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+
+from noctaya.scaler import aggregate, credentials, tokens
+from noctaya.scaler import config as config_mod
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="noctaya scaler",
+                                     description="Sum the demand reports of several gateways and serve "
+                                                 "one KEDA ExternalScaler.")
+    parser.add_argument("--config", required=True, metavar="FILE", help="ScalerConfig YAML or JSON")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    return parser
+
+
+async def _serve(config: config_mod.ScalerConfig) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    async with aggregate.AggregateScaler(config=config):
+        await stop.wait()
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        config = config_mod.load_config(args.config)
+    except config_mod.ConfigError as exc:
+        print(f"noctaya scaler: {args.config}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        tokens.TokenFile(path=config.token_file).token()
+    except tokens.TokenError as exc:
+        print(f"noctaya scaler: tokenFile: {exc}", file=sys.stderr)
+        return 2
+    try:
+        import uvloop
+
+        uvloop.run(_serve(config))
+    except credentials.CredentialsError as exc:
+        print(f"noctaya scaler: tls: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"noctaya scaler: cannot listen: {exc}", file=sys.stderr)
+        return 2
+    return 0

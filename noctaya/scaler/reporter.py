@@ -1,0 +1,114 @@
+"""The gateway side of aggregate mode: publish this gateway's complete demand to the scaler.
+
+One ``Reporter`` per gateway process. It names itself with a process-unique member id and numbers
+every report with a fresh, increasing sequence (a retry is a new report, never a replay). It sends at
+once when demand turns active or idle (the transition KEDA must see within milliseconds), and
+otherwise every ``interval`` (2 s) as a heartbeat that also carries the current level for
+``GetMetrics``. A failed report is retried with a backoff that doubles from 100 ms and is capped at
+``interval``, so the member never outlives the scaler's 10 s expiry while the scaler is reachable
+and never hammers it while it is not. On shutdown the member withdraws.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import socket
+import uuid
+from typing import Any
+
+import aiohttp
+
+from noctaya.scaler import demand as demand_mod
+from noctaya.scaler import servicer as servicer_mod
+from noctaya.scaler import tokens as tokens_mod
+
+logger = logging.getLogger(__name__)
+
+FIRST_BACKOFF = 0.1
+WITHDRAW_TIMEOUT = 1.0
+
+
+def new_member_id() -> str:
+    """``<host>-<pid>-<random>``: readable in metrics, unique per process even across restarts."""
+    host = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:60].strip(".-") or "gateway"
+    return f"{host}-{os.getpid()}-{uuid.uuid4().hex[:16]}"
+
+
+class Reporter:
+    def __init__(
+        self,
+        *,
+        source: demand_mod.DemandSource,
+        url: str,
+        token_file: str,
+        service: servicer_mod.ServiceRef,
+        interval: float = 2.0,
+        member: str | None = None,  # None: a fresh process-unique id
+    ) -> None:
+        if not interval > 0:
+            raise ValueError("interval must be > 0")
+        self.source = source
+        self.endpoint = url.rstrip("/") + "/v1/reports"
+        self.tokens = tokens_mod.TokenFile(path=token_file)
+        self.service = service
+        self.interval = interval
+        self.member = member or new_member_id()
+        self.sequence = 0
+        self.sent = 0
+        self.failures = 0  # consecutive
+        self._wake = asyncio.Event()
+        self._active = source.demand() > 0
+
+    def _on_demand(self, value: int) -> None:
+        active = value > 0
+        if active != self._active:
+            self._active = active
+            self._wake.set()
+
+    async def run(self, *, session: aiohttp.ClientSession) -> None:
+        """Report until cancelled."""
+        unsubscribe = self.source.subscribe(self._on_demand)
+        try:
+            while True:
+                self._wake.clear()
+                if await self._send(session, {"demand": self.source.demand()},
+                                    limit=min(2.0, self.interval)):
+                    try:
+                        async with asyncio.timeout(self.interval):
+                            await self._wake.wait()
+                    except TimeoutError:
+                        pass
+                else:
+                    await asyncio.sleep(min(self.interval, FIRST_BACKOFF * 2 ** (self.failures - 1)))
+        finally:
+            unsubscribe()
+
+    async def withdraw(self, *, session: aiohttp.ClientSession) -> bool:
+        """Tell the scaler this member is gone (best effort, bounded by a short timeout)."""
+        return await self._send(session, {"withdraw": True}, limit=WITHDRAW_TIMEOUT)
+
+    async def _send(self, session: aiohttp.ClientSession, fields: dict[str, Any], *, limit: float) -> bool:
+        self.sequence += 1
+        body = {"service": {"name": self.service.name, "namespace": self.service.namespace},
+                "member": self.member, "sequence": self.sequence, **fields}
+        try:
+            token = self.tokens.token().decode("ascii")
+            async with session.post(self.endpoint, json=body, headers={"Authorization": f"Bearer {token}"},
+                                    timeout=aiohttp.ClientTimeout(total=limit)) as response:
+                if response.status != 200:
+                    detail = (await response.content.read(512)).decode("utf-8", "replace")
+                    raise RuntimeError(f"HTTP {response.status}: {detail}")
+        except (aiohttp.ClientError, TimeoutError, RuntimeError, tokens_mod.TokenError) as exc:
+            if self.failures == 0:
+                logger.warning("demand report to %s failed, retrying with backoff: %s",
+                               self.endpoint, str(exc) or type(exc).__name__)
+            self.failures += 1
+            return False
+        if self.failures:
+            logger.info("demand reports to %s recovered after %d failures", self.endpoint, self.failures)
+        self.failures = 0
+        self.sent += 1
+        return True

@@ -1,0 +1,94 @@
+"""``noctaya scaler --config FILE`` as a process.
+
+Aspects: a bad config, a missing token file and missing TLS files exit 2 with a message naming the
+field; a good config serves reports and gRPC until SIGTERM, then exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Mapping
+
+import pytest
+
+from noctaya.scaler import command
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def write(path: pathlib.Path, document: Mapping[str, object]) -> str:
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+def test_bad_inputs_exit_2_naming_the_field(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        command.main(["--config", write(tmp_path / "a.json", {"service": {"name": "q"}, "target": 0})]) == 2
+    )
+    err = capsys.readouterr().err
+    assert "service.namespace" in err and "target" in err
+    good = {"service": {"name": "qwen", "namespace": "ai"}, "tokenFile": str(tmp_path / "missing")}
+    assert command.main(["--config", write(tmp_path / "b.json", good)]) == 2
+    assert "tokenFile" in capsys.readouterr().err
+    (tmp_path / "token").write_text("0123456789abcdef0123")
+    tls = {
+        **good,
+        "tokenFile": str(tmp_path / "token"),
+        "grpcListen": "127.0.0.1:0",
+        "reportListen": "127.0.0.1:0",
+        "tls": {"certFile": str(tmp_path / "no.crt"), "keyFile": str(tmp_path / "no.key")},
+    }
+    assert command.main(["--config", write(tmp_path / "c.json", tls)]) == 2
+    assert "tls" in capsys.readouterr().err
+    assert command.main(["--config", str(tmp_path / "nope.yaml")]) == 2
+
+
+@pytest.mark.timeout(30)
+def test_serves_until_sigterm(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "token").write_text("0123456789abcdef0123")
+    port = free_port()
+    config = write(
+        tmp_path / "s.json",
+        {
+            "service": {"name": "qwen", "namespace": "ai"},
+            "tokenFile": str(tmp_path / "token"),
+            "grpcListen": "127.0.0.1:0",
+            "reportListen": f"127.0.0.1:{port}",
+        },
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "noctaya", "scaler", "--config", config],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as reply:
+                    assert json.load(reply) == {"status": "ok", "members": 0, "demand": 0}
+                    break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        assert proc.stdout is not None
+        proc.stdout.close()

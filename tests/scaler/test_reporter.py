@@ -1,0 +1,144 @@
+"""The gateway-side reporter against a real aggregate scaler in-process.
+
+Aspects: the first report registers the member at once; an idle -> active transition is reported
+within milliseconds (not at the next heartbeat) and so is the way back; heartbeats carry the level
+in between; every report has a fresh increasing sequence; a down scaler is retried with a bounded
+backoff and the member reappears when it comes back (heartbeats rebuild a restarted scaler); a bad
+token is retried, not fatal; withdraw removes the member; member ids are unique and well-formed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import pathlib
+import socket
+from collections.abc import AsyncIterator, Callable
+
+import aiohttp
+import pytest
+
+from noctaya.scaler import aggregate, demand, intake, reporter, servicer
+from noctaya.scaler import config as config_mod
+
+TOKEN = "s3cret-token-0123456789abcdef"
+SERVICE = servicer.ServiceRef(name="qwen", namespace="ai")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def token_file(tmp_path: pathlib.Path) -> pathlib.Path:
+    path = tmp_path / "token"
+    path.write_text(TOKEN)
+    return path
+
+
+def scaler_config(token_file: pathlib.Path, port: int) -> config_mod.ScalerConfig:
+    return config_mod.build_config(
+        {
+            "service": {"name": "qwen", "namespace": "ai"},
+            "grpcListen": "127.0.0.1:0",
+            "reportListen": f"127.0.0.1:{port}",
+            "tokenFile": str(token_file),
+        }
+    )
+
+
+async def until(predicate: Callable[[], bool], within: float = 3.0) -> None:
+    async with asyncio.timeout(within):
+        while not predicate():  # noqa: ASYNC110 - polling a plain predicate is the point
+            await asyncio.sleep(0.005)
+
+
+@contextlib.asynccontextmanager
+async def running(rep: reporter.Reporter) -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as session:
+        task = asyncio.create_task(rep.run(session=session))
+        try:
+            yield session
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def test_transitions_are_reported_at_once_and_heartbeats_carry_the_level(
+    token_file: pathlib.Path,
+) -> None:
+    port = free_port()
+    signal = demand.DemandSignal()
+    async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
+        rep = reporter.Reporter(
+            source=signal,
+            url=f"http://127.0.0.1:{port}",
+            token_file=str(token_file),
+            service=SERVICE,
+            interval=30.0,
+        )
+        async with running(rep) as session:
+            await until(lambda: len(scaler.membership) == 1)
+            signal.set(3)
+            await until(lambda: scaler.membership.demand() == 3, within=0.5)  # not waiting 30 s
+            signal.set(5)  # a level change while active waits for the heartbeat
+            await asyncio.sleep(0.1)
+            assert scaler.membership.demand() == 3
+            signal.set(0)
+            await until(lambda: scaler.membership.demand() == 0, within=0.5)
+            sequences = [m.sequence for m in scaler.membership.members()]
+            assert sequences == [rep.sequence] and rep.sequence >= 3
+            assert await rep.withdraw(session=session)
+            assert len(scaler.membership) == 0
+
+
+async def test_heartbeat_interval_and_rebuild_after_scaler_restart(token_file: pathlib.Path) -> None:
+    port = free_port()
+    signal = demand.DemandSignal(initial=2)
+    rep = reporter.Reporter(
+        source=signal,
+        url=f"http://127.0.0.1:{port}",
+        token_file=str(token_file),
+        service=SERVICE,
+        interval=0.2,
+    )
+    async with running(rep):
+        await until(lambda: rep.failures >= 2)  # scaler not there yet: retried, bounded backoff
+        async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
+            await until(lambda: scaler.membership.demand() == 2)
+            signal.set(4)
+            signal.set(7)  # level change while active: the next heartbeat carries it
+            await until(lambda: scaler.membership.demand() == 7, within=1.0)
+        await until(lambda: rep.failures >= 1)
+        async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
+            await until(lambda: scaler.membership.demand() == 7)  # memory-only scaler rebuilt
+            assert rep.failures == 0
+
+
+async def test_bad_token_is_retried_until_rotation(token_file: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    port = free_port()
+    gateway_token = tmp_path / "gateway-token"
+    gateway_token.write_text("not-the-right-token-0123456789")
+    signal = demand.DemandSignal(initial=1)
+    async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
+        rep = reporter.Reporter(
+            source=signal,
+            url=f"http://127.0.0.1:{port}",
+            token_file=str(gateway_token),
+            service=SERVICE,
+            interval=0.2,
+        )
+        async with running(rep):
+            await until(lambda: rep.failures >= 2)
+            assert len(scaler.membership) == 0
+            gateway_token.write_text(TOKEN)
+            await until(lambda: scaler.membership.demand() == 1)
+
+
+def test_member_ids_are_unique_and_valid() -> None:
+    ids = {reporter.new_member_id() for _ in range(100)}
+    assert len(ids) == 100
+    assert all(intake.MEMBER_PATTERN.match(i) for i in ids)
