@@ -35,6 +35,7 @@ from pydantic import alias_generators
 from noctaya.gateway import app as app_
 from noctaya.gateway import config as config_
 from noctaya.gateway import keys
+from noctaya.scaler import hosting
 
 logger = logging.getLogger("noctaya.gateway")
 
@@ -140,16 +141,26 @@ async def serve(
     return 0
 
 
+def _scaler_contexts(config: config_.GatewayConfig) -> list[app_.CleanupContext]:
+    """The co-located ExternalScaler or the demand reporter, when configured (``noctaya.scaler``)."""
+    if config.scaler is None and config.report is None:
+        return []
+    from noctaya.scaler import hosting  # imported only when used: grpc stays out of a plain gateway
+
+    return list(hosting.gateway_contexts(config))
+
+
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         config = config_from_args(args)
+        extra_contexts = hosting.gateway_contexts(config)  # co-located scaler or demand reporter
     except config_.ConfigError as exc:
         print(f"noctaya gateway: invalid configuration:\n{exc}", file=sys.stderr)
         return 2
     try:
-        return uvloop.run(serve(config))
+        return uvloop.run(serve(config, extra_contexts=extra_contexts))
     except OSError as exc:  # e.g. the listen port is taken
         print(f"noctaya gateway: {exc}", file=sys.stderr)
         return 1

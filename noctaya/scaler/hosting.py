@@ -39,15 +39,20 @@ def colocated_scaler(config: gateway_config.GatewayConfig) -> CleanupContext:
     if section is None:
         raise gateway_config.ConfigError("scaler: not configured")
     service = _service(config, "scaler")
+    tls = section.tls
+    files = None if tls is None else credentials.CertificateFiles(
+        cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file)
+    if files is not None:
+        try:
+            files.initial()  # fail at start, naming the field, rather than at the first handshake
+        except credentials.CredentialsError as exc:
+            raise gateway_config.ConfigError(f"scaler.tls: {exc}") from None
 
     async def context(app: web.Application) -> AsyncIterator[None]:
-        tls = section.tls
         svc = servicer.ExternalScalerServicer(
             source=app[keys.DEMAND], service=service, metric_name=section.metric_name,
             target=section.target, max_streams=MAX_STREAMS,
             metrics=metrics.ScalerMetrics(registry=app[keys.METRICS].registry))
-        files = None if tls is None else credentials.CertificateFiles(
-            cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file)
         async with server.ScalerServer(servicer=svc, listen=section.listen, tls=files):
             yield
 

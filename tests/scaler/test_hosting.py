@@ -1,0 +1,147 @@
+"""The scaler inside a real gateway app (``make_app(config, extra_contexts=gateway_contexts(config))``).
+
+Aspects: with ``scaler`` set, a cold request through the gateway pushes ``true`` on the co-located
+ExternalScaler's stream and GetMetrics follows the gateway's demand; the scaler's metrics appear in
+the gateway's registry; with ``report`` set, the gateway's demand reaches an aggregate scaler and the
+member withdraws when the gateway stops; no mode configured means no contexts; a scaler without a
+service, or with unreadable TLS files, is a configuration error naming the field.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import pathlib
+import socket
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import aiohttp
+import grpc
+import prometheus_client
+import pytest
+from aiohttp import web
+
+from noctaya.gateway import app as gateway_app
+from noctaya.gateway import config as gateway_config
+from noctaya.gateway import keys
+from noctaya.scaler import aggregate, hosting
+from noctaya.scaler import config as scaler_config
+from noctaya.scaler._pb import externalscaler_pb2 as pb
+from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
+
+REF = pb.ScaledObjectRef(name="qwen", namespace="ai")
+TOKEN = "s3cret-token-0123456789abcdef"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def gateway(**fields: Any) -> gateway_config.GatewayConfig:
+    return gateway_config.build_config(
+        {
+            "listen": f"127.0.0.1:{free_port()}",
+            "backendUrl": f"http://127.0.0.1:{free_port()}",
+            "service": {"name": "qwen", "namespace": "ai"},
+            "activationTimeout": "20s",
+            **fields,
+        }
+    )
+
+
+@contextlib.asynccontextmanager
+async def running(config: gateway_config.GatewayConfig) -> AsyncIterator[web.Application]:
+    app = gateway_app.make_app(config, extra_contexts=hosting.gateway_contexts(config))
+    runner = web.AppRunner(
+        app, handle_signals=False, access_log=None, shutdown_timeout=0.5, handler_cancellation=True
+    )
+    await runner.setup()
+    host, port = config.listen_address
+    await web.TCPSite(runner, host, port).start()
+    try:
+        yield app
+    finally:
+        await runner.cleanup()
+
+
+async def until(predicate: Callable[[], bool], within: float = 3.0) -> None:
+    async with asyncio.timeout(within):
+        while not predicate():  # noqa: ASYNC110 - polling a plain predicate is the point
+            await asyncio.sleep(0.005)
+
+
+@contextlib.asynccontextmanager
+async def cold_request(config: gateway_config.GatewayConfig) -> AsyncIterator[None]:
+    """One non-streaming request held in the gateway's cold queue while the context is open."""
+    async with aiohttp.ClientSession() as session:
+        host, port = config.listen_address
+        task = asyncio.create_task(
+            session.post(
+                f"http://{host}:{port}/v1/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+            )
+        )
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, aiohttp.ClientError):
+                await task
+
+
+async def test_colocated_scaler_pushes_true_on_the_first_cold_request() -> None:
+    grpc_port = free_port()
+    config = gateway(scaler={"listen": f"127.0.0.1:{grpc_port}", "target": 3})
+    async with running(config) as app, grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+        stub = pb_grpc.ExternalScalerStub(channel)
+        stream = stub.StreamIsActive(REF)
+        assert (await asyncio.wait_for(stream.read(), 2)).result is False
+        spec = await stub.GetMetricSpec(REF)
+        assert spec.metricSpecs[0].targetSizeFloat == 3.0
+        async with cold_request(config):
+            assert (await asyncio.wait_for(stream.read(), 3)).result is True
+            assert app[keys.DEMAND].demand() >= 1
+            metrics = await stub.GetMetrics(
+                pb.GetMetricsRequest(scaledObjectRef=REF, metricName="queueDepth")
+            )
+            assert metrics.metricValues[0].metricValue == app[keys.DEMAND].demand()
+            assert (await stub.IsActive(REF)).result is True
+        stream.cancel()
+        text = prometheus_client.generate_latest(app[keys.METRICS].registry).decode()
+        assert 'noctaya_scaler_pushes_total{result="true"} 1.0' in text
+
+
+async def test_reporter_publishes_gateway_demand_and_withdraws(tmp_path: pathlib.Path) -> None:
+    token = tmp_path / "token"
+    token.write_text(TOKEN)
+    report_port = free_port()
+    sconfig = scaler_config.build_config(
+        {
+            "service": {"name": "qwen", "namespace": "ai"},
+            "grpcListen": "127.0.0.1:0",
+            "reportListen": f"127.0.0.1:{report_port}",
+            "tokenFile": str(token),
+        }
+    )
+    async with aggregate.AggregateScaler(config=sconfig) as scaler:
+        config = gateway(
+            report={"url": f"http://127.0.0.1:{report_port}", "tokenFile": str(token), "interval": "2s"}
+        )
+        async with running(config):
+            await until(lambda: len(scaler.membership) == 1)
+            async with cold_request(config):
+                await until(lambda: scaler.membership.demand() >= 1, within=1.0)
+        assert len(scaler.membership) == 0  # withdrawn on shutdown, not left to expire
+
+
+def test_contexts_by_mode_and_configuration_errors(tmp_path: pathlib.Path) -> None:
+    assert hosting.gateway_contexts(gateway()) == []
+    assert len(hosting.gateway_contexts(gateway(scaler={}))) == 1
+    with pytest.raises(gateway_config.ConfigError, match="service"):
+        hosting.gateway_contexts(gateway(scaler={}, service=None))
+    bad_tls = {"certFile": str(tmp_path / "missing.crt"), "keyFile": str(tmp_path / "missing.key")}
+    with pytest.raises(gateway_config.ConfigError, match=r"scaler\.tls: .*missing"):
+        hosting.gateway_contexts(gateway(scaler={"tls": bad_tls}))
