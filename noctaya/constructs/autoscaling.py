@@ -1,0 +1,115 @@
+"""Autoscaling: the KEDA ScaledObject ``<name>`` that owns the backend's replicas.
+
+One ``external-push`` trigger points at the scaler Service (``<name>-scaler.<ns>.svc:9090``):
+``StreamIsActive`` activates 0 -> 1 at once, polling of ``GetMetrics`` against the per-replica target
+scales 1 -> N. ``scaleDownStabilization`` sets both KEDA's ``cooldownPeriod`` (how long after the last
+activity before returning to ``minReplicaCount``) and the HPA's scale-down stabilization window.
+
+With ``externalScaler.tls``, the trigger references the KEDA (Cluster)TriggerAuthentication that holds
+``caCert``, ``tlsClientCert`` and ``tlsClientKey``; the scaler side mounts the server Secret. The trigger
+metadata carries the metric name and target for readers; the scaler's own config is authoritative.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Final, Literal
+
+import constructs
+
+from noctaya.constructs import naming
+from noctaya.imports import keda
+
+COMPONENT: Final = "autoscaling"
+TRIGGER_TYPE: Final = "external-push"
+_KIND = keda.ScaledObjectSpecTriggersAuthenticationRefKind
+_AUTH_KINDS: Final = {
+    "TriggerAuthentication": _KIND.TRIGGER_AUTHENTICATION,
+    "ClusterTriggerAuthentication": _KIND.CLUSTER_TRIGGER_AUTHENTICATION,
+}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AuthenticationRef:
+    name: str
+    kind: Literal["TriggerAuthentication", "ClusterTriggerAuthentication"] = "TriggerAuthentication"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AutoscalingProps:
+    """The ScaledObject of one LLMService."""
+
+    identity: naming.ServiceIdentity
+    #: backend replica bounds (``spec.scaling.min`` / ``max``)
+    min_replicas: int = 0
+    max_replicas: int = 1
+    #: ``spec.scaling.scaleDownStabilization`` in whole seconds (cooldown and HPA window)
+    scale_down_stabilization_seconds: int = 300
+    #: queue-depth target per backend replica and its metric name
+    target: int = 10
+    metric_name: str = "queueDepth"
+    #: KEDA polling of IsActive/GetMetrics (activation does not wait for it)
+    polling_interval_seconds: int = 30
+    authentication_ref: AuthenticationRef | None = None
+
+    @property
+    def scaler_address(self) -> str:
+        return f"{self.identity.service_host(self.identity.scaler)}:9090"
+
+
+class Autoscaling(constructs.Construct):
+    """Child ``Resource``: the ScaledObject."""
+
+    def __init__(self, scope: constructs.Construct, id: str, *, props: AutoscalingProps) -> None:
+        super().__init__(scope, id)
+        if props.min_replicas < 0 or props.max_replicas < 1 or props.min_replicas > props.max_replicas:
+            raise ValueError(
+                f"spec.scaling: need 0 <= min <= max and max >= 1, got min={props.min_replicas} "
+                f"max={props.max_replicas}"
+            )
+        if not 0 <= props.scale_down_stabilization_seconds <= 3600:
+            raise ValueError("spec.scaling.scaleDownStabilization: must be within 0s..1h")
+        self.props = props
+        ident = props.identity
+        auth = None
+        if props.authentication_ref:
+            auth = keda.ScaledObjectSpecTriggersAuthenticationRef(
+                name=props.authentication_ref.name,
+                kind=_AUTH_KINDS[props.authentication_ref.kind],
+            )
+        self.scaled_object = keda.ScaledObject(
+            self,
+            "Resource",
+            metadata=ident.api_metadata(name=ident.backend, component=COMPONENT),
+            spec=keda.ScaledObjectSpec(
+                scale_target_ref=keda.ScaledObjectSpecScaleTargetRef(
+                    api_version="apps/v1", kind="Deployment", name=ident.backend
+                ),
+                min_replica_count=props.min_replicas,
+                max_replica_count=props.max_replicas,
+                polling_interval=props.polling_interval_seconds,
+                cooldown_period=props.scale_down_stabilization_seconds,
+                advanced=keda.ScaledObjectSpecAdvanced(
+                    horizontal_pod_autoscaler_config=keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfig(
+                        behavior=keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehavior(
+                            scale_down=keda.ScaledObjectSpecAdvancedHorizontalPodAutoscalerConfigBehaviorScaleDown(
+                                stabilization_window_seconds=props.scale_down_stabilization_seconds,
+                            ),
+                        ),
+                    ),
+                ),
+                triggers=[
+                    keda.ScaledObjectSpecTriggers(
+                        type=TRIGGER_TYPE,
+                        name="demand",
+                        metric_type=keda.ScaledObjectSpecTriggersMetricType.AVERAGE_VALUE,
+                        metadata={
+                            "scalerAddress": props.scaler_address,
+                            "metricName": props.metric_name,
+                            "target": str(props.target),
+                        },
+                        authentication_ref=auth,
+                    )
+                ],
+            ),
+        )

@@ -1,0 +1,202 @@
+"""The model backend: a Deployment without ``spec.replicas`` (KEDA owns it) and its Service.
+
+The Pod runs the runtime's serving container with:
+
+- the port named ``http`` (also the Service port, so ``/metrics`` is discovered by port name);
+- the runtime's probes, defaulting to readiness ``GET /health`` and startup ``GET /health`` (period
+  10s, failureThreshold 60) on that port; no liveness probe unless the runtime gives one;
+- with ``pre_stop_drain_seconds``: a preStop ``sleep`` so the Service stops routing before the engine
+  receives SIGTERM, and a termination grace of at least that plus 10 s;
+- the model volume (cache or ``pvc://``), and, when a staging Job fills it, an init container that
+  waits (bounded) for the readiness marker;
+- cpu request, memory request = limit, and the accelerator count as extended-resource request = limit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, Final
+
+import constructs
+from cdk8s_plus_28 import k8s
+
+from noctaya.constructs import kube, naming, volumes
+from noctaya.runtime import delivery
+
+COMPONENT: Final = "backend"
+CONTAINER: Final = "server"
+DRAIN_GRACE_MARGIN_SECONDS: Final = 10
+#: the Service port is always named ``http`` (metrics discovery), whatever the container calls it
+SERVICE_PORT_NAME: Final = "http"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class BackendProps:
+    """Everything the backend Deployment and Service are made from.
+
+    Probes, env and tolerations are Kubernetes JSON shapes (camelCase), as the API models dump them.
+    """
+
+    identity: naming.ServiceIdentity
+    image: str
+    args: tuple[str, ...] = ()
+    env: tuple[Mapping[str, Any], ...] = ()
+    #: container port name and number; the Service exposes the same port under the same name
+    port_name: str = "http"
+    port: int = 8000
+    #: ``None`` means the API default (GET /health on the port)
+    readiness_probe: Mapping[str, Any] | None = None
+    startup_probe: Mapping[str, Any] | None = None
+    liveness_probe: Mapping[str, Any] | None = None
+    #: default readiness/startup path (the engine family's)
+    health_path: str = "/health"
+    cpu: str | None = None
+    memory: str | None = None
+    #: extended resources (accelerators) -> whole-device count
+    accelerators: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    node_selector: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+    scheduler_name: str | None = None
+    pod_annotations: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    model_volume: delivery.ModelVolume | None = None
+    #: readiness marker to wait for (set when a staging Job fills the cache)
+    ready_marker: str | None = None
+    #: bound of that wait, and the small image that waits
+    ready_marker_timeout_seconds: int = 3600
+    wait_image: str = "docker.io/library/busybox:1.37.0"
+    #: preStop drain; ``None`` = no preStop hook
+    pre_stop_drain_seconds: int | None = None
+    termination_grace_period_seconds: int | None = None
+    image_pull_secrets: tuple[str, ...] = ()
+
+
+def default_probe(*, path: str, port_name: str, startup: bool) -> dict[str, Any]:
+    """The API.md default: readiness GET path; startup GET path every 10 s, up to 60 failures."""
+    probe: dict[str, Any] = {"httpGet": {"path": path, "port": port_name}}
+    if startup:
+        probe.update(periodSeconds=10, failureThreshold=60)
+    return probe
+
+
+def _grace(props: BackendProps) -> int | None:
+    grace = props.termination_grace_period_seconds
+    if props.pre_stop_drain_seconds is not None:
+        widened = props.pre_stop_drain_seconds + DRAIN_GRACE_MARGIN_SECONDS
+        grace = max(grace or 0, widened)
+    return grace
+
+
+class Backend(constructs.Construct):
+    """The backend Deployment (child ``Resource``) and Service (child ``Service``)."""
+
+    def __init__(self, scope: constructs.Construct, id: str, *, props: BackendProps) -> None:
+        super().__init__(scope, id)
+        self.props = props
+        ident = props.identity
+        selector = ident.selector_labels(COMPONENT)
+
+        readiness = props.readiness_probe or default_probe(
+            path=props.health_path, port_name=props.port_name, startup=False
+        )
+        startup = props.startup_probe or default_probe(
+            path=props.health_path, port_name=props.port_name, startup=True
+        )
+        requests: dict[str, str | int] = {}
+        limits: dict[str, str | int] = {}
+        if props.cpu:
+            requests["cpu"] = props.cpu
+        if props.memory:
+            requests["memory"] = limits["memory"] = props.memory
+        for resource, count in props.accelerators.items():
+            requests[resource] = limits[resource] = count
+        mounts = [volumes.mount(props.model_volume)] if props.model_volume else None
+        lifecycle = None
+        if props.pre_stop_drain_seconds is not None:
+            lifecycle = k8s.Lifecycle(
+                pre_stop=k8s.LifecycleHandler(
+                    exec=k8s.ExecAction(command=["/bin/sh", "-c", f"sleep {props.pre_stop_drain_seconds}"])
+                )
+            )
+
+        server = k8s.Container(
+            name=CONTAINER,
+            image=props.image,
+            args=list(props.args) or None,
+            env=kube.env_vars(props.env) or None,
+            ports=[k8s.ContainerPort(name=props.port_name, container_port=props.port, protocol="TCP")],
+            readiness_probe=kube.probe(readiness, kind="readinessProbe"),
+            startup_probe=kube.probe(startup, kind="startupProbe"),
+            liveness_probe=kube.probe(props.liveness_probe, kind="livenessProbe")
+            if props.liveness_probe
+            else None,
+            resources=k8s.ResourceRequirements(
+                requests=kube.quantities(requests) or None, limits=kube.quantities(limits) or None
+            ),
+            volume_mounts=mounts,
+            lifecycle=lifecycle,
+        )
+        init = None
+        if props.ready_marker and props.model_volume:
+            init = [
+                volumes.marker_wait_container(
+                    image=props.wait_image,
+                    marker=props.ready_marker,
+                    timeout_seconds=props.ready_marker_timeout_seconds,
+                    model=props.model_volume,
+                )
+            ]
+        pod = k8s.PodSpec(
+            containers=[server],
+            init_containers=init,
+            volumes=[volumes.volume(props.model_volume)] if props.model_volume else None,
+            node_selector=dict(props.node_selector) or None,
+            tolerations=[kube.toleration(t) for t in props.tolerations] or None,
+            scheduler_name=props.scheduler_name,
+            image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
+            termination_grace_period_seconds=_grace(props),
+            enable_service_links=False,
+        )
+        self.deployment = k8s.KubeDeployment(
+            self,
+            "Resource",
+            metadata=ident.metadata(name=ident.backend, component=COMPONENT),
+            spec=k8s.DeploymentSpec(
+                # no replicas: KEDA owns the field, and leaving it out keeps apply from fighting KEDA
+                selector=k8s.LabelSelector(match_labels=selector),
+                template=k8s.PodTemplateSpec(
+                    metadata=k8s.ObjectMeta(
+                        labels=ident.labels(COMPONENT),
+                        annotations=dict(sorted(props.pod_annotations.items())) or None,
+                    ),
+                    spec=pod,
+                ),
+            ),
+        )
+        self.service = k8s.KubeService(
+            self,
+            "Service",
+            metadata=ident.metadata(name=ident.backend, component=COMPONENT),
+            spec=k8s.ServiceSpec(
+                selector=selector,
+                ports=[
+                    k8s.ServicePort(
+                        name=SERVICE_PORT_NAME,
+                        port=props.port,
+                        protocol="TCP",
+                        target_port=kube.int_or_string(props.port_name),
+                    )
+                ],
+            ),
+        )
+
+    @property
+    def url(self) -> str:
+        """The in-cluster base URL of the backend Service."""
+        ident = self.props.identity
+        return f"http://{ident.service_host(ident.backend)}:{self.props.port}"
+
+
+def grace_seconds(props: BackendProps) -> int | None:
+    """The termination grace the Pod gets (the runtime's, widened for the drain)."""
+    return _grace(props)

@@ -1,0 +1,71 @@
+"""The model cache: a PersistentVolumeClaim ``<name>-cache`` for the PVC strategies.
+
+| strategy       | object                         | servers mount                         |
+|----------------|--------------------------------|---------------------------------------|
+| NodeLocalPVC   | PVC, ReadWriteOnce             | the claim at /cache                   |
+| SharedPVC      | PVC, ReadWriteMany (RWX class) | the claim at /cache                   |
+| HostPath       | none (a node directory)        | hostPath at /cache                    |
+| None           | none                           | an emptyDir at /cache                 |
+| BakedImage     | reserved: a clear error        |                                       |
+
+The claim is create-once: size, access mode and class are immutable in practice, so the desired spec is
+hashed into ``serving.noctaya.io/spec-hash`` and a change is reported, never applied silently.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Final
+
+import constructs
+from cdk8s_plus_28 import k8s
+
+from noctaya.constructs import kube, naming
+from noctaya.runtime import delivery
+
+COMPONENT: Final = "cache"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CacheProps:
+    """The cache of one LLMService (``spec.cache``)."""
+
+    identity: naming.ServiceIdentity
+    strategy: str = "NodeLocalPVC"
+    #: claim size (``spec.cache.size``, controller default 50Gi)
+    size: str = "50Gi"
+    #: ``None`` = the cluster's default StorageClass; SharedPVC needs one with RWX semantics
+    storage_class_name: str | None = None
+    #: where HostPath caches live on the node (``<root>/<namespace>/<name>``)
+    host_path_root: str = "/var/lib/noctaya/cache"
+
+
+class Cache(constructs.Construct):
+    """Child ``Resource``: the PVC, for NodeLocalPVC and SharedPVC only."""
+
+    def __init__(self, scope: constructs.Construct, id: str, *, props: CacheProps) -> None:
+        super().__init__(scope, id)
+        ident = props.identity
+        self.props = props
+        self.plan = delivery.cache_plan(
+            props.strategy,
+            host_path_root=props.host_path_root,
+            namespace=ident.namespace or "default",
+            service=ident.name,
+        )
+        self.claim: k8s.KubePersistentVolumeClaim | None = None
+        self.spec_hash: str | None = None
+        if self.plan.access_mode is None:
+            return
+        self.claim = k8s.KubePersistentVolumeClaim(
+            self,
+            "Resource",
+            metadata=ident.metadata(name=ident.cache, component=COMPONENT),
+            spec=k8s.PersistentVolumeClaimSpec(
+                access_modes=[self.plan.access_mode],
+                resources=k8s.ResourceRequirements(requests={"storage": kube.quantity(props.size)}),
+                storage_class_name=props.storage_class_name,
+                volume_mode="Filesystem",
+            ),
+        )
+        self.spec_hash = naming.annotate_spec_hash(self.claim)

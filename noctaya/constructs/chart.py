@@ -1,0 +1,210 @@
+"""``LLMServiceChart``: every object of one LLMService, composed from the family constructs.
+
+    app = cdk8s.App()
+    LLMServiceChart(app, "qwen", service=service, runtime=runtime, settings=RenderSettings())
+    app.synth()
+
+The chart selects nothing (the caller passes the selected runtime, see
+``noctaya.runtime.selection``), renders the server recipe (``noctaya.runtime.rendering``) and adds, in
+this order: cache PVC, prewarm Job, backend, aggregate scaler (gateways > 1), gateway, ScaledObject.
+Names are deterministic (``disable_resource_name_hashes``), every object carries the LLMService label
+and the owner references of the settings.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import cdk8s
+import constructs
+
+from noctaya.api import inferenceruntime, llmservice
+from noctaya.constructs import autoscaling, backend, cache, gateway, naming, prewarm, scaler, settings
+from noctaya.runtime import rendering
+
+_RESOURCE_KEYS: Final = ("cpu", "memory")
+
+
+def _gateway_resources(
+    service: llmservice.LLMService, defaults: settings.RenderSettings
+) -> dict[str, dict[str, str]]:
+    resources = service.spec.endpoint.resources
+    if resources is None:
+        return {k: dict(v) for k, v in defaults.gateway_resources.items()}
+    out: dict[str, dict[str, str]] = {}
+    for part in ("requests", "limits"):
+        amounts = getattr(resources, part)
+        if amounts is not None:
+            values = {k: str(getattr(amounts, k)) for k in _RESOURCE_KEYS if getattr(amounts, k) is not None}
+            if values:
+                out[part] = values
+    return out
+
+
+class LLMServiceChart(cdk8s.Chart):
+    """The chart of one LLMService rendered with one InferenceRuntime.
+
+    Attributes after construction: ``recipe`` (the server recipe), ``backend``, ``gateway``,
+    ``autoscaling``, and ``cache`` / ``prewarm`` / ``scaler`` when present (else ``None``).
+    """
+
+    def __init__(
+        self,
+        scope: constructs.Construct,
+        id: str,
+        *,
+        service: llmservice.LLMService,
+        runtime: inferenceruntime.InferenceRuntime,
+        settings: settings.RenderSettings,
+    ) -> None:
+        super().__init__(scope, id, namespace=service.namespace, disable_resource_name_hashes=True)
+        if not service.name:
+            raise rendering.RenderError("metadata.name: an LLMService needs a name")
+        spec = service.spec
+        ident = naming.ServiceIdentity(
+            name=service.name,
+            namespace=service.namespace,
+            owner_references=naming.owner_references(settings.owner_references),
+        )
+        self.identity = ident
+        self.recipe = recipe = rendering.recipe(
+            service=service, runtime=runtime, claim_name=ident.cache, host_path_root=settings.host_path_root
+        )
+        plan = recipe.delivery
+        pull_secrets = tuple(ref.name for ref in spec.image_pull_secrets)
+        placement = recipe.placement
+
+        self.cache: cache.Cache | None = None
+        if plan.cache is not None and plan.cache.needs_claim:
+            self.cache = cache.Cache(
+                self,
+                "Cache",
+                props=cache.CacheProps(
+                    identity=ident,
+                    strategy=plan.cache.strategy,
+                    size=str(spec.cache.effective_size),
+                    storage_class_name=spec.cache.storage_class_name,
+                    host_path_root=settings.host_path_root,
+                ),
+            )
+
+        self.prewarm: prewarm.Prewarm | None = None
+        if plan.staging is not None:
+            secret = spec.model.source.secret_ref if spec.model.source else None
+            self.prewarm = prewarm.Prewarm(
+                self,
+                "Prewarm",
+                props=prewarm.PrewarmProps(
+                    identity=ident,
+                    staging=plan.staging,
+                    cache_volume=plan.volume,
+                    registry_secret=secret.name if secret else None,
+                    node_selector=placement.node_selector,
+                    tolerations=placement.tolerations,
+                    image_pull_secrets=pull_secrets,
+                    hub_image=settings.hub_image,
+                    oras_image=settings.oras_image,
+                    stage_image=settings.stage_image,
+                    backoff_limit=settings.prewarm_backoff_limit,
+                    active_deadline_seconds=settings.prewarm_deadline_seconds,
+                ),
+            )
+
+        self.backend = backend.Backend(
+            self,
+            "Backend",
+            props=backend.BackendProps(
+                identity=ident,
+                image=recipe.image,
+                args=recipe.args,
+                env=recipe.env,
+                port_name=recipe.port_name,
+                port=recipe.port,
+                readiness_probe=recipe.readiness_probe,
+                startup_probe=recipe.startup_probe,
+                liveness_probe=recipe.liveness_probe,
+                health_path=recipe.readiness_path,
+                cpu=recipe.cpu,
+                memory=recipe.memory,
+                accelerators=placement.resources,
+                node_selector=placement.node_selector,
+                tolerations=placement.tolerations,
+                scheduler_name=placement.scheduler_name,
+                pod_annotations=placement.pod_annotations,
+                model_volume=plan.volume,
+                ready_marker=plan.ready_marker,
+                ready_marker_timeout_seconds=settings.marker_wait_seconds,
+                wait_image=settings.wait_image,
+                pre_stop_drain_seconds=recipe.pre_stop_drain_seconds,
+                termination_grace_period_seconds=recipe.termination_grace_period_seconds,
+                image_pull_secrets=pull_secrets,
+            ),
+        )
+
+        endpoint = spec.endpoint
+        scaling = spec.scaling
+        replicas = endpoint.replicas or settings.default_gateway_replicas
+        tls = scaling.external_scaler.tls if scaling.external_scaler else None
+        self.scaler: scaler.AggregateScaler | None = None
+        if replicas > 1:
+            self.scaler = scaler.AggregateScaler(
+                self,
+                "Scaler",
+                props=scaler.AggregateScalerProps(
+                    identity=ident,
+                    image=settings.gateway_image,
+                    target=scaling.target,
+                    metric_name=scaling.metric.value,
+                    max_member_demand=endpoint.max_queue + settings.max_in_flight,
+                    tls_secret=tls.server_secret_name if tls else None,
+                    token=settings.scaler_token,
+                    image_pull_secrets=pull_secrets,
+                ),
+            )
+
+        auth = endpoint.authentication
+        drain = scaling.drain_timeout
+        self.gateway = gateway.Gateway(
+            self,
+            "Gateway",
+            props=gateway.GatewayProps(
+                identity=ident,
+                image=settings.gateway_image,
+                backend_url=self.backend.url,
+                replicas=replicas,
+                readiness_path=recipe.readiness_path,
+                max_queue=endpoint.max_queue,
+                max_in_flight=settings.max_in_flight,
+                cold_start_mode=endpoint.cold_start.mode.value,
+                heartbeat_interval=str(endpoint.cold_start.heartbeat_interval),
+                activation_timeout=str(scaling.activation_timeout),
+                drain_timeout=str(drain),
+                drain_timeout_seconds=int(drain.total_seconds),
+                api_key=gateway.SecretKeyRef(name=auth.secret_ref.name, key=auth.secret_ref.key)
+                if auth
+                else None,
+                scaler_target=scaling.target,
+                metric_name=scaling.metric.value,
+                scaler_tls_secret=tls.server_secret_name if tls else None,
+                resources=_gateway_resources(service, settings),
+                image_pull_secrets=pull_secrets,
+            ),
+        )
+
+        self.autoscaling = autoscaling.Autoscaling(
+            self,
+            "Autoscaling",
+            props=autoscaling.AutoscalingProps(
+                identity=ident,
+                min_replicas=scaling.min,
+                max_replicas=scaling.max,
+                scale_down_stabilization_seconds=int(scaling.scale_down_stabilization.total_seconds),
+                target=scaling.target,
+                metric_name=scaling.metric.value,
+                authentication_ref=autoscaling.AuthenticationRef(
+                    name=tls.authentication_ref.name, kind=tls.authentication_ref.kind.value
+                )
+                if tls
+                else None,
+            ),
+        )

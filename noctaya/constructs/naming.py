@@ -1,0 +1,177 @@
+"""Names, labels, owner references and spec hashes shared by every owned object.
+
+Every object of an LLMService ``<name>`` has a deterministic name (no hash suffix; charts are built
+with ``disable_resource_name_hashes=True``), the discovery label ``serving.noctaya.io/llmservice``, the
+``app.kubernetes.io`` labels and the owner references the caller supplies (the operator passes the
+LLMService; offline synth passes none). Selector labels are a stable subset, because a Deployment's
+selector is immutable.
+
+Create-once objects (cache PVC, prewarm Job, scaler token Secret) carry a hash of their desired spec in
+``serving.noctaya.io/spec-hash``; the operator compares it instead of replacing the object.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import cdk8s
+from cdk8s_plus_28 import k8s
+
+LLMSERVICE_LABEL: Final = "serving.noctaya.io/llmservice"
+SPEC_HASH_ANNOTATION: Final = "serving.noctaya.io/spec-hash"
+COMPONENT_LABEL: Final = "app.kubernetes.io/component"
+PART_OF: Final = "noctaya"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class OwnerReference:
+    """An owner reference in Kubernetes' shape; the operator supplies the LLMService's."""
+
+    api_version: str
+    kind: str
+    name: str
+    uid: str
+    controller: bool = True
+    block_owner_deletion: bool = True
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> OwnerReference:
+        """Read the camelCase dict form (``apiVersion``, ``kind``, ``name``, ``uid`` ...)."""
+        try:
+            return cls(
+                api_version=str(data["apiVersion"]),
+                kind=str(data["kind"]),
+                name=str(data["name"]),
+                uid=str(data["uid"]),
+                controller=bool(data.get("controller", True)),
+                block_owner_deletion=bool(data.get("blockOwnerDeletion", True)),
+            )
+        except KeyError as exc:
+            raise ValueError(f"ownerReferences: missing field {exc.args[0]!r}") from None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServiceIdentity:
+    """Which LLMService an object belongs to, and who owns it."""
+
+    name: str
+    namespace: str | None = None
+    owner_references: tuple[OwnerReference, ...] = ()
+
+    # ---- deterministic names (team contract)
+    @property
+    def backend(self) -> str:
+        return self.name
+
+    @property
+    def gateway(self) -> str:
+        return f"{self.name}-gateway"
+
+    @property
+    def scaler(self) -> str:
+        return f"{self.name}-scaler"
+
+    @property
+    def scaler_token(self) -> str:
+        return f"{self.name}-scaler-token"
+
+    @property
+    def cache(self) -> str:
+        return f"{self.name}-cache"
+
+    @property
+    def prewarm(self) -> str:
+        return f"{self.name}-prewarm"
+
+    def service_host(self, service: str) -> str:
+        """The in-cluster DNS name of Service ``service`` (``<svc>.<ns>.svc``)."""
+        return f"{service}.{self.namespace or 'default'}.svc"
+
+    def selector_labels(self, component: str) -> dict[str, str]:
+        """The immutable selector of one component's Pods."""
+        return {LLMSERVICE_LABEL: self.name, COMPONENT_LABEL: component}
+
+    def labels(self, component: str) -> dict[str, str]:
+        """Every label an object of ``component`` carries."""
+        return {
+            "app.kubernetes.io/name": f"llmservice-{component}",
+            "app.kubernetes.io/instance": self.name,
+            COMPONENT_LABEL: component,
+            "app.kubernetes.io/part-of": PART_OF,
+            "app.kubernetes.io/managed-by": PART_OF,
+            LLMSERVICE_LABEL: self.name,
+        }
+
+    def metadata(
+        self, *, name: str, component: str, annotations: Mapping[str, str] | None = None
+    ) -> k8s.ObjectMeta:
+        """Metadata of a Kubernetes L1 object: name, namespace, labels, annotations, owners."""
+        return k8s.ObjectMeta(
+            name=name,
+            namespace=self.namespace,
+            labels=self.labels(component),
+            annotations=dict(annotations) if annotations else None,
+            owner_references=[
+                k8s.OwnerReference(
+                    api_version=ref.api_version,
+                    kind=ref.kind,
+                    name=ref.name,
+                    uid=ref.uid,
+                    controller=ref.controller,
+                    block_owner_deletion=ref.block_owner_deletion,
+                )
+                for ref in self.owner_references
+            ]
+            or None,
+        )
+
+    def api_metadata(
+        self, *, name: str, component: str, annotations: Mapping[str, str] | None = None
+    ) -> cdk8s.ApiObjectMetadata:
+        """The same metadata for objects of imported CRDs (KEDA, Prometheus Operator)."""
+        return cdk8s.ApiObjectMetadata(
+            name=name,
+            namespace=self.namespace,
+            labels=self.labels(component),
+            annotations=dict(annotations) if annotations else None,
+            owner_references=[
+                cdk8s.OwnerReference(
+                    api_version=ref.api_version,
+                    kind=ref.kind,
+                    name=ref.name,
+                    uid=ref.uid,
+                    controller=ref.controller,
+                    block_owner_deletion=ref.block_owner_deletion,
+                )
+                for ref in self.owner_references
+            ]
+            or None,
+        )
+
+
+def owner_references(refs: Sequence[Mapping[str, Any]]) -> tuple[OwnerReference, ...]:
+    """Owner references from their camelCase dict form (as ``RenderSettings`` carries them)."""
+    return tuple(OwnerReference.from_dict(ref) for ref in refs)
+
+
+def spec_hash(spec: Any) -> str:
+    """A stable hash of a JSON-compatible value: sha256 over canonical JSON, first 32 hex digits."""
+    canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+def annotate_spec_hash(api_object: cdk8s.ApiObject, *, desired: Any = None) -> str:
+    """Record the hash of the desired spec in ``serving.noctaya.io/spec-hash`` and return it.
+
+    ``desired`` defaults to the object's rendered ``spec``; objects without one (a Secret) pass the
+    part that must not change — never a secret value.
+    """
+    if desired is None:
+        desired = api_object.to_json().get("spec", {})
+    digest = spec_hash(desired)
+    api_object.metadata.add_annotation(SPEC_HASH_ANNOTATION, digest)
+    return digest

@@ -1,0 +1,273 @@
+"""The prewarm Job ``<name>-prewarm``: stage the weights on the cache once, then write the marker.
+
+It requests no accelerator (it only copies bytes) but keeps the runtime's node selector and
+tolerations, so a node-local cache is filled where the servers will run. It is the only writer of the
+staged directory; servers mount the finished cache read-only and wait for the marker.
+
+Hub sources (``hf://``, ``modelscope://``) with ``spec.cache.prewarm``: one Python container downloads
+``org/name[@revision]`` into ``<dir>.partial`` with the hub's own client, renames it to ``<dir>``
+and writes ``<dir>/.noctaya-ready``. The image (a pinned ``python`` slim image by default) installs the
+pinned client only when it does not already have it.
+
+``oci://`` sources (digest-pinned), always staged:
+
+1. init container ``pull``: the pinned ORAS image pulls the artifact into an emptyDir ``/stage``;
+   registry credentials come only from a projected ``kubernetes.io/dockerconfigjson`` Secret file
+   (``--registry-config``), never from args, env or logs;
+2. container ``stage``: rejects symbolic links, special files and names that climb out of ``/stage``,
+   copies into ``<dir>.partial`` on the cache, renames it atomically to ``<dir>`` and writes the marker.
+
+Every attempt first removes what an interrupted one left (a ``.partial`` directory, or a directory
+without marker): those are untrusted. A complete directory (marker present) is kept as is.
+
+The Job is create-once: its pod template is hashed into ``serving.noctaya.io/spec-hash``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from collections.abc import Mapping
+from typing import Any, Final
+
+import constructs
+from cdk8s_plus_28 import k8s
+
+from noctaya.api import sources
+from noctaya.constructs import kube, naming, volumes
+from noctaya.runtime import delivery
+
+COMPONENT: Final = "prewarm"
+STAGE_DIR: Final = "/stage"
+REGISTRY_DIR: Final = "/etc/noctaya/registry"
+DOCKERCONFIG_KEY: Final = ".dockerconfigjson"
+
+#: pinned default images (RenderSettings can replace them)
+HUB_IMAGE: Final = "docker.io/library/python:3.12.8-slim-bookworm"
+ORAS_IMAGE: Final = "ghcr.io/oras-project/oras:v1.2.2"
+STAGE_IMAGE: Final = "docker.io/library/busybox:1.37.0"
+HUB_CLIENTS: Final = {"huggingface": "huggingface_hub==0.27.1", "modelscope": "modelscope==1.22.3"}
+
+_HUB_SCRIPT: Final = r"""
+import importlib, os, pathlib, shutil, subprocess, sys
+hub, repo, revision = os.environ["HUB"], os.environ["REPO_ID"], os.environ.get("REVISION") or None
+target = pathlib.Path(os.environ["MODEL_DIR"])
+partial = target.with_name(target.name + ".partial")
+marker = target / ".noctaya-ready"
+if marker.is_file():
+    print(f"prewarm: {repo} already staged in {target}", flush=True)
+    sys.exit(0)
+for leftover in (partial, target):  # an interrupted attempt's output is untrusted
+    if leftover.exists():
+        shutil.rmtree(leftover)
+module = "huggingface_hub" if hub == "huggingface" else "modelscope"
+try:
+    importlib.import_module(module)
+except ImportError:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-cache-dir",
+                    "--target", "/tmp/hub-client", os.environ["HUB_CLIENT"]], check=True)
+    sys.path.insert(0, "/tmp/hub-client")
+partial.parent.mkdir(parents=True, exist_ok=True)
+if hub == "huggingface":
+    from huggingface_hub import snapshot_download
+    snapshot_download(repo_id=repo, revision=revision, local_dir=str(partial))
+else:
+    from modelscope import snapshot_download
+    snapshot_download(model_id=repo, revision=revision, local_dir=str(partial))
+for path in partial.rglob("*"):
+    if path.is_symlink():
+        sys.exit(f"prewarm: refusing symbolic link {path.relative_to(partial)}")
+partial.rename(target)
+marker.write_text(repo + "\n")
+print(f"prewarm: {repo} staged in {target}", flush=True)
+""".strip()
+
+_STAGE_SCRIPT: Final = r"""
+set -eu
+dir="$MODEL_DIR"; partial="$dir.partial"; marker="$dir/.noctaya-ready"
+if [ -f "$marker" ]; then echo "stage: already staged in $dir"; exit 0; fi
+rm -rf "$partial" "$dir"
+bad=$(find /stage ! -type f ! -type d | head -n 5)
+if [ -n "$bad" ]; then
+  echo "stage: refusing symbolic links or special files:" >&2; echo "$bad" >&2; exit 1
+fi
+root=$(cd /stage && pwd -P)
+find /stage -type f | while IFS= read -r f; do
+  case "$(cd "$(dirname "$f")" && pwd -P)/" in
+    "$root"/*) ;;
+    *) echo "stage: path escapes /stage: $f" >&2; exit 1 ;;
+  esac
+done
+if [ -z "$(find /stage -type f | head -n 1)" ]; then echo "stage: the artifact has no files" >&2; exit 1; fi
+mkdir -p "$(dirname "$dir")" "$partial"
+cp -R /stage/. "$partial/"
+mv "$partial" "$dir"
+echo "$ARTIFACT" > "$marker"
+echo "stage: $ARTIFACT staged in $dir"
+""".strip()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PrewarmProps:
+    """The staging Job of one LLMService."""
+
+    identity: naming.ServiceIdentity
+    staging: delivery.StagingPlan
+    #: the cache volume the Job writes (read-write)
+    cache_volume: delivery.ModelVolume
+    #: ``spec.model.source.secretRef.name`` (oci:// only): a kubernetes.io/dockerconfigjson Secret
+    registry_secret: str | None = None
+    node_selector: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+    image_pull_secrets: tuple[str, ...] = ()
+    hub_image: str = HUB_IMAGE
+    oras_image: str = ORAS_IMAGE
+    stage_image: str = STAGE_IMAGE
+    #: bounds: retries and the whole Job's deadline
+    backoff_limit: int = 3
+    active_deadline_seconds: int = 6 * 3600
+
+
+def _hub_container(props: PrewarmProps, source: sources.HubSource, mount: k8s.VolumeMount) -> k8s.Container:
+    env = [
+        k8s.EnvVar(name="HUB", value=source.hub),
+        k8s.EnvVar(name="REPO_ID", value=source.repo_id),
+        k8s.EnvVar(name="REVISION", value=source.revision or ""),
+        k8s.EnvVar(name="MODEL_DIR", value=props.staging.target_dir),
+        k8s.EnvVar(name="HUB_CLIENT", value=HUB_CLIENTS[source.hub]),
+        k8s.EnvVar(name="HF_HUB_DISABLE_TELEMETRY", value="1"),
+        k8s.EnvVar(name="HOME", value="/tmp"),
+    ]
+    return k8s.Container(
+        name="download",
+        image=props.hub_image,
+        command=["python", "-c", _HUB_SCRIPT],
+        env=env,
+        volume_mounts=[mount, k8s.VolumeMount(name="tmp", mount_path="/tmp")],
+        resources=k8s.ResourceRequirements(
+            requests=kube.quantities({"cpu": "500m", "memory": "1Gi"}),
+            limits=kube.quantities({"memory": "4Gi"}),
+        ),
+        security_context=k8s.SecurityContext(
+            allow_privilege_escalation=False,
+            capabilities=k8s.Capabilities(drop=["ALL"]),
+            seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
+        ),
+    )
+
+
+def _oci_containers(
+    props: PrewarmProps, source: sources.OciSource, mount: k8s.VolumeMount
+) -> tuple[k8s.Container, k8s.Container]:
+    args = ["pull", source.reference, "--output", STAGE_DIR, "--no-tty"]
+    pull_mounts = [k8s.VolumeMount(name="stage", mount_path=STAGE_DIR)]
+    if props.registry_secret:
+        args += ["--registry-config", f"{REGISTRY_DIR}/config.json"]
+        pull_mounts.append(k8s.VolumeMount(name="registry", mount_path=REGISTRY_DIR, read_only=True))
+    pull = k8s.Container(
+        name="pull",
+        image=props.oras_image,
+        command=["oras"],
+        args=args,
+        env=[k8s.EnvVar(name="HOME", value="/tmp")],
+        volume_mounts=[*pull_mounts, k8s.VolumeMount(name="tmp", mount_path="/tmp")],
+        resources=k8s.ResourceRequirements(
+            requests=kube.quantities({"cpu": "250m", "memory": "256Mi"}),
+            limits=kube.quantities({"memory": "1Gi"}),
+        ),
+        security_context=volumes.restricted_security_context(),
+    )
+    stage = k8s.Container(
+        name="stage",
+        image=props.stage_image,
+        command=["/bin/sh", "-c", _STAGE_SCRIPT],
+        env=[
+            k8s.EnvVar(name="MODEL_DIR", value=props.staging.target_dir),
+            k8s.EnvVar(name="ARTIFACT", value=source.reference),
+        ],
+        volume_mounts=[k8s.VolumeMount(name="stage", mount_path=STAGE_DIR, read_only=True), mount],
+        resources=k8s.ResourceRequirements(
+            requests=kube.quantities({"cpu": "100m", "memory": "64Mi"}),
+            limits=kube.quantities({"memory": "256Mi"}),
+        ),
+        security_context=k8s.SecurityContext(
+            allow_privilege_escalation=False,
+            capabilities=k8s.Capabilities(drop=["ALL"]),
+            seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
+        ),
+    )
+    return pull, stage
+
+
+class Prewarm(constructs.Construct):
+    """Child ``Resource``: the Job."""
+
+    def __init__(self, scope: constructs.Construct, id: str, *, props: PrewarmProps) -> None:
+        super().__init__(scope, id)
+        self.props = props
+        ident = props.identity
+        staging = props.staging
+        if props.cache_volume.empty_dir:
+            raise ValueError("spec.cache.strategy: a prewarm Job needs a PVC or HostPath cache")
+        if props.registry_secret and staging.kind != "oci":
+            raise ValueError("spec.model.source.secretRef: only allowed for oci:// sources")
+        writable = dataclasses.replace(props.cache_volume, read_only=False)  # the Job is the only writer
+        mount = volumes.mount(writable)
+        pod_volumes = [volumes.volume(writable), k8s.Volume(name="tmp", empty_dir=k8s.EmptyDirVolumeSource())]
+        init: list[k8s.Container] | None = None
+        if isinstance(staging.source, sources.OciSource):
+            pull, stage = _oci_containers(props, staging.source, mount)
+            init, containers = [pull], [stage]
+            pod_volumes.append(k8s.Volume(name="stage", empty_dir=k8s.EmptyDirVolumeSource()))
+            if props.registry_secret:
+                pod_volumes.append(_registry_volume(props.registry_secret))
+        else:
+            containers = [_hub_container(props, staging.source, mount)]
+        self.job = k8s.KubeJob(
+            self,
+            "Resource",
+            metadata=ident.metadata(name=ident.prewarm, component=COMPONENT),
+            spec=k8s.JobSpec(
+                backoff_limit=props.backoff_limit,
+                active_deadline_seconds=props.active_deadline_seconds,
+                template=k8s.PodTemplateSpec(
+                    metadata=k8s.ObjectMeta(labels=ident.labels(COMPONENT)),
+                    spec=k8s.PodSpec(
+                        restart_policy="Never",
+                        init_containers=init,
+                        containers=containers,
+                        volumes=pod_volumes,
+                        node_selector=dict(props.node_selector) or None,
+                        tolerations=[kube.toleration(t) for t in props.tolerations] or None,
+                        automount_service_account_token=False,
+                        enable_service_links=False,
+                        image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
+                        # the non-root pull container reads the 0440 registry file through this group
+                        security_context=k8s.PodSecurityContext(
+                            fs_group=volumes.NONROOT_UID, fs_group_change_policy="OnRootMismatch"
+                        )
+                        if props.registry_secret
+                        else None,
+                    ),
+                ),
+            ),
+        )
+        self.spec_hash = naming.annotate_spec_hash(self.job)
+
+
+def _registry_volume(secret: str) -> k8s.Volume:
+    """The dockerconfigjson Secret as ``config.json``, readable by the pull container only."""
+    projection = k8s.SecretProjection(
+        name=secret, items=[k8s.KeyToPath(key=DOCKERCONFIG_KEY, path="config.json")]
+    )
+    return k8s.Volume(
+        name="registry",
+        projected=k8s.ProjectedVolumeSource(
+            default_mode=0o440, sources=[k8s.VolumeProjection(secret=projection)]
+        ),
+    )
+
+
+def describe(staging: delivery.StagingPlan) -> str:
+    """One line for logs and status: what the Job stages where."""
+    return f"{staging.kind} {shlex.quote(str(staging.source))} -> {staging.target_dir}"

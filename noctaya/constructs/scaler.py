@@ -1,0 +1,188 @@
+"""The aggregate scaler (``endpoint.replicas > 1``): Deployment, config, Service and token Secret.
+
+One lightweight ``noctaya scaler`` Pod sums the demand reports of every gateway and serves the single
+KEDA ExternalScaler endpoint. Its Service ``<name>-scaler`` exposes gRPC 9090 (KEDA) and HTTP 9091
+``reports`` (gateways); neither is ever on the public gateway Service.
+
+The per-service token Secret ``<name>-scaler-token`` (key ``token``) is rendered only when the caller
+passes the token (``RenderSettings.scaler_token``): the operator generates it once and passes the same
+value on every reconcile, so re-rendering never rotates it. Without a token (offline synth) the Secret
+is left out and must exist in the cluster — create it once, e.g. ``kubectl create secret generic
+<name>-scaler-token --from-literal=token="$(openssl rand -hex 32)"`` — which keeps rendered output free
+of secrets and byte-identical between runs. The Secret is create-once: its spec hash covers its type
+and keys, never the value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, Final
+
+import constructs
+from cdk8s_plus_28 import k8s
+
+from noctaya.constructs import gateway, kube, naming, volumes
+
+COMPONENT: Final = "scaler"
+CONFIG_DIR: Final = "/etc/noctaya/scaler"
+CONFIG_FILE: Final = "config.yaml"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AggregateScalerProps:
+    """The aggregate scaler of one LLMService."""
+
+    identity: naming.ServiceIdentity
+    image: str
+    #: per-backend-replica queue target (GetMetricSpec) and metric name
+    target: int = 10
+    metric_name: str = "queueDepth"
+    #: bounds: gateways counted, one gateway's demand (its maxQueue + maxInFlight), report concurrency
+    max_members: int = 32
+    max_member_demand: int = 1100
+    member_ttl: str = "10s"
+    max_concurrent_reports: int = 64
+    #: server credentials for KEDA mTLS (tls.crt, tls.key, ca.crt)
+    tls_secret: str | None = None
+    #: the shared token; ``None`` leaves the Secret out (it must already exist)
+    token: str | None = None
+    resources: Mapping[str, Mapping[str, str]] = dataclasses.field(
+        default_factory=lambda: {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}}
+    )
+    image_pull_secrets: tuple[str, ...] = ()
+
+
+def scaler_config(props: AggregateScalerProps) -> dict[str, Any]:
+    """The aggregate scaler config file (``noctaya.scaler.config.ScalerConfig``)."""
+    ident = props.identity
+    return {
+        "service": {"name": ident.name, "namespace": ident.namespace or "default"},
+        "grpcListen": f":{gateway.GRPC_PORT}",
+        "reportListen": f":{gateway.REPORT_PORT}",
+        "target": props.target,
+        "metricName": props.metric_name,
+        "tokenFile": f"{gateway.TOKEN_DIR}/{gateway.TOKEN_KEY}",
+        "maxMembers": props.max_members,
+        "maxMemberDemand": props.max_member_demand,
+        "memberTtl": props.member_ttl,
+        "maxConcurrentReports": props.max_concurrent_reports,
+        "tls": gateway.tls_files(props.tls_secret),
+    }
+
+
+class AggregateScaler(constructs.Construct):
+    """Children: ``Resource`` (Deployment), ``Config``, ``Service`` and, with a token, ``Token``."""
+
+    def __init__(self, scope: constructs.Construct, id: str, *, props: AggregateScalerProps) -> None:
+        super().__init__(scope, id)
+        self.props = props
+        ident = props.identity
+        selector = ident.selector_labels(COMPONENT)
+        text = gateway.render_config(scaler_config(props))
+        self.config_map = k8s.KubeConfigMap(
+            self,
+            "Config",
+            metadata=ident.metadata(name=ident.scaler, component=COMPONENT),
+            data={CONFIG_FILE: text},
+        )
+        self.token_secret: k8s.KubeSecret | None = None
+        if props.token is not None:
+            if not props.token.strip():
+                raise ValueError("scaler token: must not be empty")
+            self.token_secret = k8s.KubeSecret(
+                self,
+                "Token",
+                metadata=ident.metadata(name=ident.scaler_token, component=COMPONENT),
+                type="Opaque",
+                string_data={gateway.TOKEN_KEY: props.token},
+            )
+            naming.annotate_spec_hash(
+                self.token_secret, desired={"type": "Opaque", "keys": [gateway.TOKEN_KEY]}
+            )
+
+        vols = [
+            k8s.Volume(name="config", config_map=k8s.ConfigMapVolumeSource(name=ident.scaler)),
+            gateway.secret_volume(
+                name="scaler-token", secret=ident.scaler_token, items={gateway.TOKEN_KEY: gateway.TOKEN_KEY}
+            ),
+        ]
+        mounts = [
+            k8s.VolumeMount(name="config", mount_path=CONFIG_DIR, read_only=True),
+            k8s.VolumeMount(name="scaler-token", mount_path=gateway.TOKEN_DIR, read_only=True),
+        ]
+        if props.tls_secret:
+            vols.append(gateway.secret_volume(name="scaler-tls", secret=props.tls_secret))
+            mounts.append(k8s.VolumeMount(name="scaler-tls", mount_path=gateway.TLS_DIR, read_only=True))
+        container = k8s.Container(
+            name="scaler",
+            image=props.image,
+            command=["noctaya"],
+            args=["scaler", "--config", f"{CONFIG_DIR}/{CONFIG_FILE}"],
+            ports=[
+                k8s.ContainerPort(name="grpc", container_port=gateway.GRPC_PORT, protocol="TCP"),
+                k8s.ContainerPort(name="reports", container_port=gateway.REPORT_PORT, protocol="TCP"),
+            ],
+            readiness_probe=k8s.Probe(
+                tcp_socket=k8s.TcpSocketAction(port=kube.int_or_string("grpc")), period_seconds=5
+            ),
+            liveness_probe=k8s.Probe(
+                tcp_socket=k8s.TcpSocketAction(port=kube.int_or_string("grpc")),
+                period_seconds=10,
+                failure_threshold=3,
+            ),
+            resources=k8s.ResourceRequirements(
+                requests=kube.quantities(props.resources.get("requests") or {}) or None,
+                limits=kube.quantities(props.resources.get("limits") or {}) or None,
+            ),
+            volume_mounts=mounts,
+            security_context=volumes.restricted_security_context(),
+        )
+        self.deployment = k8s.KubeDeployment(
+            self,
+            "Resource",
+            metadata=ident.metadata(name=ident.scaler, component=COMPONENT),
+            spec=k8s.DeploymentSpec(
+                # one replica by design: the aggregate is memory-only and rebuilt by gateway heartbeats
+                replicas=1,
+                selector=k8s.LabelSelector(match_labels=selector),
+                strategy=k8s.DeploymentStrategy(type="Recreate"),
+                template=k8s.PodTemplateSpec(
+                    metadata=k8s.ObjectMeta(
+                        labels=ident.labels(COMPONENT),
+                        annotations={gateway.CONFIG_HASH_ANNOTATION: naming.spec_hash(text)},
+                    ),
+                    spec=k8s.PodSpec(
+                        containers=[container],
+                        volumes=vols,
+                        automount_service_account_token=False,
+                        enable_service_links=False,
+                        image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
+                        security_context=gateway.pod_security_context(),
+                    ),
+                ),
+            ),
+        )
+        self.service = k8s.KubeService(
+            self,
+            "Service",
+            metadata=ident.metadata(name=ident.scaler, component=COMPONENT),
+            spec=k8s.ServiceSpec(
+                selector=selector,
+                ports=[
+                    k8s.ServicePort(
+                        name="grpc",
+                        port=gateway.GRPC_PORT,
+                        protocol="TCP",
+                        app_protocol="grpc",
+                        target_port=kube.int_or_string("grpc"),
+                    ),
+                    k8s.ServicePort(
+                        name="reports",
+                        port=gateway.REPORT_PORT,
+                        protocol="TCP",
+                        target_port=kube.int_or_string("reports"),
+                    ),
+                ],
+            ),
+        )

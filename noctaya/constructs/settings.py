@@ -1,0 +1,70 @@
+"""Render settings: what the operator (or ``noctaya synth``) decides, rather than the LLMService.
+
+The first four fields are the contract the operator codes against; the rest are pinned images and
+bounds with documented defaults, overridable for air-gapped registries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, Final
+
+from noctaya import __version__
+
+#: the image that runs ``noctaya gateway`` and ``noctaya scaler``
+DEFAULT_IMAGE: Final = f"ghcr.io/noctaya/noctaya:{__version__}"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RenderSettings:
+    """Operator-wide inputs of a render.
+
+    - ``gateway_image``: image of gateways and aggregate scalers (``noctaya gateway|scaler``).
+    - ``default_gateway_replicas``: gateways per LLMService when ``spec.endpoint.replicas`` is unset.
+    - ``owner_references``: camelCase owner references put on every object (the LLMService's, from
+      the operator; none offline).
+    - ``scaler_token``: the aggregate scaler's shared token. The operator generates it once per
+      LLMService and passes the same value on every render (so it never rotates); ``None`` leaves the
+      token Secret out of the output — it must then exist in the cluster.
+    - ``wait_image``: busybox-like image of the init container that waits for the cache marker.
+    - ``hub_image`` / ``oras_image`` / ``stage_image``: prewarm Job images (see ``constructs.prewarm``).
+    - ``host_path_root``: node directory of HostPath caches.
+    - ``marker_wait_seconds``: how long a server waits for a staging Job's marker before it fails.
+    - ``prewarm_deadline_seconds`` / ``prewarm_backoff_limit``: bounds of the staging Job.
+    - ``gateway_resources``: gateway container resources when ``spec.endpoint.resources`` is unset.
+    - ``max_in_flight``: the gateway's warm concurrency bound (the scaler's per-member bound adds it
+      to ``maxQueue``).
+    """
+
+    gateway_image: str = DEFAULT_IMAGE
+    default_gateway_replicas: int = 1
+    owner_references: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    scaler_token: str | None = None
+    wait_image: str = "docker.io/library/busybox:1.37.0"
+    hub_image: str = "docker.io/library/python:3.12.8-slim-bookworm"
+    oras_image: str = "ghcr.io/oras-project/oras:v1.2.2"
+    stage_image: str = "docker.io/library/busybox:1.37.0"
+    host_path_root: str = "/var/lib/noctaya/cache"
+    marker_wait_seconds: int = 3600
+    prewarm_deadline_seconds: int = 6 * 3600
+    prewarm_backoff_limit: int = 3
+    gateway_resources: Mapping[str, Mapping[str, str]] = dataclasses.field(
+        default_factory=lambda: {
+            "requests": {"cpu": "100m", "memory": "128Mi"},
+            "limits": {"memory": "512Mi"},
+        }
+    )
+    max_in_flight: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.default_gateway_replicas < 1:
+            raise ValueError(f"default_gateway_replicas: must be >= 1, got {self.default_gateway_replicas}")
+        if self.scaler_token is not None and not self.scaler_token.strip():
+            raise ValueError("scaler_token: must not be empty")
+        if (
+            self.marker_wait_seconds < 1
+            or self.prewarm_deadline_seconds < 1
+            or self.prewarm_backoff_limit < 0
+        ):
+            raise ValueError("marker_wait_seconds, prewarm_deadline_seconds: must be >= 1; backoff >= 0")

@@ -1,0 +1,87 @@
+"""Model volumes in Pods: the volume, its mount, and the bounded wait for a readiness marker.
+
+A :class:`noctaya.runtime.delivery.ModelVolume` names exactly one source (a claim, a node directory or
+an emptyDir). Servers, the marker wait and the staging Job all mount it through these functions, so
+the three always agree on name, path and read-only flag.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Final
+
+from cdk8s_plus_28 import k8s
+
+from noctaya.constructs import kube
+from noctaya.runtime import delivery
+
+#: how often the marker wait looks for the marker
+MARKER_POLL_SECONDS: Final = 2
+#: the user and group Noctaya's own containers run as
+NONROOT_UID: Final = 65532
+
+
+def volume(model: delivery.ModelVolume) -> k8s.Volume:
+    """The Pod volume behind ``model``."""
+    if model.claim_name:
+        return k8s.Volume(
+            name=model.name,
+            persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(
+                claim_name=model.claim_name, read_only=model.read_only or None
+            ),
+        )
+    if model.host_path:
+        return k8s.Volume(
+            name=model.name,
+            host_path=k8s.HostPathVolumeSource(path=model.host_path, type="DirectoryOrCreate"),
+        )
+    return k8s.Volume(name=model.name, empty_dir=k8s.EmptyDirVolumeSource())
+
+
+def mount(model: delivery.ModelVolume, *, read_only: bool | None = None) -> k8s.VolumeMount:
+    """The container mount of ``model`` (its own read-only flag unless overridden)."""
+    ro = model.read_only if read_only is None else read_only
+    return k8s.VolumeMount(
+        name=model.name, mount_path=model.mount_path, read_only=ro or None, sub_path=model.sub_path
+    )
+
+
+def marker_wait_script(*, marker: str, timeout_seconds: int) -> str:
+    """A POSIX sh loop that waits for ``marker`` at most ``timeout_seconds``, then fails."""
+    attempts = max(1, -(-timeout_seconds // MARKER_POLL_SECONDS))
+    quoted = shlex.quote(marker)
+    return (
+        f"i=0; until [ -f {quoted} ]; do "
+        f'i=$((i+1)); if [ "$i" -gt {attempts} ]; then '
+        f'echo "model not staged after {timeout_seconds}s: {marker} missing" >&2; exit 1; fi; '
+        f'sleep {MARKER_POLL_SECONDS}; done; echo "model staged: {marker}"'
+    )
+
+
+def marker_wait_container(
+    *, image: str, marker: str, timeout_seconds: int, model: delivery.ModelVolume
+) -> k8s.Container:
+    """An init container that blocks the server until the staging Job wrote ``marker``."""
+    return k8s.Container(
+        name="wait-for-model",
+        image=image,
+        command=["/bin/sh", "-c", marker_wait_script(marker=marker, timeout_seconds=timeout_seconds)],
+        volume_mounts=[mount(model, read_only=True)],
+        resources=k8s.ResourceRequirements(
+            requests=kube.quantities({"cpu": "10m", "memory": "16Mi"}),
+            limits=kube.quantities({"memory": "16Mi"}),
+        ),
+        security_context=restricted_security_context(),
+    )
+
+
+def restricted_security_context(*, read_only_root: bool = True) -> k8s.SecurityContext:
+    """A container security context meeting the ``restricted`` Pod Security Standard."""
+    return k8s.SecurityContext(
+        allow_privilege_escalation=False,
+        run_as_non_root=True,
+        run_as_user=NONROOT_UID,
+        read_only_root_filesystem=read_only_root,
+        capabilities=k8s.Capabilities(drop=["ALL"]),
+        seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
+    )

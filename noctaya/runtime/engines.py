@@ -1,0 +1,90 @@
+"""Engine families: the conventions of each OpenAI-compatible serving engine Noctaya knows.
+
+A family is data, not code that runs an engine: the readiness path and port the engine uses when the
+InferenceRuntime does not say otherwise, the metric names it exports (for ``spec.metrics`` defaults and
+the observability examples), and the environment that makes its hub client read from ModelScope
+instead of Hugging Face. ``vllm`` is the default family (API.md); ``sglang``, ``tgi`` and ``llamacpp``
+are extensions.
+
+The InferenceRuntime stays authoritative: its ``container.port`` and ``health`` probes, when given,
+win over these conventions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Final
+
+DEFAULT_FAMILY: Final = "vllm"
+
+
+class EngineError(ValueError):
+    """An unknown engine family (the message names the field and the known families)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class EngineFamily:
+    """Conventions of one serving engine.
+
+    - ``port``: the container port the engine listens on by default in Noctaya's runtimes.
+    - ``readiness_path`` / ``startup_path``: HTTP GET paths that answer 200 once the model is loaded.
+    - ``metrics_path``: Prometheus exposition path on the same port.
+    - ``queue_depth_metric`` (and friends): engine metric names, for scrape metadata and alerts.
+    - ``modelscope_env``: environment that switches the engine's hub client to ModelScope.
+    """
+
+    name: str
+    port: int
+    readiness_path: str = "/health"
+    startup_path: str = "/health"
+    metrics_path: str = "/metrics"
+    queue_depth_metric: str | None = None
+    running_metric: str | None = None
+    kv_cache_util_metric: str | None = None
+    modelscope_env: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+FAMILIES: Final[Mapping[str, EngineFamily]] = {
+    family.name: family
+    for family in (
+        EngineFamily(
+            name="vllm",
+            port=8000,
+            queue_depth_metric="vllm:num_requests_waiting",
+            running_metric="vllm:num_requests_running",
+            kv_cache_util_metric="vllm:gpu_cache_usage_perc",
+            modelscope_env={"VLLM_USE_MODELSCOPE": "True"},
+        ),
+        EngineFamily(
+            name="sglang",
+            port=30000,
+            queue_depth_metric="sglang:num_queue_reqs",
+            running_metric="sglang:num_running_reqs",
+            kv_cache_util_metric="sglang:token_usage",
+            modelscope_env={"SGLANG_USE_MODELSCOPE": "true"},
+        ),
+        EngineFamily(
+            name="tgi",
+            port=80,
+            queue_depth_metric="tgi_queue_size",
+            running_metric="tgi_batch_current_size",
+        ),
+        EngineFamily(
+            name="llamacpp",
+            port=8080,
+            queue_depth_metric="llamacpp:requests_deferred",
+            running_metric="llamacpp:requests_processing",
+            kv_cache_util_metric="llamacpp:kv_cache_usage_ratio",
+        ),
+    )
+}
+
+
+def family_for(name: str | None) -> EngineFamily:
+    """The family called ``name`` (``None`` means the default, vllm)."""
+    try:
+        return FAMILIES[name or DEFAULT_FAMILY]
+    except KeyError:
+        known = ", ".join(FAMILIES)
+        raise EngineError(f"spec.family: unknown engine family {name!r} (known: {known})") from None

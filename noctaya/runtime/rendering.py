@@ -1,0 +1,169 @@
+"""Rendering: an LLMService and its InferenceRuntime become one vendor-neutral server recipe.
+
+The recipe holds everything the backend construct needs, as plain values:
+
+- ``args``: the runtime's ``container.args`` with the placeholders substituted
+  (``{{ .Model.Path }}`` -> the delivery's model path, ``{{ .Service.Name }}``, ``{{ .Service.Namespace }}``),
+  then ``spec.runtime.argsOverride`` appended verbatim;
+- ``env``: the runtime's env (literal values rendered the same way; ``valueFrom`` kept as is), then the
+  cache variables of hub clients and, for ModelScope sources served without staging, the engine
+  family's switch to ModelScope — a variable the runtime sets itself is never overridden;
+- probes (runtime's, else the API defaults), port, resources, the accelerator placement (adapter),
+  drain and grace, and the model delivery plan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from noctaya.api import inferenceruntime, llmservice, sources, templates
+from noctaya.runtime import accelerators, delivery, engines
+
+
+class RenderError(ValueError):
+    """A runtime or service that cannot be rendered (the message names the field)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServerRecipe:
+    """The serving container and Pod of one LLMService, before any Kubernetes object exists."""
+
+    image: str
+    args: tuple[str, ...]
+    env: tuple[Mapping[str, Any], ...]
+    port_name: str
+    port: int
+    readiness_probe: Mapping[str, Any]
+    startup_probe: Mapping[str, Any]
+    liveness_probe: Mapping[str, Any] | None
+    #: the HTTP path that answers once the model is loaded (for the gateway's readiness probing)
+    readiness_path: str
+    cpu: str | None
+    memory: str | None
+    placement: accelerators.Placement
+    delivery: delivery.DeliveryPlan
+    family: engines.EngineFamily
+    pre_stop_drain_seconds: int | None
+    termination_grace_period_seconds: int | None
+
+
+def render_args(
+    *, runtime: inferenceruntime.InferenceRuntime, service: llmservice.LLMService, model_path: str
+) -> list[str]:
+    """Runtime args rendered, then ``argsOverride`` appended."""
+    rendered = [
+        _render(arg, f"spec.container.args[{i}]", service=service, model_path=model_path)
+        for i, arg in enumerate(runtime.spec.container.args)
+    ]
+    return rendered + list(service.spec.runtime.args_override)
+
+
+def render_env(
+    *,
+    runtime: inferenceruntime.InferenceRuntime,
+    service: llmservice.LLMService,
+    model_path: str,
+    extra: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """Runtime env rendered, then ``extra`` variables the runtime does not set itself."""
+    out: list[dict[str, Any]] = []
+    for i, var in enumerate(runtime.spec.container.env):
+        item = var.to_manifest()
+        if var.value is not None:
+            item["value"] = _render(
+                var.value, f"spec.container.env[{i}].value", service=service, model_path=model_path
+            )
+        out.append(item)
+    present = {item["name"] for item in out}
+    out += [{"name": name, "value": value} for name, value in (extra or {}).items() if name not in present]
+    return out
+
+
+def _render(text: str, field: str, *, service: llmservice.LLMService, model_path: str) -> str:
+    try:
+        return templates.render_template(
+            text, model_path=model_path, service_name=service.name, service_namespace=service.namespace
+        )
+    except templates.TemplateError as exc:
+        raise RenderError(f"InferenceRuntime {field}: {exc}") from None
+
+
+def _probe_path(probe: Mapping[str, Any], default: str) -> str:
+    http = probe.get("httpGet")
+    return str(http.get("path") or "/") if http else default
+
+
+def recipe(
+    *,
+    service: llmservice.LLMService,
+    runtime: inferenceruntime.InferenceRuntime,
+    claim_name: str,
+    host_path_root: str = "/var/lib/noctaya/cache",
+) -> ServerRecipe:
+    """Render the server of ``service`` with ``runtime``."""
+    spec = service.spec
+    rspec = runtime.spec
+    family = engines.family_for(rspec.family.value)
+    if spec.model.source is None:
+        raise RenderError(
+            "spec.model.catalogRef: model catalogs are reserved, not implemented; set spec.model.source"
+        )
+    source = spec.model.source.parsed
+    try:
+        plan = delivery.plan(
+            source=source,
+            strategy=spec.cache.strategy.value,
+            prewarm=spec.cache.prewarm,
+            service=service.name,
+            namespace=service.namespace,
+            claim_name=claim_name,
+            host_path_root=host_path_root,
+        )
+    except delivery.DeliveryError as exc:
+        raise RenderError(str(exc)) from None
+
+    extra = dict(plan.env)
+    if isinstance(source, sources.HubSource) and source.hub == "modelscope" and plan.staging is None:
+        extra.update(family.modelscope_env)
+
+    accel = rspec.accelerator
+    request = accelerators.AcceleratorRequest(
+        vendor=rspec.vendor.value,
+        resource_name=accel.resource_name if accel else "",
+        count=spec.resources.accelerators,
+        node_selector=accel.node_selector if accel else {},
+        tolerations=[t.to_manifest() for t in accel.tolerations] if accel else [],
+        scheduler_name=accel.scheduler.name if accel and accel.scheduler else None,
+        queue=accel.scheduler.queue if accel and accel.scheduler else None,
+    )
+    try:
+        placement = accelerators.translate(request)
+    except accelerators.AcceleratorError as exc:
+        raise RenderError(f"InferenceRuntime {runtime.name}: {exc}") from None
+    extra.update({k: v for k, v in placement.env.items() if k not in extra})
+
+    port = rspec.container.port
+    readiness = rspec.health.effective_readiness(port=port.name).to_manifest()
+    startup = rspec.health.effective_startup(port=port.name).to_manifest()
+    liveness = rspec.health.liveness.to_manifest() if rspec.health.liveness else None
+    drain = int(spec.scaling.drain_timeout.total_seconds) if rspec.lifecycle.pre_stop_drain else None
+    return ServerRecipe(
+        image=rspec.container.image,
+        args=tuple(render_args(runtime=runtime, service=service, model_path=plan.model_path)),
+        env=tuple(render_env(runtime=runtime, service=service, model_path=plan.model_path, extra=extra)),
+        port_name=port.name,
+        port=port.container_port,
+        readiness_probe=readiness,
+        startup_probe=startup,
+        liveness_probe=liveness,
+        readiness_path=_probe_path(readiness, family.readiness_path),
+        cpu=str(spec.resources.cpu) if spec.resources.cpu is not None else None,
+        memory=str(spec.resources.memory) if spec.resources.memory is not None else None,
+        placement=placement,
+        delivery=plan,
+        family=family,
+        pre_stop_drain_seconds=drain,
+        termination_grace_period_seconds=rspec.lifecycle.termination_grace_period_seconds,
+    )
