@@ -1,0 +1,131 @@
+"""``noctaya validate`` and ``noctaya crds``.
+
+``noctaya validate FILE...`` checks LLMService and InferenceRuntime documents offline with the same
+models (and messages) the CRDs are generated from. FILE is a file, a directory (every ``*.yaml`` /
+``*.yml`` below it, in sorted order) or ``-`` for stdin. Every problem of every document is printed,
+one a line (``file:line: Kind namespace/name: field.path: message``), and the exit status is 1; when
+all documents are valid it prints a one-line summary and exits 0. Input is read with the bounds of
+``documents.Limits`` (no more than ``max_stream_bytes + 1`` bytes are ever read from one input).
+
+``noctaya crds`` prints both CRDs as one multi-document YAML stream; ``-o DIR`` writes
+``DIR/<plural>.serving.noctaya.io.yaml`` instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import pathlib
+import sys
+from collections.abc import Iterator, Sequence
+from typing import BinaryIO, TextIO
+
+from noctaya.api import crds, documents
+
+#: How many files a directory argument may expand to.
+MAX_FILES = 10_000
+
+
+def _inputs(args: Sequence[str]) -> Iterator[tuple[str, pathlib.Path | None, str | None]]:
+    """``(name, path or None for stdin, error)`` per input, directories expanded."""
+    for arg in args:
+        if arg == "-":
+            yield "<stdin>", None, None
+            continue
+        path = pathlib.Path(arg)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+            if not found:
+                yield arg, None, "directory holds no *.yaml or *.yml files"
+            if len(found) > MAX_FILES:
+                yield arg, None, f"directory holds more than {MAX_FILES} YAML files"
+                continue
+            for file in found:
+                yield str(file), file, None
+        elif path.is_file():
+            yield arg, path, None
+        elif path.exists():
+            yield arg, None, "not a regular file"
+        else:
+            yield arg, None, "no such file or directory"
+
+
+def _read(stream: BinaryIO, limit: int) -> bytes:
+    return stream.read(limit + 1)
+
+
+def validate_main(argv: list[str], *, stdin: BinaryIO | None = None, stdout: TextIO | None = None) -> int:
+    """Validate documents; 0 when all are valid, 1 when any problem was found, 2 on usage errors."""
+    parser = argparse.ArgumentParser(
+        prog="noctaya validate",
+        description="Check LLMService and InferenceRuntime YAML documents offline.",
+    )
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="file, directory (*.yaml, *.yml) or - for stdin"
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print problems only, no summary")
+    options = parser.parse_args(argv)
+    out = stdout if stdout is not None else sys.stdout
+    limits = documents.DEFAULT_LIMITS
+    problems: list[documents.Problem] = []
+    kinds: collections.Counter[str] = collections.Counter()
+    total = files = 0
+    stdin_used = False
+    for name, path, error in _inputs(options.files):
+        if error is not None:
+            problems.append(documents.Problem(source=name, message=error))
+            continue
+        files += 1
+        try:
+            if path is None:
+                if stdin_used:
+                    problems.append(documents.Problem(source=name, message="stdin given more than once"))
+                    continue
+                stdin_used = True
+                data = _read(stdin if stdin is not None else sys.stdin.buffer, limits.max_stream_bytes)
+            else:
+                with path.open("rb") as handle:
+                    data = _read(handle, limits.max_stream_bytes)
+        except OSError as exc:
+            problems.append(documents.Problem(source=name, message=f"cannot read: {exc.strerror or exc}"))
+            continue
+        checked, stream_problems = documents.check_stream(data, source=name, limits=limits)
+        for result in checked:
+            total += 1
+            problems.extend(result.problems)
+            if result.ok and result.kind:
+                kinds[result.kind] += 1
+        problems.extend(stream_problems)
+    if not problems and total == 0:
+        problems.append(documents.Problem(source=", ".join(options.files), message="no documents found"))
+    for problem in problems:
+        print(problem, file=out)
+    if problems:
+        if not options.quiet:
+            print(f"{len(problems)} problem(s) found in {files} file(s)", file=out)
+        return 1
+    if not options.quiet:
+        counted = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+        print(f"{total} document(s) valid ({counted}) in {files} file(s)", file=out)
+    return 0
+
+
+def crds_main(argv: list[str], *, stdout: TextIO | None = None) -> int:
+    """Print the CRDs, or write them into a directory with ``-o``."""
+    parser = argparse.ArgumentParser(prog="noctaya crds", description="Print the CustomResourceDefinitions.")
+    parser.add_argument(
+        "-o", "--output", metavar="DIR", type=pathlib.Path, help="write one file per CRD into DIR"
+    )
+    options = parser.parse_args(argv)
+    out = stdout if stdout is not None else sys.stdout
+    if options.output is None:
+        out.write(crds.to_yaml(crds.crds()))
+        return 0
+    try:
+        written = crds.write(options.output)
+    except OSError as exc:
+        print(f"noctaya crds: cannot write to {options.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(path, file=out)
+    return 0
