@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -28,7 +29,7 @@ import signal
 import struct
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final, Literal
 
 import uvloop
@@ -128,7 +129,7 @@ class _Generation:
         self.engine = engine
         self.chat = chat
 
-    async def __call__(self, request: web.Request) -> web.StreamResponse:
+    async def handle(self, request: web.Request) -> web.StreamResponse:
         engine = self.engine
         if engine.draining:
             return _error(503, "engine is shutting down", "draining")
@@ -297,10 +298,37 @@ def make_app(engine: FakeEngine | None = None) -> web.Application:
     app.router.add_get("/health", _health)
     app.router.add_get("/metrics", _metrics)
     app.router.add_get("/v1/models", _models)
-    app.router.add_post("/v1/chat/completions", _Generation(engine=engine, chat=True))
-    app.router.add_post("/v1/completions", _Generation(engine=engine, chat=False))
+    app.router.add_post("/v1/chat/completions", _Generation(engine=engine, chat=True).handle)
+    app.router.add_post("/v1/completions", _Generation(engine=engine, chat=False).handle)
     app.router.add_post("/v1/embeddings", _embeddings)
     return app
+
+
+@dataclasses.dataclass
+class RunningEngine:
+    """An engine served in-process (tests, benchmarks): its state and base URL."""
+
+    state: FakeEngine
+    url: str
+
+
+@contextlib.asynccontextmanager
+async def running(
+    engine: FakeEngine | None = None, *, host: str = "127.0.0.1"
+) -> AsyncIterator[RunningEngine]:
+    """Serve an engine on ``host``, port 0, for the duration of the ``async with``."""
+    engine = engine or FakeEngine()
+    runner = web.AppRunner(make_app(engine), access_log=None, handle_signals=False, shutdown_timeout=0.5)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, 0)
+        await site.start()
+        server = site._server
+        if not isinstance(server, asyncio.Server):
+            raise RuntimeError("the site did not start a TCP server")
+        yield RunningEngine(state=engine, url=f"http://{host}:{server.sockets[0].getsockname()[1]}")
+    finally:
+        await runner.cleanup()
 
 
 async def serve(engine: FakeEngine, *, host: str, port: int, drain_timeout: float) -> int:

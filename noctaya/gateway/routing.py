@@ -134,7 +134,7 @@ class ProxyHandler:
         self.upstream = upstream
         self.keepalive = config.cold_start_mode == "keepalive"
 
-    async def __call__(self, request: web.Request) -> web.StreamResponse:
+    async def handle(self, request: web.Request) -> web.StreamResponse:
         route = metrics.route_label(request.path)
         exchange = Exchange()
         try:
@@ -294,5 +294,5 @@ def setup_routes(app: web.Application, *, handler: ProxyHandler) -> None:
     app.router.add_get("/healthz", healthz_handler)
     app.router.add_get("/metrics", metrics_handler)
     app.router.add_get("/noctaya/queue", queue_handler)
-    app.router.add_route("*", "/v1/{tail:.*}", handler)
+    app.router.add_route("*", "/v1/{tail:.*}", handler.handle)
     app.router.add_route("*", "/{tail:.*}", not_found_handler)

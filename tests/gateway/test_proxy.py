@@ -1,0 +1,256 @@
+"""The warm path: the gateway as a transparent OpenAI-compatible proxy, driven by the real SDK.
+
+Aspects: chat and text completions with and without streaming; embeddings and models; any other
+``/v1`` path is forwarded (the backend's 404 passes through); SSE chunks pass one by one as the backend
+sends them; hop-by-hop headers are dropped and ``X-Forwarded-*`` set; query strings and methods pass;
+healthz; unknown non-/v1 paths give an OpenAI-shaped 404; no slot leaks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import aiohttp
+import openai
+import pytest
+from aiohttp import web
+
+from noctaya.dev import fake_engine
+from noctaya.gateway import testing
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[fake_engine.RunningEngine]:
+    async with fake_engine.running(fake_engine.FakeEngine(tokens=5)) as running:
+        yield running
+
+
+@pytest.fixture
+async def gateways(engine: fake_engine.RunningEngine) -> AsyncIterator[testing.GatewayStarter]:
+    async with testing.GatewayStarter(backend_url=engine.url) as starter:
+        yield starter
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as session:
+        yield session
+
+
+SdkFactory = Callable[[testing.RunningGateway], openai.AsyncOpenAI]
+ServeApp = Callable[[web.Application], Awaitable[str]]
+
+
+@pytest.fixture
+async def sdk() -> AsyncIterator[SdkFactory]:
+    """The real ``openai`` SDK pointed at a gateway (no SDK retries); closed after the test."""
+    clients: list[openai.AsyncOpenAI] = []
+
+    def make(target: testing.RunningGateway, *, api_key: str = "unused") -> openai.AsyncOpenAI:
+        client = openai.AsyncOpenAI(base_url=target.url + "/v1", api_key=api_key, max_retries=0, timeout=10.0)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        await client.close()
+
+
+@pytest.fixture
+async def serve_app() -> AsyncIterator[ServeApp]:
+    """Serve a purpose-built backend app on loopback; returns its base URL."""
+    runners: list[web.AppRunner] = []
+
+    async def serve(app: web.Application) -> str:
+        runner, url = await testing.serve(app, shutdown_timeout=0.2)
+        runners.append(runner)
+        return url
+
+    yield serve
+    for runner in reversed(runners):
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def gateway(gateways: testing.GatewayStarter) -> testing.RunningGateway:
+    return await gateways.start(wait_ready=True)
+
+
+async def test_chat_completion_non_streaming(
+    engine: fake_engine.RunningEngine, gateway: testing.RunningGateway, sdk: SdkFactory
+) -> None:
+    client = sdk(gateway)
+    result = await client.chat.completions.create(
+        model="fake-model", messages=[{"role": "user", "content": "hi"}]
+    )
+    assert result.choices[0].message.content == "tok tok tok tok tok"
+    assert result.usage is not None and result.usage.completion_tokens == 5
+    await gateway.wait_idle()
+
+
+async def test_chat_completion_streaming(
+    engine: fake_engine.RunningEngine, gateway: testing.RunningGateway, sdk: SdkFactory
+) -> None:
+    client = sdk(gateway)
+    stream = await client.chat.completions.create(
+        model="fake-model",
+        messages=[{"role": "user", "content": "hi"}],
+        stream=True,
+        stream_options={"include_usage": True},
+    )
+    pieces, usage = [], None
+    async for chunk in stream:
+        if chunk.choices:
+            pieces.append(chunk.choices[0].delta.content or "")
+        if chunk.usage is not None:
+            usage = chunk.usage
+    assert "".join(pieces) == "tok " * 5
+    assert usage is not None and usage.completion_tokens == 5
+    await gateway.wait_idle()
+
+
+async def test_text_completion_both_ways(
+    engine: fake_engine.RunningEngine, gateway: testing.RunningGateway, sdk: SdkFactory
+) -> None:
+    client = sdk(gateway)
+    result = await client.completions.create(model="fake-model", prompt="say", max_tokens=3)
+    assert result.choices[0].text == "tok tok tok"
+    stream = await client.completions.create(model="fake-model", prompt="say", max_tokens=2, stream=True)
+    assert "".join([c.choices[0].text async for c in stream]) == "tok tok "
+
+
+async def test_embeddings_and_models(
+    engine: fake_engine.RunningEngine, gateway: testing.RunningGateway, sdk: SdkFactory
+) -> None:
+    client = sdk(gateway)
+    embeddings = await client.embeddings.create(model="fake-model", input=["a", "bb"])
+    assert [len(e.embedding) for e in embeddings.data] == [8, 8]
+    models = await client.models.list()
+    assert [m.id for m in models.data] == ["fake-model"]
+
+
+async def test_other_v1_paths_are_forwarded_with_query(
+    engine: fake_engine.RunningEngine, gateway: testing.RunningGateway, http: aiohttp.ClientSession
+) -> None:
+    async with http.get(gateway.url + "/v1/no/such/thing?x=1") as response:
+        assert response.status == 404  # the backend's answer, passed through
+    async with http.get(gateway.url + "/v1/models?limit=1") as response:
+        assert response.status == 200
+        assert (await response.json())["data"][0]["id"] == "fake-model"
+
+
+async def test_sse_chunks_are_relayed_as_they_come(
+    engine: fake_engine.RunningEngine, gateway: testing.RunningGateway, http: aiohttp.ClientSession
+) -> None:
+    engine.state.token_delay = 0.1
+    engine.state.tokens = 3
+    loop = asyncio.get_running_loop()
+    arrivals = []
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "x"}]}
+    async with http.post(gateway.url + "/v1/chat/completions", json=body) as response:
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        async for line in response.content:
+            if line.startswith(b"data: {") and b'"tok ' in line:
+                arrivals.append(loop.time())
+    assert len(arrivals) == 3
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+    assert all(gap > 0.05 for gap in gaps), gaps  # not batched: each token arrived on its own
+
+
+async def test_hop_by_hop_headers_dropped_and_forwarded_headers_set(
+    serve_app: ServeApp, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    seen: dict[str, str] = {}
+
+    async def echo(request: web.Request) -> web.Response:
+        seen.update(request.headers)
+        body = await request.read()
+        return web.json_response(
+            {"len": len(body), "method": request.method, "qs": request.query_string},
+            headers={"Keep-Alive": "timeout=5", "X-Backend": "1"},
+        )
+
+    async def health(request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    backend = web.Application()
+    backend.router.add_route("*", "/v1/echo", echo)
+    backend.router.add_get("/health", health)
+    gateway = await gateways.start(backendUrl=await serve_app(backend), wait_ready=True)
+    headers = {
+        "Connection": "keep-alive, X-Secret-Hop",
+        "X-Secret-Hop": "drop-me",
+        "TE": "trailers",
+        "Proxy-Authorization": "Basic abc",
+        "X-Custom": "keep-me",
+        "X-Forwarded-For": "10.1.2.3",
+    }
+    async with http.put(gateway.url + "/v1/echo?a=b", data=b"x" * 1000, headers=headers) as response:
+        assert response.status == 200
+        assert await response.json() == {"len": 1000, "method": "PUT", "qs": "a=b"}
+        assert response.headers["X-Backend"] == "1"
+        assert "Keep-Alive" not in response.headers
+    assert seen["X-Custom"] == "keep-me"
+    for hop in ("X-Secret-Hop", "TE", "Proxy-Authorization"):
+        assert hop not in seen
+    assert seen["X-Forwarded-For"] == "10.1.2.3, 127.0.0.1"
+    assert seen["X-Forwarded-Proto"] == "http"
+    assert seen["X-Forwarded-Host"] == gateway.url.removeprefix("http://")
+
+
+async def test_streamed_request_body_is_forwarded(
+    serve_app: ServeApp, gateways: testing.GatewayStarter
+) -> None:
+    """A body the client is still sending is streamed to the backend, not held back."""
+    received: list[int] = []
+
+    async def sink(request: web.Request) -> web.Response:
+        total = 0
+        async for chunk in request.content.iter_any():
+            total += len(chunk)
+            received.append(total)
+        return web.json_response({"len": total})
+
+    async def health(request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    backend = web.Application()
+    backend.router.add_post("/v1/upload", sink)
+    backend.router.add_get("/health", health)
+    gateway = await gateways.start(backendUrl=await serve_app(backend), wait_ready=True)
+
+    async def body() -> AsyncIterator[bytes]:
+        for _ in range(5):
+            yield b"y" * 10_000
+            await asyncio.sleep(0.02)
+
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(gateway.url + "/v1/upload", data=body()) as response,
+    ):
+        assert response.status == 200
+        assert await response.json() == {"len": 50_000}
+    assert len(received) >= 2  # arrived in pieces, as sent
+
+
+async def test_healthz_and_unknown_paths(
+    gateway: testing.RunningGateway, http: aiohttp.ClientSession
+) -> None:
+    async with http.get(gateway.url + "/healthz") as response:
+        assert response.status == 200
+    async with http.get(gateway.url + "/nope") as response:
+        assert response.status == 404
+        error = (await response.json())["error"]
+        assert error["code"] == "not_found" and error["type"] == "invalid_request_error"
+
+
+async def test_queue_endpoint_reports_state(
+    gateway: testing.RunningGateway, http: aiohttp.ClientSession
+) -> None:
+    async with http.get(gateway.url + "/noctaya/queue") as response:
+        state = json.loads(await response.text())
+    assert state["queued"] == 0 and state["inFlight"] == 0 and state["backendReady"] is True
+    assert state["lease"]["state"] == "closed" and state["demand"] == 0
