@@ -51,7 +51,7 @@ for module in "${modules[@]}"; do
       generate monitoring.yaml com/coreos/monitoring monitoring ;;
     serving)
       mkdir -p "$work/serving"
-      .venv/bin/noctaya crds -o "$work/serving"
+      .venv/bin/noctaya crds -o "$work/serving" >/dev/null
       join "$work"/serving/*.yaml > "$work/serving.yaml"
       generate serving.yaml io/noctaya/serving serving ;;
     *) echo "imports: unknown module $module (keda, monitoring, serving)" >&2; exit 2 ;;
