@@ -314,14 +314,20 @@ class RunningEngine:
 
 @contextlib.asynccontextmanager
 async def running(
-    engine: FakeEngine | None = None, *, host: str = "127.0.0.1"
+    engine: FakeEngine | None = None, *, host: str = "127.0.0.1", port: int = 0
 ) -> AsyncIterator[RunningEngine]:
-    """Serve an engine on ``host``, port 0, for the duration of the ``async with``."""
+    """Serve an engine on ``host:port`` (0: any free port) for the duration of the ``async with``."""
     engine = engine or FakeEngine()
-    runner = web.AppRunner(make_app(engine), access_log=None, handle_signals=False, shutdown_timeout=0.5)
+    runner = web.AppRunner(
+        make_app(engine),
+        access_log=None,
+        handle_signals=False,
+        shutdown_timeout=0.5,
+        handler_cancellation=True,
+    )
     await runner.setup()
     try:
-        site = web.TCPSite(runner, host, 0)
+        site = web.TCPSite(runner, host, port, reuse_address=True)
         await site.start()
         server = site._server
         if not isinstance(server, asyncio.Server):
@@ -333,7 +339,9 @@ async def running(
 
 async def serve(engine: FakeEngine, *, host: str, port: int, drain_timeout: float) -> int:
     app = make_app(engine)
-    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=drain_timeout)
+    runner = web.AppRunner(
+        app, handle_signals=False, access_log=None, shutdown_timeout=drain_timeout, handler_cancellation=True
+    )
     await runner.setup()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -1,0 +1,185 @@
+"""Client API-key authentication.
+
+Aspects: no key file means no auth; with a key file, a missing, malformed, non-Bearer or wrong key is a
+401 with an OpenAI-shaped body (the SDK raises AuthenticationError) and the right key passes; the
+file is reread per request, so rotating it in place (atomic replace, as a Secret volume does) takes
+effect at once; several lines are several accepted keys; an empty, missing or oversized file denies
+everything; a refused request takes no queue slot and opens no lease; probe and monitoring endpoints
+stay open; refusals are counted.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from collections.abc import AsyncIterator, Callable
+
+import aiohttp
+import openai
+import pytest
+
+from noctaya.dev import fake_engine
+from noctaya.gateway import auth, keys, testing
+
+SdkFactory = Callable[..., openai.AsyncOpenAI]
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[fake_engine.RunningEngine]:
+    async with fake_engine.running(fake_engine.FakeEngine(tokens=2)) as running:
+        yield running
+
+
+@pytest.fixture
+async def gateways(engine: fake_engine.RunningEngine) -> AsyncIterator[testing.GatewayStarter]:
+    async with testing.GatewayStarter(backend_url=engine.url) as starter:
+        yield starter
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as session:
+        yield session
+
+
+@pytest.fixture
+def key_file(tmp_path: pathlib.Path) -> pathlib.Path:
+    path = tmp_path / "token"
+    path.write_text("sk-first\n")
+    return path
+
+
+def rotate(path: pathlib.Path, content: str) -> None:
+    """Replace the file atomically, the way the kubelet swaps a Secret volume's data."""
+    staging = path.with_suffix(".new")
+    staging.write_text(content)
+    os.replace(staging, path)
+
+
+@pytest.fixture
+async def sdk() -> AsyncIterator[SdkFactory]:
+    clients: list[openai.AsyncOpenAI] = []
+
+    def make(target: testing.RunningGateway, *, api_key: str) -> openai.AsyncOpenAI:
+        client = openai.AsyncOpenAI(base_url=target.url + "/v1", api_key=api_key, max_retries=0, timeout=10.0)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        await client.close()
+
+
+async def models(client: openai.AsyncOpenAI) -> list[str]:
+    return [m.id for m in (await client.models.list()).data]
+
+
+async def test_no_key_file_means_no_auth(gateways: testing.GatewayStarter, sdk: SdkFactory) -> None:
+    gateway = await gateways.start(wait_ready=True)
+    assert await models(sdk(gateway, api_key="anything")) == ["fake-model"]
+
+
+async def test_right_key_passes_and_wrong_keys_get_401(
+    gateways: testing.GatewayStarter, sdk: SdkFactory, http: aiohttp.ClientSession, key_file: pathlib.Path
+) -> None:
+    gateway = await gateways.start(wait_ready=True, apiKeyFile=str(key_file))
+    assert await models(sdk(gateway, api_key="sk-first")) == ["fake-model"]
+    with pytest.raises(openai.AuthenticationError) as caught:
+        await models(sdk(gateway, api_key="sk-wrong"))
+    assert caught.value.code == "invalid_api_key"
+    for header in (
+        None,
+        "sk-first",
+        "Basic sk-first",
+        "Bearer",
+        "Bearer ",
+        "bearer sk-firs",
+        "Bearer " + "x" * 5000,
+    ):
+        headers = {} if header is None else {"Authorization": header}
+        async with http.get(gateway.url + "/v1/models", headers=headers) as response:
+            assert response.status == 401, header
+            body = await response.json()
+            assert body["error"]["type"] == "invalid_request_error"
+    async with http.get(gateway.url + "/v1/models", headers={"Authorization": "bEaReR sk-first"}) as response:
+        assert response.status == 200  # the scheme is case-insensitive
+    assert gateway.app[keys.METRICS].rejections.labels("unauthorized")._value.get() == 1 + 7
+
+
+async def test_rotation_in_place_needs_no_restart(
+    gateways: testing.GatewayStarter, sdk: SdkFactory, key_file: pathlib.Path
+) -> None:
+    gateway = await gateways.start(wait_ready=True, apiKeyFile=str(key_file))
+    assert await models(sdk(gateway, api_key="sk-first"))
+    rotate(key_file, "sk-first\nsk-second\n")  # overlap: both accepted
+    assert await models(sdk(gateway, api_key="sk-first"))
+    assert await models(sdk(gateway, api_key="sk-second"))
+    rotate(key_file, "sk-second\n")
+    with pytest.raises(openai.AuthenticationError):
+        await models(sdk(gateway, api_key="sk-first"))
+    assert await models(sdk(gateway, api_key="sk-second"))
+
+
+def spoil(path: pathlib.Path, problem: str) -> None:
+    if problem == "empty":
+        path.write_text("")
+    elif problem == "blank":
+        path.write_text("\n  \n")
+    elif problem == "missing":
+        path.unlink()
+    elif problem == "oversized":
+        path.write_text("sk-first\n" + "x" * (auth.MAX_KEY_FILE_BYTES + 1))
+    else:
+        path.unlink()
+        path.mkdir()
+
+
+@pytest.mark.parametrize("problem", ["empty", "blank", "missing", "oversized", "directory"])
+async def test_unusable_key_file_denies(
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession, key_file: pathlib.Path, problem: str
+) -> None:
+    spoil(key_file, problem)
+    gateway = await gateways.start(wait_ready=True, apiKeyFile=str(key_file))
+    for token in ("", "sk-first"):
+        async with http.get(
+            gateway.url + "/v1/models", headers={"Authorization": f"Bearer {token}"}
+        ) as response:
+            assert response.status == 401
+
+
+async def test_refused_request_takes_no_slot_and_opens_no_lease(
+    engine: fake_engine.RunningEngine,
+    gateways: testing.GatewayStarter,
+    http: aiohttp.ClientSession,
+    key_file: pathlib.Path,
+) -> None:
+    engine.state.ready_override = False
+    gateway = await gateways.start(apiKeyFile=str(key_file), maxQueue=1)
+    for _ in range(5):
+        async with http.post(
+            gateway.url + "/v1/chat/completions",
+            json={"stream": True},
+            headers={"Authorization": "Bearer nope"},
+        ) as response:
+            assert response.status == 401
+    assert gateway.admission.queued == 0 and gateway.demand.demand() == 0
+    assert gateway.app[keys.METRICS].activations_started._value.get() == 0
+
+
+async def test_probe_and_monitoring_endpoints_stay_open(
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession, key_file: pathlib.Path
+) -> None:
+    gateway = await gateways.start(wait_ready=True, apiKeyFile=str(key_file))
+    for path in ("/healthz", "/metrics", "/noctaya/queue"):
+        async with http.get(gateway.url + path) as response:
+            assert response.status == 200, path
+
+
+def test_key_file_unit(key_file: pathlib.Path) -> None:
+    keys_ = auth.KeyFile(path=str(key_file))
+    assert keys_.enabled and keys_.keys() == [b"sk-first"]
+    assert keys_.allows("Bearer sk-first") and keys_.allows("Bearer   sk-first ")
+    assert (
+        not keys_.allows("Bearer sk-first2") and not keys_.allows("Token sk-first") and not keys_.allows(None)
+    )
+    assert auth.KeyFile(path=None).allows(None)
