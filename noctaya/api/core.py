@@ -54,15 +54,24 @@ PortRef = Annotated[int | str, IntOrString]
 
 def _check_port(value: int | str) -> int | str:
     if isinstance(value, int) and not 1 <= value <= 65535:
-        raise ValueError("port number must be between 1 and 65535")
+        raise ValueError(_PORT_RULE.message)
     if isinstance(value, str) and (len(value) > 15 or not _PORT_NAME.fullmatch(value)):
-        raise ValueError("port name must be a DNS label of at most 15 characters")
+        raise ValueError(_PORT_RULE.message)
     return value
 
 
 _PORT_NAME = re.compile(meta.DNS_LABEL_PATTERN)
 
-Port = Annotated[PortRef, pydantic.AfterValidator(_check_port)]
+_PORT_RULE = meta.Rule(
+    rule="type(self) == int ? (self >= 1 && self <= 65535) "
+    f": (size(self) <= 15 && self.matches('{meta.DNS_LABEL_PATTERN}'))",
+    message="must be a port number 1-65535 or a port name (a DNS label of at most 15 characters)",
+)
+
+#: A container port by number or name, checked offline and by the CRD's CEL rule.
+Port = Annotated[
+    PortRef, pydantic.AfterValidator(_check_port), pydantic.Field(json_schema_extra=meta.cel(_PORT_RULE))
+]
 
 
 # ---------------------------------------------------------------------------------------------- env

@@ -108,7 +108,14 @@ class ModelSourceRef(meta.ApiModel):
 
     uri: Annotated[
         str,
-        pydantic.Field(min_length=1, max_length=sources.MAX_URI_LENGTH, pattern=sources.URI_PATTERN),
+        pydantic.Field(
+            min_length=1,
+            max_length=sources.MAX_URI_LENGTH,
+            json_schema_extra={
+                "pattern": sources.URI_PATTERN,  # the parser's messages are clearer offline
+                **meta.cel(*(meta.Rule(r.rule, r.message) for r in sources.URI_RULES)),
+            },
+        ),
         pydantic.AfterValidator(_check_uri),
     ]
     secret_ref: SecretRef | None = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 #: Longest URI accepted (also the CRD's ``maxLength``).
 MAX_URI_LENGTH: Final = 2048
@@ -28,16 +28,59 @@ SCHEMES: Final = ("hf", "huggingface", "modelscope", "oci", "pvc")
 #: The CRD pattern: a known scheme followed by something.
 URI_PATTERN: Final = r"^(hf|huggingface|modelscope|oci|pvc)://.+$"
 
-_HUB_SEGMENT = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?")
-_REVISION = re.compile(r"[A-Za-z0-9._-][A-Za-z0-9._/-]{0,254}")
-_REGISTRY = re.compile(
-    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?))*"
-    r"(?::[0-9]{1,5})?"
+# The pieces of every form, shared by the parser below and the CRD's CEL rules (RE2-compatible).
+_HUB_SEGMENT_RE: Final = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
+_REVISION_RE: Final = r"[A-Za-z0-9._-][A-Za-z0-9._/-]{0,254}"
+_HOST_LABEL_RE: Final = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_REGISTRY_RE: Final = rf"{_HOST_LABEL_RE}(?:\.{_HOST_LABEL_RE})*(?::[0-9]{{1,5}})?"
+_REPO_COMPONENT_RE: Final = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_DIGEST_RE: Final = r"sha256:[0-9a-f]{64}"
+_CLAIM_RE: Final = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*"
+_PATH_SEGMENT_RE: Final = r"[^/\\\x00-\x1f\x7f]+"
+
+#: Whole-URI patterns of each form (the CRD's CEL rules match these).
+HUB_URI_PATTERN: Final = (
+    rf"^(hf|huggingface|modelscope)://{_HUB_SEGMENT_RE}/{_HUB_SEGMENT_RE}(@{_REVISION_RE})?$"
 )
-_REPO_COMPONENT = re.compile(r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*")
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-_CLAIM = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_PATH_SEGMENT = re.compile(r"[^/\\\x00-\x1f\x7f]+")
+OCI_URI_PATTERN: Final = rf"^oci://{_REGISTRY_RE}/{_REPO_COMPONENT_RE}(/{_REPO_COMPONENT_RE})*@{_DIGEST_RE}$"
+PVC_URI_PATTERN: Final = rf"^pvc://{_CLAIM_RE}(/{_PATH_SEGMENT_RE})*$"
+
+_HUB_SEGMENT = re.compile(_HUB_SEGMENT_RE)
+_REVISION = re.compile(_REVISION_RE)
+_REGISTRY = re.compile(_REGISTRY_RE)
+_REPO_COMPONENT = re.compile(_REPO_COMPONENT_RE)
+_DIGEST = re.compile(_DIGEST_RE)
+_CLAIM = re.compile(_CLAIM_RE)
+_PATH_SEGMENT = re.compile(_PATH_SEGMENT_RE)
+
+
+class CelRule(NamedTuple):
+    rule: str
+    message: str
+
+
+#: The CEL rules the CRD puts on ``spec.model.source.uri``; ``parse_source`` refuses exactly what they
+#: refuse (and says more precisely why).
+URI_RULES: Final = (
+    CelRule(
+        rule="!self.matches('^(hf|huggingface|modelscope)://') || ("
+        f"self.matches(r'{HUB_URI_PATTERN}') && !self.matches(r'^[^@]*--') && !self.contains('..') "
+        "&& !self.matches(r'@.*(//|/$)'))",
+        message="hub sources are hf://<org>/<name>[@<revision>] (or huggingface://, modelscope://); org and "
+        "name are letters, digits, '-', '_' and '.', without '--' or '..'",
+    ),
+    CelRule(
+        rule=f"!self.startsWith('oci://') || self.matches(r'{OCI_URI_PATTERN}')",
+        message="oci:// sources are oci://<registry>/<repository>@sha256:<64 lowercase hex>; tags are not "
+        "accepted",
+    ),
+    CelRule(
+        rule=f"!self.startsWith('pvc://') || (self.matches(r'{PVC_URI_PATTERN}') "
+        "&& !self.matches(r'/\\.\\.?(/|$)'))",
+        message="pvc:// sources are pvc://<claim>[/<subpath>]; the subpath is relative, without '.', '..' "
+        "or empty segments",
+    ),
+)
 
 
 class SourceError(ValueError):
