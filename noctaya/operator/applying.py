@@ -1,0 +1,207 @@
+"""Make the owned objects of one LLMService match the synthesized chart.
+
+- **Server-side apply** under one field manager (``force``: the operator is the authority for the
+  fields it renders; fields it does not render, e.g. the backend's ``replicas`` owned by KEDA, stay with
+  their owners).
+- **Hash-skip**: each applied object carries ``serving.noctaya.io/applied-hash``, the hash of what was
+  rendered; when the live object (from the watch cache) already carries the desired hash, no request
+  is sent. A missing or drifted object has no or another hash and is applied again.
+- **Create-once** objects (annotated ``serving.noctaya.io/spec-hash`` by the constructs: cache PVC,
+  prewarm Job, scaler token Secret) are created when absent and never patched; when the live object
+  was created from another spec hash the object is *refused*: reported by name with the command that
+  replaces it, left untouched.
+- **Prune**: owned objects (controller reference to this LLMService's uid) of the kinds the operator
+  renders that are no longer desired are deleted, with a uid precondition.
+- **Fencing**: before every write ``may_write()`` is asked; when leadership is lost the pass stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
+
+from noctaya.operator import apiclient
+
+SPEC_HASH: Final = "serving.noctaya.io/spec-hash"
+APPLIED_HASH: Final = "serving.noctaya.io/applied-hash"
+CACHE_KINDS: Final = frozenset({("v1", "PersistentVolumeClaim"), ("batch/v1", "Job")})
+PRUNABLE: Final = frozenset(
+    {
+        ("v1", "ConfigMap"),
+        ("v1", "Secret"),
+        ("v1", "Service"),
+        ("v1", "ServiceAccount"),
+        ("v1", "PersistentVolumeClaim"),
+        ("apps/v1", "Deployment"),
+        ("batch/v1", "Job"),
+        ("policy/v1", "PodDisruptionBudget"),
+        ("keda.sh/v1alpha1", "ScaledObject"),
+        ("keda.sh/v1alpha1", "TriggerAuthentication"),
+        ("monitoring.coreos.com/v1", "ServiceMonitor"),
+    }
+)
+_FIRST_WAVE: Final = frozenset(
+    {("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "PersistentVolumeClaim")}
+)
+
+ObjectKey = tuple[str, str, str]  # (apiVersion, kind, name)
+Body = dict[str, Any]
+
+
+class NotLeaderError(Exception):
+    """A write was about to happen after leadership was lost."""
+
+
+def key_of(obj: Mapping[str, Any]) -> ObjectKey:
+    return (str(obj.get("apiVersion")), str(obj.get("kind")), str((obj.get("metadata") or {}).get("name")))
+
+
+def describe(key: ObjectKey) -> str:
+    return f"{key[1]} {key[2]}"
+
+
+def digest(obj: Mapping[str, Any]) -> str:
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def annotations_of(obj: Mapping[str, Any]) -> Mapping[str, str]:
+    return (obj.get("metadata") or {}).get("annotations") or {}
+
+
+def owned_by(obj: Mapping[str, Any], uid: str) -> bool:
+    refs = (obj.get("metadata") or {}).get("ownerReferences") or []
+    return any(isinstance(r, Mapping) and r.get("uid") == uid and r.get("controller") for r in refs)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Refusal:
+    """A create-once object that exists but was created from another spec."""
+
+    key: ObjectKey
+    namespace: str
+
+    @property
+    def cache(self) -> bool:
+        return self.key[:2] in CACHE_KINDS
+
+    @property
+    def message(self) -> str:
+        kind, name = self.key[1], self.key[2]
+        return (
+            f"{kind} {self.namespace}/{name} was created from a different spec and is never replaced "
+            f"automatically; delete it to apply the change: kubectl -n {self.namespace} delete "
+            f"{kind.lower()} {name}"
+        )
+
+
+@dataclasses.dataclass(kw_only=True)
+class Report:
+    created: list[ObjectKey] = dataclasses.field(default_factory=list)
+    applied: list[ObjectKey] = dataclasses.field(default_factory=list)
+    skipped: list[ObjectKey] = dataclasses.field(default_factory=list)
+    pruned: list[ObjectKey] = dataclasses.field(default_factory=list)
+    refused: list[Refusal] = dataclasses.field(default_factory=list)
+    live: dict[ObjectKey, Body] = dataclasses.field(default_factory=dict)  # server responses (write-through)
+
+    @property
+    def writes(self) -> int:
+        return len(self.created) + len(self.applied) + len(self.pruned)
+
+
+class Applier:
+    def __init__(
+        self, *, client: apiclient.Client, field_manager: str, may_write: Callable[[], bool] = lambda: True
+    ) -> None:
+        self._client = client
+        self._manager = field_manager
+        self._may_write = may_write
+
+    def _check(self) -> None:
+        if not self._may_write():
+            raise NotLeaderError("leadership lost: refusing to write")
+
+    async def sync(
+        self,
+        *,
+        namespace: str,
+        owner_uid: str,
+        desired: Iterable[Mapping[str, Any]],
+        live: Mapping[ObjectKey, Mapping[str, Any]],
+    ) -> Report:
+        report = Report()
+        wanted: dict[ObjectKey, Body] = {}
+        for obj in desired:
+            wanted[key_of(obj)] = copy.deepcopy(dict(obj))
+        first = [k for k in wanted if k[:2] in _FIRST_WAVE]
+        rest = [k for k in wanted if k[:2] not in _FIRST_WAVE]
+        for wave in (first, rest):
+            await asyncio.gather(*(self._one(namespace, wanted[k], live.get(k), report) for k in wave))
+        stale = [
+            (k, obj)
+            for k, obj in live.items()
+            if k not in wanted
+            and k[:2] in PRUNABLE
+            and owned_by(obj, owner_uid)
+            and not (obj.get("metadata") or {}).get("deletionTimestamp")
+        ]
+        await asyncio.gather(*(self._prune(namespace, k, obj, report) for k, obj in stale))
+        return report
+
+    async def _one(self, namespace: str, obj: Body, live: Mapping[str, Any] | None, report: Report) -> None:
+        key = key_of(obj)
+        meta = obj.setdefault("metadata", {})
+        meta.setdefault("namespace", namespace)
+        once = annotations_of(obj).get(SPEC_HASH)
+        if once is not None:
+            await self._create_once(namespace, key, obj, once, live, report)
+            return
+        wanted_hash = digest(obj)
+        if live is not None and annotations_of(live).get(APPLIED_HASH) == wanted_hash:
+            report.skipped.append(key)
+            return
+        meta.setdefault("annotations", {})[APPLIED_HASH] = wanted_hash
+        self._check()
+        report.live[key] = await self._client.apply(obj, field_manager=self._manager)
+        (report.created if live is None else report.applied).append(key)
+
+    async def _create_once(
+        self,
+        namespace: str,
+        key: ObjectKey,
+        obj: Body,
+        spec_hash: str,
+        live: Mapping[str, Any] | None,
+        report: Report,
+    ) -> None:
+        if live is None:
+            self._check()
+            try:
+                report.live[key] = await self._client.create(obj)
+                report.created.append(key)
+                return
+            except apiclient.ApiError as e:
+                if e.status != 409:
+                    raise
+            live = await self._client.get(apiclient.kind_of(obj), namespace=namespace, name=key[2])
+            if live is None:  # deleted in between: the next pass creates it
+                return
+            report.live[key] = dict(live)
+        if annotations_of(live).get(SPEC_HASH) == spec_hash:
+            report.skipped.append(key)
+        else:
+            report.refused.append(Refusal(key=key, namespace=namespace))
+
+    async def _prune(self, namespace: str, key: ObjectKey, obj: Mapping[str, Any], report: Report) -> None:
+        self._check()
+        kind = apiclient.KINDS.get(key[:2])
+        if kind is None:
+            return
+        uid = (obj.get("metadata") or {}).get("uid")
+        if await self._client.delete(kind, namespace=namespace, name=key[2], uid=uid):
+            report.pruned.append(key)

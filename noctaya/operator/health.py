@@ -1,0 +1,326 @@
+"""What Kubernetes says about a service's backend: pure functions from watched objects to health.
+
+Input is what the operator watches for one LLMService — the backend Deployment, the Pods with the
+service label, the prewarm Job — as plain ``dict`` bodies. Output is a :class:`Health`: ready replicas,
+the progress reason while not ready (``Activating``, ``Starting``, ``SchedulingDelayed``,
+``ModelLoading``, ``ScaledToZero``), the active hard failure if any (``ImagePullFailed``, ``OOMKilled``,
+``CrashLoopBackOff``, ``ContainerRestarting``, ``ProgressDeadlineExceeded``, ``PrewarmFailed``) and the
+phase timings of the activation that made the backend Ready.
+
+Rules: only Pods selected by the backend Deployment's ``matchLabels`` count (the gateway Pods carry the
+service label too); Pods being deleted and Pods that finished (``Succeeded``/``Failed``) are ignored;
+when several failures are present the most specific wins (:data:`FAILURE_ORDER`).
+Nothing here does I/O, so every rule is unit-tested directly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+Body = Mapping[str, Any]
+
+IMAGE_PULL_REASONS: Final = frozenset(
+    {"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable"}
+)
+FAILURE_ORDER: Final = (
+    "PrewarmFailed",
+    "ImagePullFailed",
+    "OOMKilled",
+    "CrashLoopBackOff",
+    "ContainerRestarting",
+    "ProgressDeadlineExceeded",
+)
+PROGRESS_ORDER: Final = ("SchedulingDelayed", "ModelLoading", "Starting", "Activating")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Finding:
+    """One observation with a condition reason and a message a user can act on."""
+
+    reason: str
+    message: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Activation:
+    """Phase timings of one backend Pod, in seconds since the Pod was created."""
+
+    pod: str
+    created_at: str
+    scheduled: float | None
+    started: float | None  # image pulled and every container started
+    ready: float
+
+    ready_at: str
+
+    def stages(self) -> list[tuple[str, float]]:
+        """Per-stage durations: Scheduled (created → bound), ImagePulled (→ containers running),
+        ModelLoaded (→ Ready). A stage whose end is unknown is folded into the next one."""
+        out: list[tuple[str, float]] = []
+        last = 0.0
+        for name, moment in (
+            ("Scheduled", self.scheduled),
+            ("ImagePulled", self.started),
+            ("ModelLoaded", self.ready),
+        ):
+            if moment is None:
+                continue
+            moment = max(moment, last)
+            out.append((name, moment - last))
+            last = moment
+        return out
+
+    def as_status(self) -> dict[str, Any]:
+        """The ``status.lastActivation`` shape of the API (``startedAt``, ``readyAt``, ``phases``)."""
+        return {
+            "startedAt": self.created_at,
+            "readyAt": self.ready_at,
+            "phases": [{"name": name, "duration": go_duration(seconds)} for name, seconds in self.stages()],
+        }
+
+
+def go_duration(seconds: float) -> str:
+    """Seconds in Go's duration form with millisecond precision: ``850ms``, ``2.5s``, ``1m30.25s``."""
+    millis = round(seconds * 1000)
+    if millis < 1000:
+        return f"{millis}ms"
+    hours, rest = divmod(millis, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    secs = f"{rest / 1000:.3f}".rstrip("0").rstrip(".")
+    text = (f"{hours}h" if hours else "") + (f"{minutes}m" if hours or minutes else "")
+    return text + f"{secs}s"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Health:
+    ready_replicas: int
+    desired_replicas: int | None  # None: no backend Deployment yet
+    progress: Finding | None  # why not ready yet (None when ready)
+    failure: Finding | None  # the active hard failure (None when healthy)
+    prewarm: Finding | None  # prewarm Job state: Prewarming / PrewarmComplete / PrewarmFailed
+    activation: Activation | None  # the earliest-ready current backend Pod
+
+
+def parse_time(text: object) -> datetime.datetime | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        value = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=datetime.UTC)
+
+
+def _condition(obj: Body, type_: str) -> Mapping[str, Any] | None:
+    for cond in (obj.get("status") or {}).get("conditions") or []:
+        if isinstance(cond, Mapping) and cond.get("type") == type_:
+            return cond
+    return None
+
+
+def selects(selector: Mapping[str, Any] | None, pod: Body) -> bool:
+    """Whether a Deployment's ``spec.selector`` (``matchLabels`` only) selects the Pod."""
+    match = (selector or {}).get("matchLabels") or {}
+    if not match:
+        return False
+    labels = (pod.get("metadata") or {}).get("labels") or {}
+    return all(labels.get(k) == v for k, v in match.items())
+
+
+def live_pods(deployment: Body | None, pods: Iterable[Body]) -> list[Body]:
+    """Backend Pods that count: selected by the Deployment, not terminating, not finished."""
+    if deployment is None:
+        return []
+    selector = (deployment.get("spec") or {}).get("selector")
+    return [
+        p
+        for p in pods
+        if selects(selector, p)
+        and not (p.get("metadata") or {}).get("deletionTimestamp")
+        and (p.get("status") or {}).get("phase") not in {"Succeeded", "Failed"}
+    ]
+
+
+def is_ready(pod: Body) -> bool:
+    cond = _condition(pod, "Ready")
+    return bool(cond and cond.get("status") == "True")
+
+
+def _containers(pod: Body) -> list[Mapping[str, Any]]:
+    status = pod.get("status") or {}
+    found = list(status.get("initContainerStatuses") or []) + list(status.get("containerStatuses") or [])
+    return [c for c in found if isinstance(c, Mapping)]
+
+
+def pod_failure(pod: Body) -> Finding | None:
+    """The hard failure one Pod shows, most specific first."""
+    name = (pod.get("metadata") or {}).get("name", "?")
+    found: dict[str, Finding] = {}
+    for c in _containers(pod):
+        cname = c.get("name", "?")
+        waiting = (c.get("state") or {}).get("waiting") or {}
+        terminated = (c.get("state") or {}).get("terminated") or {}
+        last = (c.get("lastState") or {}).get("terminated") or {}
+        restarts = int(c.get("restartCount") or 0)
+        if waiting.get("reason") in IMAGE_PULL_REASONS:
+            found.setdefault(
+                "ImagePullFailed",
+                Finding(
+                    reason="ImagePullFailed",
+                    message=f"pod {name} container {cname}: {waiting.get('reason')}: "
+                    f"{waiting.get('message') or c.get('image', '')}".rstrip(": "),
+                ),
+            )
+        if "OOMKilled" in {last.get("reason"), terminated.get("reason")}:
+            found.setdefault(
+                "OOMKilled",
+                Finding(
+                    reason="OOMKilled",
+                    message=f"pod {name} container {cname} was killed for exceeding its memory limit "
+                    f"({restarts} restarts); raise spec.resources.memory",
+                ),
+            )
+        if waiting.get("reason") == "CrashLoopBackOff":
+            code = last.get("exitCode")
+            found.setdefault(
+                "CrashLoopBackOff",
+                Finding(
+                    reason="CrashLoopBackOff",
+                    message=f"pod {name} container {cname} keeps exiting"
+                    f"{f' (exit code {code})' if code is not None else ''}; {restarts} restarts",
+                ),
+            )
+        elif restarts > 0 and last:
+            found.setdefault(
+                "ContainerRestarting",
+                Finding(
+                    reason="ContainerRestarting",
+                    message=f"pod {name} container {cname} restarted {restarts} times "
+                    f"(last exit: {last.get('reason') or 'Error'}, code {last.get('exitCode')})",
+                ),
+            )
+    for reason in FAILURE_ORDER:
+        if reason in found:
+            return found[reason]
+    return None
+
+
+def pod_progress(pod: Body) -> Finding:
+    """Why a live, not-ready Pod is not ready yet (assuming no hard failure)."""
+    name = (pod.get("metadata") or {}).get("name", "?")
+    scheduled = _condition(pod, "PodScheduled")
+    if scheduled is not None and scheduled.get("status") == "False":
+        if scheduled.get("reason") == "Unschedulable":
+            return Finding(
+                reason="SchedulingDelayed",
+                message=f"pod {name} is unschedulable: {scheduled.get('message') or 'no fit'}",
+            )
+        return Finding(reason="Starting", message=f"pod {name} is waiting to be scheduled")
+    if scheduled is None:
+        return Finding(reason="Starting", message=f"pod {name} is waiting to be scheduled")
+    containers = (pod.get("status") or {}).get("containerStatuses") or []
+    if containers and all((c.get("state") or {}).get("running") for c in containers):
+        return Finding(
+            reason="ModelLoading", message=f"pod {name} is running and loading the model (not Ready yet)"
+        )
+    return Finding(reason="Starting", message=f"pod {name} is pulling its image and starting")
+
+
+def deployment_failure(deployment: Body | None) -> Finding | None:
+    if deployment is None or (deployment.get("spec") or {}).get("replicas") == 0:
+        return None
+    cond = _condition(deployment, "Progressing")
+    if cond and cond.get("status") == "False" and cond.get("reason") == "ProgressDeadlineExceeded":
+        return Finding(
+            reason="ProgressDeadlineExceeded",
+            message=cond.get("message") or "the backend Deployment exceeded its progress deadline",
+        )
+    return None
+
+
+def prewarm_state(job: Body | None) -> Finding | None:
+    if job is None:
+        return None
+    name = (job.get("metadata") or {}).get("name", "?")
+    failed = _condition(job, "Failed")
+    if failed and failed.get("status") == "True":
+        detail = failed.get("message") or failed.get("reason") or "the Job failed"
+        return Finding(reason="PrewarmFailed", message=f"prewarm job {name} failed: {detail}")
+    complete = _condition(job, "Complete")
+    if complete and complete.get("status") == "True":
+        return Finding(reason="Prewarmed", message=f"prewarm job {name} completed")
+    return Finding(reason="Prewarming", message=f"prewarm job {name} is downloading the model")
+
+
+def activation_of(pod: Body) -> Activation | None:
+    meta = pod.get("metadata") or {}
+    created = parse_time(meta.get("creationTimestamp"))
+    ready_cond = _condition(pod, "Ready")
+    ready = parse_time(ready_cond.get("lastTransitionTime")) if ready_cond else None
+    if created is None or ready is None or not is_ready(pod):
+        return None
+    sched_cond = _condition(pod, "PodScheduled")
+    scheduled = parse_time(sched_cond.get("lastTransitionTime")) if sched_cond else None
+    starts = [
+        parse_time(((c.get("state") or {}).get("running") or {}).get("startedAt"))
+        for c in (pod.get("status") or {}).get("containerStatuses") or []
+    ]
+    started = max((s for s in starts if s is not None), default=None)
+
+    def since(moment: datetime.datetime | None) -> float | None:
+        return None if moment is None else max(0.0, (moment - created).total_seconds())
+
+    return Activation(
+        pod=str(meta.get("name", "")),
+        created_at=str(meta.get("creationTimestamp")),
+        scheduled=since(scheduled),
+        started=since(started),
+        ready=since(ready) or 0.0,
+        ready_at=str(ready_cond.get("lastTransitionTime") if ready_cond else ""),
+    )
+
+
+def assess(*, deployment: Body | None, pods: Sequence[Body], prewarm_job: Body | None) -> Health:
+    """Everything the status needs to know about the backend, from the watched objects."""
+    live = live_pods(deployment, pods)
+    ready = [p for p in live if is_ready(p)]
+    desired = None if deployment is None else int((deployment.get("spec") or {}).get("replicas") or 0)
+    prewarm = prewarm_state(prewarm_job)
+
+    failures = [f for f in (pod_failure(p) for p in live) if f is not None]
+    if (dep := deployment_failure(deployment)) is not None:
+        failures.append(dep)
+    if prewarm is not None and prewarm.reason == "PrewarmFailed":
+        failures.append(prewarm)
+    failure = min(failures, key=lambda f: FAILURE_ORDER.index(f.reason)) if failures else None
+
+    progress: Finding | None = None
+    if not ready:
+        not_ready = [pod_progress(p) for p in live]
+        if not_ready:
+            progress = min(not_ready, key=lambda f: PROGRESS_ORDER.index(f.reason))
+        elif deployment is None:
+            progress = Finding(reason="Activating", message="the backend Deployment is not created yet")
+        elif desired == 0:
+            progress = Finding(
+                reason="ScaledToZero", message="the backend is scaled to zero; the next request activates it"
+            )
+        elif prewarm is not None and prewarm.reason == "Prewarming":
+            progress = Finding(reason="Activating", message=prewarm.message)
+        else:
+            progress = Finding(
+                reason="Activating", message=f"waiting for {desired} backend pod(s) to be created"
+            )
+    activations = [a for a in (activation_of(p) for p in ready) if a is not None]
+    earliest = min(activations, key=lambda a: (a.created_at, a.ready), default=None)
+    return Health(
+        ready_replicas=len(ready),
+        desired_replicas=desired,
+        progress=progress,
+        failure=failure,
+        prewarm=prewarm,
+        activation=earliest,
+    )

@@ -1,0 +1,313 @@
+"""One reconcile pass of one LLMService: parse, select, synthesize, apply, observe, report.
+
+The pass is level-based — it reads the current state from the :class:`~noctaya.operator.inventory.
+Inventory` and makes the cluster match, so it is correct however often and in whatever order it runs:
+
+1. parse the body with the API models; a spec that bypassed CRD validation becomes
+   ``Reconciled=False/InvalidSpec`` (no retry loop: the next spec change triggers a new pass);
+2. select the InferenceRuntime (pinned name or vendor selector); a missing or ambiguous one becomes
+   ``Reconciled=False`` with the reason, nothing is changed;
+3. when the KEDA ScaledObject CRD is absent, ``AutoscalingReady=False/ScaledObjectCRDMissing`` and no
+   object is created; the pass is retried every ``keda_recheck`` seconds and when the CRD appears;
+4. read (or generate once) the aggregate scaler's token, synthesize ``LLMServiceChart`` in-process;
+5. apply (see :mod:`noctaya.operator.applying`); refusals of create-once objects become conditions
+   naming the object to delete;
+6. derive health from the watched Deployment, Pods and Job, write ``status`` only when it changed, post
+   one Event per condition transition, and record activation timings.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import pydantic
+
+from noctaya.api import inferenceruntime, llmservice
+from noctaya.operator import (
+    apiclient,
+    applying,
+    events,
+    health,
+    metrics,
+    rendering,
+    status,
+)
+from noctaya.operator import (
+    inventory as inventory_,
+)
+from noctaya.runtime import selection
+
+logger = logging.getLogger(__name__)
+
+KEDA_GROUP_VERSION: Final = "keda.sh/v1alpha1"
+KEDA_CRD: Final = "scaledobjects.keda.sh"
+TOKEN_KEY: Final = "token"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ReconcileConfig:
+    gateway_image: str
+    default_gateway_replicas: int
+    keda_recheck: float = 30.0
+
+
+class Discovery:
+    """Whether the KEDA ScaledObject API is served; cached, re-read when stale or invalidated."""
+
+    def __init__(
+        self,
+        *,
+        client: apiclient.Client,
+        ttl_present: float = 300.0,
+        ttl_absent: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._client = client
+        self._ttl_present, self._ttl_absent = ttl_present, ttl_absent
+        self._clock = clock
+        self._known: tuple[bool, float] | None = None
+
+    def invalidate(self) -> None:
+        self._known = None
+
+    async def has_scaled_objects(self) -> bool:
+        now = self._clock()
+        if self._known is not None:
+            present, at = self._known
+            if now - at < (self._ttl_present if present else self._ttl_absent):
+                return present
+        served = await self._client.resources_of(KEDA_GROUP_VERSION)
+        present = served is not None and "scaledobjects" in served
+        self._known = (present, now)
+        return present
+
+
+def problems_of(error: pydantic.ValidationError, *, limit: int = 5) -> str:
+    parts = []
+    for item in error.errors()[:limit]:
+        where = ".".join(str(p) for p in item.get("loc", ()))
+        parts.append(f"{where or '<root>'}: {item.get('msg')}")
+    more = error.error_count() - limit
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+def endpoint_url(*, name: str, namespace: str) -> str:
+    return f"http://{name}-gateway.{namespace}.svc/v1"
+
+
+class Reconciler:
+    """Runs passes for any LLMService; one instance per operator, shared by the queue's workers."""
+
+    def __init__(
+        self,
+        *,
+        client: apiclient.Client,
+        inventory: inventory_.Inventory,
+        applier: applying.Applier,
+        renderer: rendering.Renderer,
+        recorder: events.EventRecorder,
+        discovery: Discovery,
+        metrics: metrics.Metrics,
+        config: ReconcileConfig,
+    ) -> None:
+        self._client = client
+        self._inv = inventory
+        self._applier = applier
+        self._renderer = renderer
+        self._events = recorder
+        self._discovery = discovery
+        self._metrics = metrics
+        self._config = config
+        self.passes: list[tuple[inventory_.ServiceKey, float, float]] = []  # (key, start, end): last 1000
+        self._passes_cap = 1000
+
+    async def __call__(self, key: inventory_.ServiceKey) -> float | None:
+        started = time.monotonic()
+        result = "error"
+        try:
+            again = await self._pass(key)
+            result = "ok"
+            return again
+        finally:
+            ended = time.monotonic()
+            self._metrics.reconciles.labels(result=result).inc()
+            self._metrics.reconcile_seconds.observe(ended - started)
+            self.passes.append((key, started, ended))
+            if len(self.passes) > self._passes_cap:
+                del self.passes[: len(self.passes) - self._passes_cap]
+
+    async def _pass(self, key: inventory_.ServiceKey) -> float | None:
+        body = self._inv.services.get(key)
+        if body is None or (body.get("metadata") or {}).get("deletionTimestamp"):
+            return None  # gone or going: owner references make the garbage collector clean up
+        meta = body.get("metadata") or {}
+        generation = int(meta.get("generation") or 0)
+        outcome = status.Outcome(endpoint_url=endpoint_url(name=key[1], namespace=key[0]))
+        again: float | None = None
+
+        try:
+            service = llmservice.LLMService.model_validate({k: v for k, v in body.items() if k != "status"})
+        except pydantic.ValidationError as e:
+            outcome = dataclasses.replace(
+                outcome,
+                blocked=health.Finding(
+                    reason="InvalidSpec", message=f"the spec is invalid: {problems_of(e)}"
+                ),
+            )
+            await self._report(key, body, generation=generation, outcome=outcome)
+            return None
+
+        try:
+            runtime = selection.select_runtime(service=service, runtimes=self._runtimes())
+        except selection.SelectionError as e:
+            outcome = dataclasses.replace(
+                outcome, blocked=health.Finding(reason=str(e.reason), message=str(e))
+            )
+            await self._report(key, body, generation=generation, outcome=outcome)
+            return None
+        outcome = dataclasses.replace(outcome, resolved_runtime=runtime.metadata.name)
+
+        if not await self._discovery.has_scaled_objects():
+            outcome = dataclasses.replace(
+                outcome,
+                autoscaling=health.Finding(
+                    reason="ScaledObjectCRDMissing",
+                    message=f"the KEDA ScaledObject CRD ({KEDA_CRD}) is not installed; no backend is created "
+                    "until KEDA is installed",
+                ),
+            )
+            await self._report(key, body, generation=generation, outcome=outcome)
+            return self._config.keda_recheck
+
+        settings = rendering.render_settings_for(
+            gateway_image=self._config.gateway_image,
+            default_gateway_replicas=self._config.default_gateway_replicas,
+            owners=[rendering.owner_reference(body)],
+            scaler_token=await self._scaler_token(key, service),
+        )
+        try:
+            desired = await self._renderer.render(service=service, runtime=runtime, settings=settings)
+        except (ValueError, TypeError) as e:  # the constructs reject a combination the CRD could not
+            outcome = dataclasses.replace(
+                outcome,
+                blocked=health.Finding(reason="InvalidSpec", message=f"cannot render the service: {e}"),
+            )
+            await self._report(key, body, generation=generation, outcome=outcome)
+            return None
+
+        report = await self._applier.sync(
+            namespace=key[0], owner_uid=str(meta.get("uid")), desired=desired, live=self._inv.owned(key)
+        )
+        for obj in report.live.values():
+            self._inv.put_owned(obj)
+        self._count(report)
+        cache_refusals = [r for r in report.refused if r.cache]
+        other_refusals = [r for r in report.refused if not r.cache]
+        if cache_refusals:
+            outcome = dataclasses.replace(
+                outcome,
+                cache_problem=health.Finding(
+                    reason="CacheSpecChanged", message="; ".join(r.message for r in cache_refusals)
+                ),
+            )
+        if other_refusals:
+            outcome = dataclasses.replace(
+                outcome,
+                other_problem=health.Finding(
+                    reason="ObjectSpecChanged", message="; ".join(r.message for r in other_refusals)
+                ),
+            )
+        await self._report(key, body, generation=generation, outcome=outcome)
+        return again
+
+    def _runtimes(self) -> list[inferenceruntime.InferenceRuntime]:
+        parsed = []
+        for name, body in self._inv.runtimes.items():
+            try:
+                parsed.append(
+                    inferenceruntime.InferenceRuntime.model_validate(
+                        {k: v for k, v in body.items() if k != "status"}
+                    )
+                )
+            except pydantic.ValidationError as e:
+                logger.warning("ignoring invalid InferenceRuntime %s: %s", name, problems_of(e))
+        return parsed
+
+    async def _scaler_token(self, key: inventory_.ServiceKey, service: llmservice.LLMService) -> str | None:
+        replicas = service.spec.endpoint.replicas or self._config.default_gateway_replicas
+        if replicas <= 1:
+            return None
+        name = f"{key[1]}-scaler-token"
+        secret = self._inv.find(key, "v1", "Secret", name)
+        if secret is None:
+            secret = await self._client.get(apiclient.SECRET, namespace=key[0], name=name)
+        if secret is not None:
+            raw = (secret.get("data") or {}).get(TOKEN_KEY)
+            if isinstance(raw, str):
+                try:
+                    token = base64.b64decode(raw, validate=True).decode()
+                except (binascii.Error, UnicodeDecodeError):
+                    token = ""
+                if token:
+                    return token
+            plain = (secret.get("stringData") or {}).get(TOKEN_KEY)
+            if isinstance(plain, str) and plain:
+                return plain
+        return secrets.token_urlsafe(32)
+
+    def _count(self, report: applying.Report) -> None:
+        for action, n in (
+            ("created", len(report.created)),
+            ("applied", len(report.applied)),
+            ("skipped", len(report.skipped)),
+            ("pruned", len(report.pruned)),
+            ("refused", len(report.refused)),
+        ):
+            if n:
+                self._metrics.objects.labels(action=action).inc(n)
+
+    async def _report(
+        self, key: inventory_.ServiceKey, body: Mapping[str, Any], *, generation: int, outcome: status.Outcome
+    ) -> None:
+        name = key[1]
+        observed = health.assess(
+            deployment=self._inv.find(key, "apps/v1", "Deployment", name),
+            pods=self._inv.of_kind(key, "v1", "Pod"),
+            prewarm_job=self._inv.find(key, "batch/v1", "Job", f"{name}-prewarm"),
+        )
+        previous: Mapping[str, Any] = body.get("status") or {}
+        activation = None
+        last = previous.get("lastActivation") or {}
+        if (
+            observed.activation is not None
+            and not int(previous.get("replicas") or 0)
+            and last.get("startedAt") != observed.activation.created_at
+        ):
+            activation = observed.activation
+        new = status.compose(
+            previous=previous, generation=generation, health=observed, outcome=outcome, activation=activation
+        )
+        if status.same_status(previous, new):
+            return
+        updated = await self._client.patch(
+            apiclient.LLMSERVICE, namespace=key[0], name=name, patch={"status": new}, subresource="status"
+        )
+        if activation is not None:
+            self._metrics.observe_activation(
+                scheduled=activation.scheduled, started=activation.started, ready=activation.ready
+            )
+        if updated:
+            current = self._inv.services.get(key)
+            if current is not None and (current.get("metadata") or {}).get("uid") == (
+                updated.get("metadata") or {}
+            ).get("uid"):
+                self._inv.put_service(updated)
+        for change in status.transitions(previous, new):
+            await self._events.post(involved=updated or body, transition=change)

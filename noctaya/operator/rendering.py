@@ -1,0 +1,114 @@
+"""Synthesis inside the operator: every jsii call on one thread, identical inputs rendered once.
+
+cdk8s runs on jsii, whose kernel is one Node.js process driven over a pipe without locking, so the
+chart is synthesized on a single-worker executor (never concurrently, never on the event loop).
+Reconciles triggered by Pods and Jobs changing do not change what is rendered, so the result is cached
+by a digest of everything that shapes it — the LLMService's identity and spec, the runtime's spec, the
+render settings — in a bounded LRU (:data:`CACHE_SIZE` entries, a few KiB each).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import copy
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, Protocol
+
+from noctaya.api import inferenceruntime, llmservice
+from noctaya.constructs import settings as render_settings
+
+CACHE_SIZE: Final = 1024
+
+
+class RenderFn(Protocol):
+    def __call__(
+        self,
+        *,
+        service: llmservice.LLMService,
+        runtime: inferenceruntime.InferenceRuntime,
+        settings: render_settings.RenderSettings,
+    ) -> list[dict[str, Any]]: ...
+
+
+def _digest(*parts: object) -> str:
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class Renderer:
+    """Renders on one dedicated thread with an LRU of results; :meth:`close` stops the thread."""
+
+    def __init__(self, *, render: RenderFn, cache_size: int = CACHE_SIZE) -> None:
+        self._render = render
+        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="jsii")
+        self._cache: collections.OrderedDict[str, list[dict[str, Any]]] = collections.OrderedDict()
+        self._cache_size = cache_size
+        self.renders = 0  # actual syntheses (cache misses)
+
+    async def render(
+        self,
+        *,
+        service: llmservice.LLMService,
+        runtime: inferenceruntime.InferenceRuntime,
+        settings: render_settings.RenderSettings,
+    ) -> list[dict[str, Any]]:
+        key = _digest(
+            service.metadata.uid,
+            service.metadata.name,
+            service.metadata.namespace,
+            service.spec.to_manifest(),
+            runtime.metadata.name,
+            runtime.spec.to_manifest(),
+            settings.gateway_image,
+            settings.default_gateway_replicas,
+            settings.owner_references,
+            settings.scaler_token,
+        )
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            return copy.deepcopy(cached)
+        loop = asyncio.get_running_loop()
+        call: Callable[[], list[dict[str, Any]]] = lambda: self._render(  # noqa: E731
+            service=service, runtime=runtime, settings=settings
+        )
+        objects = await loop.run_in_executor(self._executor, call)
+        self.renders += 1
+        self._cache[key] = copy.deepcopy(objects)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return objects
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def owner_reference(body: Mapping[str, Any]) -> dict[str, Any]:
+    meta = body.get("metadata") or {}
+    return {
+        "apiVersion": body.get("apiVersion"),
+        "kind": body.get("kind"),
+        "name": meta.get("name"),
+        "uid": meta.get("uid"),
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def render_settings_for(
+    *,
+    gateway_image: str,
+    default_gateway_replicas: int,
+    owners: Sequence[Mapping[str, Any]],
+    scaler_token: str | None,
+) -> render_settings.RenderSettings:
+    return render_settings.RenderSettings(
+        gateway_image=gateway_image,
+        default_gateway_replicas=default_gateway_replicas,
+        owner_references=[dict(o) for o in owners],
+        scaler_token=scaler_token,
+    )

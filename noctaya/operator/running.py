@@ -1,0 +1,217 @@
+"""One operator replica: stand by for the Lease, lead (kopf watches + reconcile workers), step down.
+
+A term of leadership is::
+
+    acquire the Lease ──▶ fresh inventory + work queue ──▶ kopf.spawn_tasks(registry, memo)
+        ▲                                                        │
+        └── standby again ◀── stop everything at once ◀── Lease lost | kopf failed | stop requested
+
+Every term starts from an empty inventory (kopf lists everything again), so nothing a previous term
+believed survives into the next. When the term ends, the work queue is cancelled first — no reconcile
+continues — and every write is fenced anyway by :meth:`Operator.may_write` (the elector's own view of
+its Lease), so a leader that cannot renew stops writing before the Lease can expire for a standby.
+kopf is started with :func:`kopf.spawn_tasks` rather than :func:`kopf.operator` so that stopping it
+cancels only kopf's own tasks, never other tasks of the process. With leader election off, one term
+runs until stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import kopf
+from aiohttp import web
+from kubernetes_asyncio import client as k8s_client
+
+from noctaya.operator import (
+    apiclient,
+    applying,
+    events,
+    handlers,
+    inventory,
+    leadership,
+    metrics,
+    probing,
+    queueing,
+    reconciliation,
+    rendering,
+    settings,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class Operator:
+    def __init__(
+        self,
+        *,
+        config: settings.OperatorSettings,
+        api: k8s_client.ApiClient,
+        render: rendering.RenderFn,
+        login: kopf.ConnectionInfo | None = None,
+        fast: bool = False,
+        install_signals: Callable[[], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.client = apiclient.Client(api=api, request_timeout=config.request_timeout)
+        self.metrics = metrics.Metrics()
+        self.metrics.workers.set(config.workers)
+        self.elector: leadership.LeaseElector | None = None
+        if config.leader_election:
+            self.elector = leadership.LeaseElector(
+                client=self.client,
+                config=leadership.LeaseConfig(
+                    name=config.lease_name,
+                    namespace=config.lease_namespace,
+                    identity=config.identity,
+                    lease_duration=config.lease_duration,
+                    renew_deadline=config.renew_deadline,
+                    retry_period=config.retry_period,
+                ),
+            )
+        self.renderer = rendering.Renderer(render=render)
+        self.discovery = reconciliation.Discovery(
+            client=self.client, ttl_absent=min(5.0, config.keda_recheck)
+        )
+        self.recorder = events.EventRecorder(
+            client=self.client, instance=config.identity, metrics=self.metrics
+        )
+        self.applier = applying.Applier(
+            client=self.client, field_manager=config.field_manager, may_write=self.may_write
+        )
+        self._login = login
+        self._fast = fast
+        self._install_signals = install_signals  # kopf installs its own handlers; ours must win
+        self.leading = False
+        self.failed = False
+        self.inventory: inventory.Inventory | None = None
+        self.queue: queueing.WorkQueue[inventory.ServiceKey] | None = None
+        self.reconciler: reconciliation.Reconciler | None = None
+        self.terms = 0
+
+    def may_write(self) -> bool:
+        return self.leading and (self.elector is None or self.elector.is_leader)
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "healthy": not self.failed,
+            "leader": self.leading,
+            "identity": self.config.identity,
+            "queueDepth": self.queue.depth if self.queue else 0,
+        }
+
+    async def run(self, *, stop: asyncio.Event) -> None:
+        """Serve health, then alternate standby and leadership terms until ``stop`` is set."""
+        runner = await self._serve_health()
+        try:
+            while not stop.is_set():
+                if self.elector is not None and not await self._wait_for_lease(stop):
+                    break
+                await self._term(stop)
+                if self.elector is None:
+                    break
+        finally:
+            if self.elector is not None:
+                await self.elector.release()
+            self.renderer.close()
+            if runner is not None:
+                await runner.cleanup()
+
+    async def _wait_for_lease(self, stop: asyncio.Event) -> bool:
+        assert self.elector is not None
+        acquire = asyncio.create_task(self.elector.acquire(), name="lease acquisition")
+        stopped = asyncio.create_task(stop.wait(), name="stop waiter")
+        try:
+            await asyncio.wait({acquire, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (acquire, stopped):
+                task.cancel()
+            await asyncio.gather(acquire, stopped, return_exceptions=True)
+        return (
+            not stop.is_set() and acquire.done() and not acquire.cancelled() and acquire.exception() is None
+        )
+
+    async def _term(self, stop: asyncio.Event) -> None:
+        self.terms += 1
+        if self.elector is not None:
+            self.metrics.leader_transitions.inc()
+        inv = inventory.Inventory()
+        reconciler = reconciliation.Reconciler(
+            client=self.client,
+            inventory=inv,
+            applier=self.applier,
+            renderer=self.renderer,
+            recorder=self.recorder,
+            discovery=self.discovery,
+            metrics=self.metrics,
+            config=reconciliation.ReconcileConfig(
+                gateway_image=self.config.gateway_image,
+                default_gateway_replicas=self.config.default_gateway_replicas,
+                keda_recheck=self.config.keda_recheck,
+            ),
+        )
+        queue: queueing.WorkQueue[inventory.ServiceKey] = queueing.WorkQueue(
+            process=reconciler,
+            workers=self.config.workers,
+            base_backoff=self.config.requeue_base_backoff,
+            max_backoff=self.config.requeue_max_backoff,
+        )
+        self.inventory, self.reconciler, self.queue = inv, reconciler, queue
+        self.metrics.queue_depth.set_function(lambda: queue.depth)
+        ctx = handlers.Context(inventory=inv, queue=queue, discovery=self.discovery, login=self._login)
+        self.leading = True
+        self.metrics.leader.set(1)
+        kopf_stop = asyncio.Event()
+        watchers = [
+            asyncio.create_task(queue.run(), name="reconcile queue"),
+            asyncio.create_task(stop.wait(), name="stop waiter"),
+        ]
+        if self.elector is not None:
+            watchers.append(asyncio.create_task(self.elector.hold(), name="lease renewal"))
+        kopf_tasks: list[asyncio.Task[Any]] = []
+        try:
+            kopf_tasks = list(
+                await kopf.spawn_tasks(
+                    registry=handlers.make_registry(),
+                    settings=handlers.kopf_settings(fast=self._fast),
+                    memo=kopf.Memo(ctx=ctx),
+                    stop_flag=kopf_stop,
+                    standalone=True,
+                    clusterwide=not self.config.namespaces,
+                    namespaces=list(self.config.namespaces),
+                )
+            )
+            if self._install_signals is not None:
+                self._install_signals()
+            done, _ = await asyncio.wait([*watchers, *kopf_tasks], return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                if not task.cancelled() and isinstance(task.exception(), leadership.LeadershipLostError):
+                    logger.warning("leadership lost: reconciliation stopped")
+                elif task in kopf_tasks and not stop.is_set():
+                    logger.error(
+                        "kopf stopped unexpectedly: %r", None if task.cancelled() else task.exception()
+                    )
+        finally:
+            self.leading = False
+            self.metrics.leader.set(0)
+            watchers[0].cancel()  # the reconcile queue first: nothing reconciles from here on
+            kopf_stop.set()
+            for task in [*watchers, *kopf_tasks]:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.gather(*watchers, *kopf_tasks, return_exceptions=True), 10)
+
+    async def _serve_health(self) -> web.AppRunner | None:
+        listen = settings.parse_listen(self.config.health_listen) if self.config.health_listen else None
+        if listen is None:
+            return None
+        runner = web.AppRunner(
+            probing.make_app(state=self.state, registry=self.metrics), handle_signals=False, access_log=None
+        )
+        await runner.setup()
+        await web.TCPSite(runner, listen[0], listen[1]).start()
+        return runner

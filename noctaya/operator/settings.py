@@ -1,0 +1,197 @@
+"""Operator settings: one frozen value, read from flags with environment fallbacks.
+
+Every flag has an environment variable (``NOCTAYA_<FLAG>``, dashes as underscores) so the install
+manifest can set them either way; a flag wins over its variable. Bad values are a usage error naming the
+flag, never a traceback. Every wait and bound the operator uses is here, with its default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import re
+import socket
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+ENV_PREFIX: Final = "NOCTAYA_"
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class OperatorSettings:
+    """Everything that shapes one operator process."""
+
+    namespaces: tuple[str, ...] = ()  # watched namespaces; empty: cluster-wide
+    gateway_image: str = "ghcr.io/noctaya/noctaya:0.1.0"
+    default_gateway_replicas: int = 1
+    field_manager: str = "noctaya-operator"
+    # leader election
+    lease_name: str = "noctaya-operator"
+    lease_namespace: str = "noctaya-system"
+    identity: str = dataclasses.field(default_factory=socket.gethostname)
+    lease_duration: float = 15.0  # a standby takes over this long after the last renewal
+    renew_deadline: float = 10.0  # the leader steps down when it could not renew for this long
+    retry_period: float = 2.0  # renew and acquisition attempt interval
+    leader_election: bool = True  # off: a single replica reconciles without a Lease
+    # reconciliation
+    workers: int = 4  # concurrent reconciles (distinct LLMServices; one at a time per service)
+    requeue_max_backoff: float = 300.0  # ceiling of the per-service retry backoff
+    requeue_base_backoff: float = 1.0
+    keda_recheck: float = 30.0  # how often a service waiting for the ScaledObject CRD is retried
+    request_timeout: float = 30.0  # per Kubernetes API request
+    # serving
+    health_listen: str = ":8081"  # /healthz and /metrics; empty disables
+    log_format: str = "text"  # text | json
+    log_level: str = "INFO"
+    kubeconfig: str | None = None  # None: in-cluster, then ~/.kube/config
+    server: str | None = None  # explicit API server URL (tests, port-forwards); overrides kubeconfig
+
+    def __post_init__(self) -> None:
+        problems: list[str] = []
+        for ns in self.namespaces:
+            if not _DNS_LABEL.match(ns):
+                problems.append(f"--namespace: {ns!r} is not a valid namespace name")
+        if not self.gateway_image.strip():
+            problems.append("--gateway-image: must not be empty")
+        if self.default_gateway_replicas < 1:
+            problems.append("--default-gateway-replicas: must be >= 1")
+        if not (0 < self.retry_period < self.renew_deadline < self.lease_duration):
+            problems.append(
+                "--lease-retry-period < --lease-renew-deadline < --lease-duration must hold, all > 0"
+            )
+        if not _DNS_LABEL.match(self.lease_namespace):
+            problems.append(f"--lease-namespace: {self.lease_namespace!r} is not a valid namespace name")
+        if not self.lease_name or len(self.lease_name) > 253:
+            problems.append("--lease-name: must be 1..253 characters")
+        if not self.identity:
+            problems.append("--identity: must not be empty")
+        if self.workers < 1:
+            problems.append("--workers: must be >= 1")
+        if not (0 < self.requeue_base_backoff <= self.requeue_max_backoff):
+            problems.append("--requeue-base-backoff must be > 0 and <= --requeue-max-backoff")
+        if self.keda_recheck <= 0 or self.request_timeout <= 0:
+            problems.append("--keda-recheck and --request-timeout must be > 0")
+        if self.log_format not in {"text", "json"}:
+            problems.append("--log-format: must be 'text' or 'json'")
+        if self.health_listen and parse_listen(self.health_listen) is None:
+            problems.append(f"--health-listen: {self.health_listen!r} is not [host]:port")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+
+def parse_listen(text: str) -> tuple[str, int] | None:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        return None
+    return (host or "0.0.0.0"), int(port)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="noctaya operator",
+        description=(
+            "Reconcile LLMServices into owned Kubernetes objects and report their status. "
+            f"Every flag can also be set as an environment variable {ENV_PREFIX}<FLAG>, e.g. "
+            f"{ENV_PREFIX}GATEWAY_IMAGE."
+        ),
+    )
+    p.add_argument(
+        "--namespace",
+        "-n",
+        action="append",
+        dest="namespaces",
+        metavar="NS",
+        help="watch this namespace (repeatable, or comma-separated); default: all namespaces",
+    )
+    p.add_argument("--gateway-image", help="image of the gateway and aggregate scaler containers")
+    p.add_argument(
+        "--default-gateway-replicas",
+        type=int,
+        help="gateways per LLMService unless the service sets spec.endpoint.replicas (default 1)",
+    )
+    p.add_argument("--field-manager", help="server-side apply field manager (default noctaya-operator)")
+    p.add_argument("--lease-name", help="Lease used for leader election (default noctaya-operator)")
+    p.add_argument(
+        "--lease-namespace", help="namespace of the Lease (default: the pod's namespace, else noctaya-system)"
+    )
+    p.add_argument("--identity", help="this replica's identity in the Lease (default: hostname)")
+    p.add_argument("--lease-duration", type=float, help="seconds (default 15)")
+    p.add_argument("--lease-renew-deadline", type=float, dest="renew_deadline", help="seconds (default 10)")
+    p.add_argument("--lease-retry-period", type=float, dest="retry_period", help="seconds (default 2)")
+    p.add_argument(
+        "--no-leader-election",
+        action="store_false",
+        dest="leader_election",
+        default=None,
+        help="reconcile without a Lease (one replica only)",
+    )
+    p.add_argument("--workers", type=int, help="concurrent reconciles (default 4)")
+    p.add_argument("--health-listen", help="[host]:port of /healthz and /metrics (default :8081; '' off)")
+    p.add_argument("--log-format", choices=["text", "json"])
+    p.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    p.add_argument("--kubeconfig", help="kubeconfig file (default: in-cluster, then ~/.kube/config)")
+    p.add_argument("--server", help="API server URL, overriding the kubeconfig (for local runs)")
+    return p
+
+
+_TYPES: Final[dict[str, type]] = {
+    f.name: f.type if isinstance(f.type, type) else str for f in dataclasses.fields(OperatorSettings)
+}
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, object]:
+    values: dict[str, object] = {}
+    flag_names = {
+        "namespaces": "NAMESPACE",
+        "renew_deadline": "LEASE_RENEW_DEADLINE",
+        "retry_period": "LEASE_RETRY_PERIOD",
+        "leader_election": "LEADER_ELECTION",
+    }
+    for field in dataclasses.fields(OperatorSettings):
+        var = ENV_PREFIX + flag_names.get(field.name, field.name.upper())
+        raw = env.get(var)
+        if raw is None:
+            continue
+        values[field.name] = raw
+    return values
+
+
+def _convert(name: str, raw: object) -> object:
+    if name == "namespaces":
+        items = raw if isinstance(raw, list) else [raw]
+        return tuple(ns.strip() for item in items for ns in str(item).split(",") if ns.strip())
+    if name == "leader_election" and isinstance(raw, str):
+        if raw.lower() not in {"true", "false", "1", "0", "yes", "no"}:
+            raise ValueError(f"{ENV_PREFIX}LEADER_ELECTION: {raw!r} is not a boolean")
+        return raw.lower() in {"true", "1", "yes"}
+    if name in {"default_gateway_replicas", "workers"}:
+        return int(str(raw))
+    if name in {
+        "lease_duration",
+        "renew_deadline",
+        "retry_period",
+        "requeue_max_backoff",
+        "requeue_base_backoff",
+        "keda_recheck",
+        "request_timeout",
+    }:
+        return float(str(raw))
+    return raw
+
+
+def load(argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> OperatorSettings:
+    """Parse flags over environment variables; raises ``SystemExit(2)`` with a message on bad input."""
+    env = os.environ if env is None else env
+    parser = _parser()
+    args = vars(parser.parse_args(list(argv)))
+    values = _from_env(env)
+    values.update({k: v for k, v in args.items() if v is not None})
+    if "lease_namespace" not in values and env.get("POD_NAMESPACE"):
+        values["lease_namespace"] = env["POD_NAMESPACE"]
+    try:
+        converted = {name: _convert(name, raw) for name, raw in values.items()}
+        return OperatorSettings(**converted)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as e:
+        parser.error(str(e))

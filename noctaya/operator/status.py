@@ -1,0 +1,213 @@
+"""From what the reconciler did and what Kubernetes reports to ``LLMService.status`` — pure functions.
+
+:func:`compose` builds the whole status (``phase``, ``resolvedRuntime``, ``replicas``, ``endpointURL``,
+``conditions`` and ``lastActivation``). Conditions follow ``metav1.Condition``: ``lastTransitionTime``
+only moves when ``status`` changes, every condition carries the reconciled ``observedGeneration``.
+:func:`transitions` lists the condition changes worth a Kubernetes Event: a change of ``status`` or
+``reason``; repeating the same observation yields nothing, so neither status writes nor events repeat.
+
+Condition types: ``Ready``, ``Degraded``, ``AutoscalingReady`` (API.md) and the extensions
+``Reconciled`` (spec, runtime selection and apply problems) and ``CacheReady`` (prewarm and create-once
+cache objects).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from noctaya.operator import health as health_
+
+READY: Final = "Ready"
+DEGRADED: Final = "Degraded"
+AUTOSCALING_READY: Final = "AutoscalingReady"
+RECONCILED: Final = "Reconciled"
+CACHE_READY: Final = "CacheReady"
+
+WARNING_WHEN: Final[dict[str, str]] = {  # condition type -> the status that is bad news
+    DEGRADED: "True",
+    AUTOSCALING_READY: "False",
+    RECONCILED: "False",
+    CACHE_READY: "False",
+}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """What one reconcile pass achieved, apart from the backend's health."""
+
+    resolved_runtime: str | None = None
+    endpoint_url: str | None = None
+    autoscaling: health_.Finding | None = None  # None: ScaledObject configured
+    blocked: health_.Finding | None = None  # spec/runtime/apply problem (no change applied)
+    cache_problem: health_.Finding | None = None  # a create-once cache object differs from the spec
+    other_problem: health_.Finding | None = None  # a non-cache create-once object differs
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Transition:
+    type: str
+    status: str
+    reason: str
+    message: str
+
+    @property
+    def warning(self) -> bool:
+        return WARNING_WHEN.get(self.type) == self.status
+
+
+def now_iso() -> str:
+    return datetime.datetime.now(tz=datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _condition(type_: str, ok: bool, reason: str, message: str) -> dict[str, Any]:
+    return {"type": type_, "status": "True" if ok else "False", "reason": reason, "message": message}
+
+
+def merge_conditions(
+    previous: Sequence[Mapping[str, Any]], wanted: Sequence[Mapping[str, Any]], *, generation: int, now: str
+) -> list[dict[str, Any]]:
+    """Wanted conditions with ``lastTransitionTime`` kept from ``previous`` while the status holds."""
+    old = {c.get("type"): c for c in previous if isinstance(c, Mapping)}
+    merged: list[dict[str, Any]] = []
+    for cond in wanted:
+        before = old.get(cond["type"])
+        same = before is not None and before.get("status") == cond["status"]
+        since = before.get("lastTransitionTime") if same and before is not None else None
+        merged.append({**cond, "observedGeneration": generation, "lastTransitionTime": since or now})
+    return merged
+
+
+def phase_of(*, health: health_.Health, outcome: Outcome) -> str:
+    if outcome.blocked is not None and health.ready_replicas == 0:
+        return "Degraded"
+    if outcome.autoscaling is not None and health.desired_replicas is None:
+        return "Pending"
+    if health.failure is not None:
+        return "Degraded"
+    if health.ready_replicas > 0:
+        return "Ready"
+    reason = health.progress.reason if health.progress else ""
+    if reason == "ScaledToZero":
+        return "ScaledToZero"
+    if reason in {"Starting", "ModelLoading", "SchedulingDelayed"}:
+        return "Loading"
+    return "Pending"
+
+
+def compose(
+    *,
+    previous: Mapping[str, Any] | None,
+    generation: int,
+    health: health_.Health,
+    outcome: Outcome,
+    activation: health_.Activation | None,
+    now: str | None = None,
+) -> dict[str, Any]:
+    """The complete ``status`` for one LLMService."""
+    now = now or now_iso()
+    previous = previous or {}
+    wanted: list[dict[str, Any]] = []
+
+    if health.ready_replicas > 0:
+        wanted.append(_condition(READY, True, "Serving", f"{health.ready_replicas} backend replica(s) ready"))
+    else:
+        why = (
+            outcome.blocked
+            or outcome.autoscaling
+            or health.failure
+            or health.progress
+            or health_.Finding(reason="Activating", message="waiting for the backend")
+        )
+        wanted.append(_condition(READY, False, why.reason, why.message))
+
+    if health.failure is not None:
+        wanted.append(_condition(DEGRADED, True, health.failure.reason, health.failure.message))
+    else:
+        wanted.append(_condition(DEGRADED, False, "Healthy", "no activation failure observed"))
+
+    if outcome.autoscaling is not None:
+        wanted.append(
+            _condition(AUTOSCALING_READY, False, outcome.autoscaling.reason, outcome.autoscaling.message)
+        )
+    else:
+        wanted.append(
+            _condition(
+                AUTOSCALING_READY,
+                True,
+                "Configured",
+                "KEDA ScaledObject with the external-push trigger is applied",
+            )
+        )
+
+    problem = outcome.blocked or outcome.other_problem
+    if problem is not None:
+        wanted.append(_condition(RECONCILED, False, problem.reason, problem.message))
+    else:
+        wanted.append(_condition(RECONCILED, True, "Applied", "every owned object matches the spec"))
+
+    if outcome.cache_problem is not None:
+        wanted.append(
+            _condition(CACHE_READY, False, outcome.cache_problem.reason, outcome.cache_problem.message)
+        )
+    elif health.prewarm is not None:
+        ok = health.prewarm.reason == "Prewarmed"
+        wanted.append(_condition(CACHE_READY, ok, health.prewarm.reason, health.prewarm.message))
+
+    status: dict[str, Any] = {
+        "phase": phase_of(health=health, outcome=outcome),
+        "resolvedRuntime": outcome.resolved_runtime or previous.get("resolvedRuntime"),
+        "replicas": health.ready_replicas,
+        "endpointURL": outcome.endpoint_url or previous.get("endpointURL"),
+        "observedGeneration": generation,
+        "conditions": merge_conditions(
+            previous.get("conditions") or [], wanted, generation=generation, now=now
+        ),
+    }
+    if activation is not None:
+        status["lastActivation"] = activation.as_status()
+    elif previous.get("lastActivation"):
+        status["lastActivation"] = previous["lastActivation"]
+    return {k: v for k, v in status.items() if v is not None}
+
+
+def transitions(previous: Mapping[str, Any] | None, current: Mapping[str, Any]) -> list[Transition]:
+    """Condition changes (status or reason) from ``previous`` to ``current``, for events."""
+    old = {c.get("type"): c for c in (previous or {}).get("conditions") or [] if isinstance(c, Mapping)}
+    changes: list[Transition] = []
+    for cond in current.get("conditions") or []:
+        before = old.get(cond["type"])
+        if (
+            before is None
+            and cond["type"] in {READY, DEGRADED}
+            and cond["status"] == "False"
+            and cond["reason"] in {"Healthy"}
+        ):
+            continue  # the initial "nothing wrong" needs no event
+        if before is None or (before.get("status"), before.get("reason")) != (cond["status"], cond["reason"]):
+            changes.append(
+                Transition(
+                    type=cond["type"],
+                    status=cond["status"],
+                    reason=cond["reason"],
+                    message=cond.get("message", ""),
+                )
+            )
+    return changes
+
+
+def same_status(a: Mapping[str, Any] | None, b: Mapping[str, Any]) -> bool:
+    """Equal apart from timestamps: the write can be skipped."""
+
+    def strip(s: Mapping[str, Any] | None) -> dict[str, Any]:
+        s = dict(s or {})
+        s["conditions"] = [
+            {k: v for k, v in c.items() if k != "lastTransitionTime"}
+            for c in s.get("conditions") or []
+            if isinstance(c, Mapping)
+        ]
+        return s
+
+    return strip(a) == strip(b)

@@ -1,0 +1,171 @@
+"""Fixtures for operator tests: an API server, a simulated cluster, and real operator replicas.
+
+- ``server``: :class:`apiserver.ApiServer` on a local port, with the built-in resources, our CRDs
+  (LLMService, InferenceRuntime), KEDA's ScaledObject, the ``ai`` and ``noctaya-system`` namespaces.
+- ``cluster``: :class:`cluster.SimulatedCluster` attached to it (Deployment/Job controllers, kubelet).
+- ``operators``: starts real :class:`noctaya.operator.running.Operator` replicas (kopf + Lease) against
+  the server, with short waits; every replica is stopped at teardown.
+- ``wait_for``: polls a condition without blocking the loop the server runs on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import pathlib
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import kmock
+import kopf
+import pytest
+from kubernetes_asyncio import client as k8s_client
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+
+from apiserver import ApiServer
+from cluster import SimulatedCluster, Timings
+from scenario import LLMSERVICES, NS, RUNTIMES, SCALEDOBJECTS
+
+from noctaya.constructs import synthesis
+from noctaya.operator import running, settings
+
+
+def declare_keda(server: ApiServer) -> None:
+    server.declare(SCALEDOBJECTS, kind="ScaledObject")
+    server.upsert(
+        "apiextensions.k8s.io/v1/customresourcedefinitions",
+        {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "scaledobjects.keda.sh"},
+            "spec": {
+                "group": "keda.sh",
+                "names": {"plural": "scaledobjects", "kind": "ScaledObject"},
+                "scope": "Namespaced",
+                "versions": [{"name": "v1alpha1", "served": True, "storage": True}],
+            },
+        },
+    )
+
+
+def make_server(*, keda: bool = True) -> ApiServer:
+    server = ApiServer()
+    server.resources.load_bundled()
+    server.declare(LLMSERVICES, kind="LLMService")
+    server.declare(RUNTIMES, kind="InferenceRuntime", namespaced=False)
+    for name in (NS, "noctaya-system"):
+        server.upsert("v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    if keda:
+        declare_keda(server)
+    return server
+
+
+@pytest.fixture
+def keda() -> bool:
+    return True
+
+
+@pytest.fixture
+async def server(keda: bool) -> AsyncIterator[ApiServer]:
+    api = make_server(keda=keda)
+    async with api, kmock.Server(api):
+        yield api
+
+
+@pytest.fixture
+def timings() -> Timings:
+    return Timings()
+
+
+@pytest.fixture
+async def cluster(server: ApiServer, timings: Timings) -> AsyncIterator[SimulatedCluster]:
+    async with SimulatedCluster(server, timings=timings) as sim:
+        yield sim
+
+
+@dataclasses.dataclass
+class Replica:
+    operator: running.Operator
+    stop: asyncio.Event
+    task: asyncio.Task[None]
+    api: k8s_client.ApiClient
+
+    async def shutdown(self) -> None:
+        self.stop.set()
+        await asyncio.wait_for(self.task, 15)
+        await self.api.close()
+
+    async def crash(self) -> None:
+        """Die without releasing the Lease (as on SIGKILL)."""
+        self.operator.elector = None  # nothing to release
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+        await self.api.close()
+
+
+StartOperator = Callable[..., Awaitable[Replica]]
+
+
+@pytest.fixture
+async def operators(server: ApiServer) -> AsyncIterator[StartOperator]:
+    replicas: list[Replica] = []
+    url = str(server.url).rstrip("/")
+
+    async def start(*, identity: str = "op-a", **overrides: Any) -> Replica:
+        values: dict[str, Any] = dict(
+            namespaces=(NS,),
+            gateway_image="ghcr.io/noctaya/noctaya:test",
+            identity=identity,
+            lease_namespace="noctaya-system",
+            lease_duration=1.5,
+            renew_deadline=1.0,
+            retry_period=0.2,
+            health_listen="",
+            keda_recheck=0.5,
+            requeue_base_backoff=0.05,
+            requeue_max_backoff=1.0,
+            server=url,
+        )
+        values.update(overrides)
+        config = settings.OperatorSettings(**values)
+        api = k8s_client.ApiClient(k8s_client.Configuration(host=url))
+        op = running.Operator(
+            config=config,
+            api=api,
+            render=synthesis.render_llmservice,
+            login=kopf.ConnectionInfo(server=url),
+            fast=True,
+        )
+        stop = asyncio.Event()
+        task = asyncio.create_task(op.run(stop=stop), name=f"operator {identity}")
+        replica = Replica(operator=op, stop=stop, task=task, api=api)
+        replicas.append(replica)
+        return replica
+
+    yield start
+    for replica in replicas:
+        if not replica.task.done():
+            await replica.shutdown()
+        elif not replica.api.closed if hasattr(replica.api, "closed") else False:
+            await replica.api.close()
+
+
+async def _wait_for(
+    predicate: Callable[[], object], *, within: float = 10.0, interval: float = 0.02, message: str = ""
+) -> Any:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {within}s waiting for {message or predicate}")
+        await asyncio.sleep(interval)
+
+
+@pytest.fixture
+def wait_for() -> Callable[..., Awaitable[Any]]:
+    return _wait_for
