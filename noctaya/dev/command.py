@@ -1,0 +1,221 @@
+"""``noctaya dev``: gateway, scaler, a local KEDA and local backend replicas on this machine.
+
+Point any OpenAI client at the printed URL and watch the backend go 0 -> 1 -> N -> 0. Every option
+has a default that works out of the box with the built-in fake engine; ``--backend-cmd`` runs a real
+OpenAI-compatible server instead (``{port}`` is replaced by the port each replica must listen on).
+Exit codes: 0 after Ctrl-C / SIGTERM, 2 for bad options, 1 when a part does not start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import pathlib
+import shlex
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from noctaya.dev import replicas, view
+from noctaya.gateway import config as gateway_config
+
+if TYPE_CHECKING:  # imported when the runner starts: gRPC must see GRPC_ENABLE_FORK_SUPPORT first
+    from noctaya.dev import runner
+
+DEFAULT_BACKEND = (
+    f"{shlex.quote(sys.executable)} -m noctaya.dev.fake_engine --port {{port}} "
+    "--ready-delay 2s --tokens 16 --token-delay 50ms"
+)
+
+# gateway flags passed through to the gateway config (flag -> config key, converter)
+GATEWAY_FLAGS: dict[str, tuple[str, Any, str]] = {
+    "--max-queue": ("maxQueue", int, "cold admission slots per gateway"),
+    "--max-in-flight": ("maxInFlight", int, "warm concurrency bound per gateway"),
+    "--cold-start-mode": ("coldStartMode", str, "keepalive (hold with SSE heartbeats) or reject (503)"),
+    "--heartbeat-interval": ("heartbeatInterval", str, "SSE keepalive comment interval while cold"),
+    "--activation-timeout": ("activationTimeout", str, "give up on a cold start after this long"),
+    "--retry-after": ("retryAfter", str, "Retry-After of 429/503 answers"),
+    "--retry-grace": ("retryGrace", str, "demand stays up this long after the backend is Ready"),
+    "--drain-timeout": ("drainTimeout", str, "longest gateway drain on stop (default here: 10s)"),
+    "--max-body-bytes": ("maxBodyBytes", int, "largest request body"),
+    "--api-key-file": ("apiKeyFile", str, "require 'Authorization: Bearer <key>' with the key in FILE"),
+}
+
+
+def _duration(text: str) -> float:
+    try:
+        return gateway_config.parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _count(low: int, high: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}")
+        return value
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="noctaya dev", description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument(
+        "--backend-cmd",
+        default=DEFAULT_BACKEND,
+        help="command of one backend replica, with {port} (default: the built-in fake engine)",
+    )
+    p.add_argument("--readiness-path", default="/health", help="backend readiness path (default /health)")
+    p.add_argument(
+        "--listen", default="127.0.0.1:8080", help="where clients connect (default 127.0.0.1:8080)"
+    )
+    p.add_argument("--min", type=_count(0, replicas.MAX_REPLICAS), default=0, help="minReplicaCount (0)")
+    p.add_argument("--max", type=_count(1, replicas.MAX_REPLICAS), default=3, help="maxReplicaCount (3)")
+    p.add_argument(
+        "--target", type=_count(1, 1_000_000), default=10, help="per-replica demand target for 1 -> N (10)"
+    )
+    p.add_argument("--cooldown", type=_duration, default=30.0, help="idle time before 1 -> 0 (30s)")
+    p.add_argument("--polling-interval", type=_duration, default=5.0, help="KEDA polling interval (5s)")
+    p.add_argument(
+        "--scale-down-window",
+        type=_duration,
+        default=None,
+        help="HPA scale-down stabilization window (default: the cooldown)",
+    )
+    p.add_argument(
+        "--gateways",
+        type=_count(1, 16),
+        default=1,
+        help="gateway processes; more than 1 also runs the aggregate scaler (1)",
+    )
+    p.add_argument(
+        "--scaler-tls",
+        action="store_true",
+        help="run the ExternalScaler with mutual TLS (throwaway certificates)",
+    )
+    p.add_argument("--service-name", default="dev", help="LLMService / ScaledObject name (dev)")
+    p.add_argument("--namespace", default="default", help="its namespace (default)")
+    p.add_argument("--member-ttl", default="10s", help="aggregate scaler member expiry (10s)")
+    p.add_argument(
+        "--replica-drain-timeout",
+        type=_duration,
+        default=30.0,
+        help="longest wait for a replica's connections on scale-down (30s)",
+    )
+    p.add_argument(
+        "--state-file",
+        type=pathlib.Path,
+        default=None,
+        help="keep a JSON snapshot of the live state in this file",
+    )
+    p.add_argument("--run-dir", type=pathlib.Path, default=None, help="where logs and configs go")
+    p.add_argument("--plain", action="store_true", help="line-based status even on a terminal")
+    p.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="log level of the gateway and scaler processes (their logs are in the run dir)",
+    )
+    for flag, (_key, kind, text) in GATEWAY_FLAGS.items():
+        p.add_argument(flag, type=kind, default=None, help=f"gateway: {text}")
+    return p
+
+
+def settings_from_args(args: argparse.Namespace) -> runner.Settings:
+    """Options to settings; raises ``ValueError`` naming the option."""
+    from noctaya.dev import keda, runner
+    if args.min > args.max:
+        raise ValueError(f"--min {args.min} is above --max {args.max}")
+    try:
+        replicas.render_command(args.backend_cmd, port=1)
+    except ValueError as exc:
+        raise ValueError(f"--backend-cmd: {exc}") from None
+    try:
+        host, port = gateway_config.parse_listen(args.listen)
+    except ValueError as exc:
+        raise ValueError(f"--listen: {exc}") from None
+    if port == 0:
+        raise ValueError("--listen needs a fixed port (clients must know it)")
+    gateway: dict[str, Any] = {"drainTimeout": "10s"}
+    for flag, (key, _kind, _text) in GATEWAY_FLAGS.items():
+        value = getattr(args, flag.removeprefix("--").replace("-", "_"))
+        if value is not None:
+            gateway[key] = value
+    # check the gateway options now, so a bad one is reported here and not by a child process
+    probe = {**gateway, "backendUrl": "http://127.0.0.1:1", "listen": "127.0.0.1:1"}
+    try:
+        gateway_config.build_config(probe)
+    except gateway_config.ConfigError as exc:
+        raise ValueError(f"gateway options: {exc}") from None
+    drain = gateway_config.parse_duration(gateway["drainTimeout"])
+    scaling = keda.Scaling(
+        name=args.service_name,
+        namespace=args.namespace,
+        min_replicas=args.min,
+        max_replicas=args.max,
+        polling_interval=max(args.polling_interval, 0.05),
+        cooldown=args.cooldown,
+        scale_down_window=args.cooldown if args.scale_down_window is None else args.scale_down_window,
+    )
+    return runner.Settings(
+        backend_cmd=args.backend_cmd,
+        listen_host=host if host != "0.0.0.0" else "127.0.0.1",
+        listen_port=port,
+        readiness_path=args.readiness_path,
+        gateways=args.gateways,
+        scaling=scaling,
+        target=args.target,
+        gateway=gateway,
+        scaler_tls=args.scaler_tls,
+        member_ttl=args.member_ttl,
+        replica_drain_timeout=args.replica_drain_timeout,
+        gateway_stop_grace=drain + 5.0,
+        run_dir=args.run_dir,
+        state_file=args.state_file,
+        log_level=args.log_level,
+    )
+
+
+async def _main(settings: runner.Settings, out: view.View) -> int:
+    from noctaya.dev import runner
+    stop = asyncio.Event()
+    runner.install_stop_signals(stop)
+    dev = runner.DevRunner(settings=settings, out=out)
+    try:
+        return await dev.run(stop)
+    except BaseExceptionGroup as group:
+        failures, rest = group.split((runner.StartError, OSError))
+        if rest is not None or failures is None:
+            raise
+        for exc in _leaves(failures):
+            print(f"noctaya dev: {exc}", file=sys.stderr)
+        return 1
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    found: list[BaseException] = []
+    for exc in group.exceptions:
+        found.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return found
+
+
+def main(argv: Sequence[str]) -> int:
+    # replicas and gateways are started with fork+exec while gRPC threads run: gRPC's fork handlers
+    # have nothing to protect here and only warn, so they are switched off before gRPC starts
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+    parser = build_parser()
+    args = parser.parse_args(list(argv))
+    try:
+        settings = settings_from_args(args)
+    except ValueError as exc:
+        print(f"noctaya dev: {exc}", file=sys.stderr)
+        return 2
+    out = view.View(live=False if args.plain else None)
+    import uvloop
+
+    return uvloop.run(_main(settings, out))

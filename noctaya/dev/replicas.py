@@ -1,0 +1,248 @@
+"""Backend replicas as local processes, kept at the count the local KEDA asks for.
+
+``Deployment`` plays the part of a Kubernetes Deployment plus kubelet for ``--backend-cmd``: each
+replica is the command with ``{port}`` replaced by a free port; it joins the local ``Service`` once
+its readiness path answers 2xx (probed every 100 ms while starting, every second once ready, three
+failures in a row take it out) and leaves it on scale-down, where it is drained first: no new
+connections, then a wait until none of its open connections is moving bytes (a stream still
+running keeps it; idle keep-alive connections do not), bounded by ``drain_timeout``, then SIGTERM
+(the engine finishes what it holds and closes idle connections), then SIGKILL after ``stop_grace``.
+A replica that exits on its own is replaced, with a crash-loop backoff (1 s doubling to 30 s,
+reset by a Ready replica).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import enum
+import itertools
+import logging
+import pathlib
+import shlex
+import time
+from collections.abc import Callable, Coroutine
+
+import aiohttp
+
+from noctaya.dev import processes, service
+
+logger = logging.getLogger(__name__)
+
+PROBE_STARTING = 0.1
+PROBE_READY = 1.0
+PROBE_TIMEOUT = 1.0
+UNREADY_AFTER = 3
+QUIET = 0.5  # a connection that moved no byte for this long is idle (between requests)
+MAX_REPLICAS = 64
+BACKOFF_FIRST, BACKOFF_MAX = 1.0, 30.0
+
+
+class Phase(enum.Enum):
+    STARTING = "starting"
+    READY = "ready"
+    DRAINING = "draining"
+    STOPPED = "stopped"
+    FAILED = "failed"
+
+
+def render_command(template: str, *, port: int) -> list[str]:
+    if "{port}" not in template:
+        raise ValueError("the backend command must contain the {port} placeholder")
+    argv = shlex.split(template.replace("{port}", str(port)))
+    if not argv:
+        raise ValueError("the backend command is empty")
+    return argv
+
+
+def _leaving(replica: Replica) -> bool:
+    return replica.phase in (Phase.DRAINING, Phase.STOPPED, Phase.FAILED)
+
+
+@dataclasses.dataclass(eq=False)
+class Replica:
+    name: str
+    port: int
+    child: processes.Child
+    phase: Phase = Phase.STARTING
+    started: float = dataclasses.field(default_factory=time.monotonic)
+    ready_at: float | None = None
+    failures: int = 0
+
+
+class Deployment:
+    def __init__(
+        self,
+        *,
+        command: str,
+        readiness_path: str,
+        service: service.Service,
+        log_dir: pathlib.Path,
+        drain_timeout: float = 30.0,
+        stop_grace: float = 10.0,
+        on_event: Callable[[str], None] = lambda _message: None,
+    ) -> None:
+        render_command(command, port=1)  # validate early
+        self.command = command
+        self.readiness_path = readiness_path
+        self.service = service
+        self.log_dir = log_dir
+        self.drain_timeout = drain_timeout
+        self.stop_grace = stop_grace
+        self.on_event = on_event
+        self.desired = 0
+        self.replicas: list[Replica] = []
+        self.restarts = 0
+        self._names = itertools.count(1)
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._crash_backoff = 0.0
+        self._next_start = 0.0
+        self._session: aiohttp.ClientSession | None = None
+
+    # ---------------------------------------------------------------- reading
+    def count(self, *phases: Phase) -> int:
+        return sum(1 for r in self.replicas if r.phase in phases)
+
+    @property
+    def ready(self) -> int:
+        return self.count(Phase.READY)
+
+    @property
+    def live(self) -> list[Replica]:
+        return [r for r in self.replicas if r.phase in (Phase.STARTING, Phase.READY)]
+
+    # ---------------------------------------------------------------- control
+    def scale(self, replicas: int) -> None:
+        replicas = max(0, min(MAX_REPLICAS, replicas))
+        if replicas != self.desired:
+            self.desired = replicas
+            self._wake.set()
+
+    async def run(self) -> None:
+        """Reconcile until cancelled; then every replica is stopped."""
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=PROBE_TIMEOUT))
+        try:
+            while True:
+                self._reconcile()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(0.2):
+                        await self._wake.wait()
+                self._wake.clear()
+        finally:
+            await self._shutdown()
+
+    def _spawn(self, coro: Coroutine[object, object, None], name: str) -> None:
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _reconcile(self) -> None:
+        now = time.monotonic()
+        for replica in self.live:
+            if replica.child.returncode is not None:  # exited on its own: crashed
+                self._failed(replica)
+        live = self.live
+        missing = self.desired - len(live)
+        if missing > 0 and now >= self._next_start:
+            for _ in range(missing):
+                replica = self._new_replica()
+                self.replicas.append(replica)
+                self._spawn(self._start(replica), "noctaya-dev-replica-start")
+        elif missing < 0:
+            # not-ready replicas go first, newest first (like a ReplicaSet's scale-down ranking)
+            victims = sorted(live, key=lambda r: (r.phase is Phase.READY, -r.started))[:-missing]
+            for replica in victims:
+                replica.phase = Phase.DRAINING
+                self.service.remove(replica.name)
+                self._spawn(self._drain(replica), "noctaya-dev-replica-drain")
+        self.replicas = [r for r in self.replicas if r.phase not in (Phase.STOPPED, Phase.FAILED)]
+
+    def _new_replica(self) -> Replica:
+        name = f"replica-{next(self._names)}"
+        port = processes.free_port()
+        child = processes.Child(
+            name=name, argv=render_command(self.command, port=port), log_path=self.log_dir / f"{name}.log"
+        )
+        return Replica(name=name, port=port, child=child)
+
+    async def _start(self, replica: Replica) -> None:
+        try:
+            await replica.child.start()
+        except OSError as exc:
+            self.on_event(f"{replica.name}: cannot start {replica.child.argv[0]!r}: {exc}")
+            self._failed(replica)
+            return
+        self.on_event(f"{replica.name}: started on port {replica.port} (pid {replica.child.pid})")
+        await self._probe(replica)
+
+    async def _probe(self, replica: Replica) -> None:
+        assert self._session is not None
+        url = f"http://127.0.0.1:{replica.port}{self.readiness_path}"
+        while replica.phase in (Phase.STARTING, Phase.READY) and replica.child.running:
+            try:
+                async with self._session.get(url) as response:
+                    ok = 200 <= response.status < 300
+            except (aiohttp.ClientError, TimeoutError):
+                ok = False
+            if _leaving(replica):
+                return  # changed while the probe was in flight
+            if ok:
+                replica.failures = 0
+                if replica.phase is Phase.STARTING:
+                    replica.phase = Phase.READY
+                    replica.ready_at = time.monotonic()
+                    self._crash_backoff = 0.0
+                    self.service.add(name=replica.name, port=replica.port)
+                    self.on_event(f"{replica.name}: ready after {replica.ready_at - replica.started:.1f}s")
+            elif replica.phase is Phase.READY:
+                replica.failures += 1
+                if replica.failures >= UNREADY_AFTER:
+                    replica.phase = Phase.STARTING
+                    self.service.remove(replica.name)
+                    self.on_event(f"{replica.name}: not ready any more")
+            await asyncio.sleep(PROBE_READY if replica.phase is Phase.READY else PROBE_STARTING)
+        self._wake.set()
+
+    def _failed(self, replica: Replica) -> None:
+        if replica.phase in (Phase.FAILED, Phase.STOPPED):
+            return
+        replica.phase = Phase.FAILED
+        self.service.forget(replica.name)
+        self.restarts += 1
+        self._crash_backoff = min(BACKOFF_MAX, max(BACKOFF_FIRST, self._crash_backoff * 2))
+        self._next_start = time.monotonic() + self._crash_backoff
+        tail = replica.child.log_tail().strip().splitlines()[-3:]
+        self.on_event(
+            f"{replica.name}: exited with code {replica.child.returncode}; restarting in "
+            f"{self._crash_backoff:.0f}s" + (f" (last output: {' | '.join(tail)})" if tail else "")
+        )
+        self._wake.set()
+
+    async def _drain(self, replica: Replica) -> None:
+        endpoint = self.service.endpoint(replica.name)
+        deadline = time.monotonic() + self.drain_timeout
+        if endpoint is not None and replica.ready_at is not None:
+            self.on_event(f"{replica.name}: draining ({endpoint.connections} open connections)")
+            while endpoint.busy(quiet=QUIET) and time.monotonic() < deadline:  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+        code = await replica.child.stop(grace=self.stop_grace)
+        self.service.forget(replica.name)
+        replica.phase = Phase.STOPPED
+        self.on_event(f"{replica.name}: stopped (exit code {code})")
+        self._wake.set()
+
+    async def _shutdown(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(
+            *(r.child.stop(grace=self.stop_grace) for r in self.replicas if r.child.running),
+            return_exceptions=True,
+        )
+        for replica in self.replicas:
+            self.service.forget(replica.name)
+            replica.phase = Phase.STOPPED
+        if self._session is not None:
+            await self._session.close()

@@ -1,0 +1,438 @@
+"""The whole scale-from-zero lifecycle on one machine, as ``noctaya dev`` runs it.
+
+Pieces and how they connect (the same shape as in a cluster):
+
+    client -> [gateway(s)] -> backend "Service" (round robin) -> replica processes
+                   |  demand                                          ^
+                   v                                                  | scale
+      co-located ExternalScaler (1 gateway) or aggregate scaler  <- local KEDA (gRPC, as KEDA)
+
+Gateways and the aggregate scaler are child processes running the real commands
+(``noctaya gateway --config``, ``noctaya scaler --config``); a gateway that exits is replaced, like a
+Deployment replaces a Pod. With several gateways a second local Service on the public port spreads
+clients over the gateways that answer ``/healthz``. Stopping (SIGINT/SIGTERM) stops the local KEDA,
+then the gateways (they drain), the scaler and the replicas, and only then exits: no child outlives
+the runner. ``state_file`` (JSON) mirrors the live state for scripts and tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import pathlib
+import secrets
+import signal
+import sys
+import time
+from typing import Any
+
+import aiohttp
+
+from noctaya.dev import certificates, keda, processes, replicas, service, view
+from noctaya.scaler import credentials
+
+logger = logging.getLogger(__name__)
+
+STATUS_INTERVAL = 0.25
+CHILD_START_TIMEOUT = 30.0
+GATEWAY_RESTART_DELAY = 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    backend_cmd: str
+    listen_host: str = "127.0.0.1"
+    listen_port: int = 8080
+    readiness_path: str = "/health"
+    gateways: int = 1
+    scaling: keda.Scaling = dataclasses.field(
+        default_factory=lambda: keda.Scaling(name="dev", namespace="default")
+    )
+    target: int = 10
+    gateway: dict[str, Any] = dataclasses.field(default_factory=dict)  # extra gateway config keys
+    scaler_tls: bool = False
+    member_ttl: str = "10s"
+    report_interval: str = "2s"
+    replica_drain_timeout: float = 30.0
+    replica_stop_grace: float = 10.0
+    gateway_stop_grace: float = 30.0
+    service_port: int = 0
+    run_dir: pathlib.Path | None = None
+    state_file: pathlib.Path | None = None
+    log_level: str = "WARNING"
+
+
+@dataclasses.dataclass(eq=False)
+class GatewayProcess:
+    index: int
+    port: int
+    config_path: pathlib.Path
+    child: processes.Child
+    healthy: bool = False
+    queue: dict[str, Any] = dataclasses.field(default_factory=dict)
+    generation: int = 1
+
+
+def _python_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "noctaya", *args]
+
+
+class DevRunner:
+    def __init__(self, *, settings: Settings, out: view.View) -> None:
+        self.settings = settings
+        self.view = out
+        self.run_dir = (
+            settings.run_dir or pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / f"noctaya-dev-{os.getpid()}"
+        )
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.backend = service.Service(port=settings.service_port)
+        self.front: service.Service | None = None  # the public Service when there are several gateways
+        self.deployment = replicas.Deployment(
+            command=settings.backend_cmd,
+            readiness_path=settings.readiness_path,
+            service=self.backend,
+            log_dir=self.run_dir / "replicas",
+            drain_timeout=settings.replica_drain_timeout,
+            stop_grace=settings.replica_stop_grace,
+            on_event=self.view.event,
+        )
+        self.gateways: list[GatewayProcess] = []
+        self.scaler: processes.Child | None = None
+        self.scaler_report_port = 0
+        self.grpc_port = processes.free_port()
+        self.keda: keda.LocalKeda | None = None
+        self.bundle: certificates.Bundle | None = None
+        self.stopping = False
+        self._session: aiohttp.ClientSession | None = None
+
+    # ---------------------------------------------------------------- public
+    @property
+    def url(self) -> str:
+        return f"http://{self.settings.listen_host}:{self.settings.listen_port}/v1"
+
+    async def run(self, stop: asyncio.Event) -> int:
+        """Run until ``stop`` is set; raises :class:`StartError` when a child does not come up."""
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=1.0))
+        try:
+            async with asyncio.TaskGroup() as group:
+                keda_task = await self._start(group)
+                self._announce()
+                group.create_task(self._status_forever(), name="noctaya-dev-status")
+                group.create_task(self._supervise_gateways(), name="noctaya-dev-gateways")
+                await stop.wait()
+                # order: no more scaling, gateways drain (replicas still serve them), scaler, replicas
+                self.view.event("stopping: gateways drain, then the scaler and the replicas stop")
+                self.stopping = True
+                keda_task.cancel()
+                await self._stop_gateways_and_scaler()
+                raise _Stop
+        except* _Stop:
+            pass
+        finally:
+            await self._stop_all()
+            self.view.event("stopped: no process left behind")
+            self.view.close()
+        return 0
+
+    # ---------------------------------------------------------------- start
+    async def _start(self, group: asyncio.TaskGroup) -> asyncio.Task[None]:
+        s = self.settings
+        await self.backend.start()
+        group.create_task(self.deployment.run(), name="noctaya-dev-deployment")
+        if s.scaler_tls:
+            self.bundle = await asyncio.to_thread(certificates.make_bundle, directory=self.run_dir / "pki")
+        aggregate = s.gateways > 1
+        if aggregate:
+            await self._start_scaler()
+            self.front = service.Service(host=s.listen_host, port=s.listen_port)
+            await self.front.start()
+        for index in range(s.gateways):
+            port = processes.free_port() if aggregate else s.listen_port
+            gateway = self._gateway(index=index, port=port)
+            self.gateways.append(gateway)
+        await asyncio.gather(*(self._start_gateway(g) for g in self.gateways))
+        self.keda = keda.LocalKeda(
+            address=f"127.0.0.1:{self.grpc_port}",
+            scaling=s.scaling,
+            target=self.deployment,
+            credentials=None
+            if self.bundle is None
+            else credentials.channel_credentials(
+                ca_file=str(self.bundle.ca_cert),
+                cert_file=str(self.bundle.client_cert),
+                key_file=str(self.bundle.client_key),
+            ),
+            server_name="localhost" if self.bundle is not None else None,
+            on_event=self.view.event,
+        )
+        return group.create_task(self.keda.run(), name="noctaya-dev-keda")
+
+    def _tls(self) -> dict[str, str] | None:
+        if self.bundle is None:
+            return None
+        return {
+            "certFile": str(self.bundle.server_cert),
+            "keyFile": str(self.bundle.server_key),
+            "caFile": str(self.bundle.ca_cert),
+        }
+
+    async def _start_scaler(self) -> None:
+        s = self.settings
+        token = self.run_dir / "scaler-token"
+        token.write_text(secrets.token_urlsafe(32))
+        token.chmod(0o600)
+        self.scaler_report_port = processes.free_port()
+        max_member = int(s.gateway.get("maxQueue", 100)) + int(s.gateway.get("maxInFlight", 1000))
+        document = {
+            "service": {"name": s.scaling.name, "namespace": s.scaling.namespace},
+            "grpcListen": f"127.0.0.1:{self.grpc_port}",
+            "reportListen": f"127.0.0.1:{self.scaler_report_port}",
+            "target": s.target,
+            "metricName": s.scaling.metric_name,
+            "tokenFile": str(token),
+            "maxMemberDemand": max_member,
+            "memberTtl": s.member_ttl,
+            "tls": self._tls(),
+        }
+        path = self.run_dir / "scaler.json"
+        path.write_text(json.dumps(document, indent=2))
+        self.scaler = processes.Child(
+            name="scaler",
+            argv=_python_command("scaler", "--config", str(path), "--log-level", s.log_level),
+            log_path=self.run_dir / "scaler.log",
+        )
+        await self.scaler.start()
+        await self._wait_healthy(self.scaler, f"http://127.0.0.1:{self.scaler_report_port}/healthz")
+        self.view.event(f"aggregate scaler up (reports :{self.scaler_report_port}, gRPC :{self.grpc_port})")
+
+    def _gateway(self, *, index: int, port: int) -> GatewayProcess:
+        s = self.settings
+        document: dict[str, Any] = {
+            **s.gateway,
+            "listen": f"{s.listen_host if s.gateways == 1 else '127.0.0.1'}:{port}",
+            "backendUrl": self.backend.url,
+            "readinessPath": s.readiness_path,
+            "service": {"name": s.scaling.name, "namespace": s.scaling.namespace},
+        }
+        if s.gateways > 1:
+            document["scaler"] = None
+            document["report"] = {
+                "url": f"http://127.0.0.1:{self.scaler_report_port}",
+                "tokenFile": str(self.run_dir / "scaler-token"),
+                "interval": s.report_interval,
+            }
+        else:
+            document["scaler"] = {
+                "listen": f"127.0.0.1:{self.grpc_port}",
+                "target": s.target,
+                "metricName": s.scaling.metric_name,
+                "tls": self._tls(),
+            }
+        path = self.run_dir / f"gateway-{index}.json"
+        path.write_text(json.dumps(document, indent=2))
+        child = processes.Child(
+            name=f"gateway-{index}",
+            argv=_python_command("gateway", "--config", str(path), "--log-level", s.log_level),
+            log_path=self.run_dir / f"gateway-{index}.log",
+        )
+        return GatewayProcess(index=index, port=port, config_path=path, child=child)
+
+    async def _start_gateway(self, gateway: GatewayProcess) -> None:
+        await gateway.child.start()
+        await self._wait_healthy(gateway.child, f"http://127.0.0.1:{gateway.port}/healthz")
+        gateway.healthy = True
+        if self.front is not None:
+            self.front.add(name=gateway.child.name, port=gateway.port)
+        self.view.event(f"{gateway.child.name} up on :{gateway.port} (pid {gateway.child.pid})")
+
+    async def _wait_healthy(self, child: processes.Child, url: str) -> None:
+        assert self._session is not None
+        deadline = time.monotonic() + CHILD_START_TIMEOUT
+        while True:
+            if not child.running:
+                raise StartError(f"{child.name} exited with code {child.returncode}:\n{child.log_tail()}")
+            with contextlib.suppress(aiohttp.ClientError, TimeoutError):
+                async with self._session.get(url) as response:
+                    if response.status == 200:
+                        return
+            if time.monotonic() > deadline:
+                raise StartError(
+                    f"{child.name} did not answer {url} within {CHILD_START_TIMEOUT:g}s:\n{child.log_tail()}"
+                )
+            await asyncio.sleep(0.05)
+
+    def _announce(self) -> None:
+        s = self.settings
+        lines = [
+            f"noctaya dev: OpenAI-compatible endpoint at {self.url}",
+            f'  from openai import OpenAI; client = OpenAI(base_url="{self.url}", api_key="...")',
+            f"  backend: {s.backend_cmd}",
+            f"  scaling: min {s.scaling.min_replicas}, max {s.scaling.max_replicas}, target {s.target}, "
+            f"cooldown {s.scaling.cooldown:g}s, polling {s.scaling.polling_interval:g}s, "
+            f"{s.gateways} gateway(s){' + aggregate scaler' if s.gateways > 1 else ''}"
+            f"{', scaler mTLS' if self.bundle else ''}",
+            f"  logs and configs: {self.run_dir}",
+        ]
+        for line in lines:
+            self.view.event(line)
+
+    # ---------------------------------------------------------------- running
+    async def _supervise_gateways(self) -> None:
+        """Replace a gateway that exited, as a Deployment replaces its Pod."""
+        while True:
+            await asyncio.sleep(0.1)
+            for gateway in self.gateways:
+                if gateway.child.running or self.stopping:
+                    continue
+                gateway.healthy = False
+                if self.front is not None:
+                    self.front.remove(gateway.child.name)
+                self.view.event(
+                    f"{gateway.child.name} exited with code {gateway.child.returncode}; replacing it"
+                )
+                await asyncio.sleep(GATEWAY_RESTART_DELAY)
+                gateway.generation += 1
+                try:
+                    await self._start_gateway(gateway)
+                except StartError as exc:
+                    self.view.event(str(exc))
+
+    async def _status_forever(self) -> None:
+        while True:
+            await self._refresh_gateways()
+            snapshot = self.snapshot()
+            self.view.status(snapshot)
+            if self.settings.state_file is not None:
+                self._write_state(snapshot)
+            await asyncio.sleep(STATUS_INTERVAL)
+
+    async def _refresh_gateways(self) -> None:
+        session = self._session
+        assert session is not None
+
+        async def one(gateway: GatewayProcess) -> None:
+            if not gateway.child.running:
+                gateway.healthy, gateway.queue = False, {}
+                return
+            try:
+                async with session.get(f"http://127.0.0.1:{gateway.port}/noctaya/queue") as response:
+                    gateway.queue = await response.json() if response.status == 200 else {}
+                    gateway.healthy = response.status == 200 and not gateway.queue.get("draining", False)
+            except (aiohttp.ClientError, TimeoutError, ValueError):
+                gateway.healthy, gateway.queue = False, {}
+            if self.front is not None:
+                if gateway.healthy:
+                    self.front.add(name=gateway.child.name, port=gateway.port)
+                else:
+                    self.front.remove(gateway.child.name)
+
+        await asyncio.gather(*(one(g) for g in self.gateways))
+
+    def snapshot(self) -> view.Snapshot:
+        d = self.deployment
+        seen = self.keda.seen if self.keda is not None else keda.Observation()
+        queues = [g.queue for g in self.gateways if g.queue]
+        return view.Snapshot(
+            replicas_desired=d.desired,
+            replicas_ready=d.ready,
+            replicas_starting=d.count(replicas.Phase.STARTING),
+            replicas_draining=d.count(replicas.Phase.DRAINING),
+            demand=sum(int(q.get("demand", 0)) for q in queues),
+            queued=sum(int(q.get("queued", 0)) for q in queues),
+            in_flight=sum(int(q.get("inFlight", 0)) for q in queues),
+            metric=seen.metric,
+            target=seen.target,
+            active=seen.active,
+            activations=seen.activations,
+            gateways_up=sum(1 for g in self.gateways if g.healthy),
+            gateways=len(self.gateways),
+        )
+
+    def state(self, snapshot: view.Snapshot) -> dict[str, Any]:
+        seen = self.keda.seen if self.keda is not None else keda.Observation()
+        return {
+            "pid": os.getpid(),
+            "url": self.url,
+            "runDir": str(self.run_dir),
+            "time": time.time(),
+            "backendUrl": self.backend.url,
+            "grpcPort": self.grpc_port,
+            "scalerReportPort": self.scaler_report_port or None,
+            "scalerPid": self.scaler.pid if self.scaler is not None else None,
+            "status": dataclasses.asdict(snapshot),
+            "keda": {
+                "pushes": seen.pushes,
+                "reconnects": seen.reconnects,
+                "errors": seen.errors,
+                "streamConnected": seen.stream_connected,
+                "lastError": seen.last_error,
+            },
+            "replicas": [
+                {"name": r.name, "port": r.port, "pid": r.child.pid, "phase": r.phase.value}
+                for r in self.deployment.replicas
+            ],
+            "restarts": self.deployment.restarts,
+            "gateways": [
+                {
+                    "name": g.child.name,
+                    "port": g.port,
+                    "pid": g.child.pid,
+                    "healthy": g.healthy,
+                    "generation": g.generation,
+                    "queue": g.queue,
+                }
+                for g in self.gateways
+            ],
+        }
+
+    def _write_state(self, snapshot: view.Snapshot) -> None:
+        path = self.settings.state_file
+        assert path is not None
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.state(snapshot)))
+        tmp.replace(path)
+
+    # ---------------------------------------------------------------- stop
+    async def _stop_gateways_and_scaler(self) -> None:
+        s = self.settings
+        await asyncio.gather(
+            *(g.child.stop(grace=s.gateway_stop_grace) for g in self.gateways), return_exceptions=True
+        )
+        if self.scaler is not None:
+            await self.scaler.stop(grace=5.0)
+
+    async def _stop_all(self) -> None:
+        """Stop whatever still runs (idempotent; also the path after a failed start)."""
+        self.stopping = True
+        s = self.settings
+        await self._stop_gateways_and_scaler()
+        # the deployment task was cancelled with the task group and stopped its replicas; make sure
+        for replica in self.deployment.replicas:
+            if replica.child.running:
+                await replica.child.stop(grace=s.replica_stop_grace)
+        if self.front is not None:
+            await self.front.stop()
+        await self.backend.stop()
+        if self._session is not None:
+            await self._session.close()
+        if s.state_file is not None:
+            with contextlib.suppress(OSError):
+                s.state_file.unlink()
+
+
+class StartError(Exception):
+    """A child process did not come up."""
+
+
+class _Stop(Exception):
+    """Leaves the task group when the runner is told to stop."""
+
+
+def install_stop_signals(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
