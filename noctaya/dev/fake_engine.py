@@ -304,6 +304,14 @@ def make_app(engine: FakeEngine | None = None) -> web.Application:
     return app
 
 
+def bound_port(runner: web.AppRunner) -> int:
+    """The TCP port the runner's first site listens on (useful after binding port 0)."""
+    for address in runner.addresses:
+        if isinstance(address, tuple):
+            return int(address[1])
+    raise RuntimeError("the runner listens on no TCP address")
+
+
 @dataclasses.dataclass
 class RunningEngine:
     """An engine served in-process (tests, benchmarks): its state and base URL."""
@@ -329,10 +337,7 @@ async def running(
     try:
         site = web.TCPSite(runner, host, port, reuse_address=True)
         await site.start()
-        server = site._server
-        if not isinstance(server, asyncio.Server):
-            raise RuntimeError("the site did not start a TCP server")
-        yield RunningEngine(state=engine, url=f"http://{host}:{server.sockets[0].getsockname()[1]}")
+        yield RunningEngine(state=engine, url=f"http://{host}:{bound_port(runner)}")
     finally:
         await runner.cleanup()
 
@@ -350,8 +355,7 @@ async def serve(engine: FakeEngine, *, host: str, port: int, drain_timeout: floa
     try:
         site = web.TCPSite(runner, host, port, backlog=4096, reuse_address=True)
         await site.start()
-        server = site._server
-        bound = server.sockets[0].getsockname()[1] if isinstance(server, asyncio.Server) else port
+        bound = bound_port(runner)
         print(f"fake engine listening on http://{host}:{bound}", flush=True)
         await stop.wait()
         engine.draining = True  # /health turns 503; runner.cleanup lets in-flight requests finish

@@ -122,11 +122,9 @@ async def serve(
         host, port = config.listen_address
         site = web.TCPSite(runner, host, port, backlog=4096, reuse_address=True)
         await site.start()
+        bound = ", ".join(f"http://{a[0]}:{a[1]}" for a in runner.addresses if isinstance(a, tuple))
         logger.info(
-            "gateway listening on %s, backend %s (%s mode)",
-            config.listen,
-            config.backend_url,
-            config.cold_start_mode,
+            "gateway listening on %s, backend %s (%s mode)", bound, config.backend_url, config.cold_start_mode
         )
         if started is not None:
             started.set()

@@ -144,6 +144,8 @@ class ProxyHandler:
                 self.metrics.rejected(exc.reason)
             if exchange.sse is None:
                 response = exc.to_response()
+                if self.drain.draining:
+                    response.force_close()  # send clients elsewhere: no keep-alive while draining
             else:
                 response = exchange.sse
                 try:

@@ -25,10 +25,7 @@ async def serve(
     await runner.setup()
     site = web.TCPSite(runner, host, 0)
     await site.start()
-    server = site._server
-    if not isinstance(server, asyncio.Server):
-        raise RuntimeError("the site did not start a TCP server")
-    port = server.sockets[0].getsockname()[1]
+    port = next(int(address[1]) for address in runner.addresses if isinstance(address, tuple))
     return runner, f"http://{host}:{port}"
 
 

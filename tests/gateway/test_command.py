@@ -1,0 +1,226 @@
+"""``noctaya gateway`` as a process, and its configuration.
+
+Aspects: the config file (YAML, camelCase keys, Go durations) parses into the documented defaults and
+bounds; every field is also a flag and flags override the file; bad values, unknown keys, a missing or
+non-mapping file, and exclusive scaler/report sections fail at start with exit code 2 and one line per
+bad field, never a traceback; process level: SIGTERM with streams open turns ``/healthz`` 503 at once,
+lets the streams finish, and exits 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+
+import aiohttp
+import pytest
+
+from noctaya.gateway import command, config
+
+PYTHON = sys.executable
+
+
+def test_defaults_match_the_documented_contract() -> None:
+    parsed = config.build_config({"backendUrl": "http://qwen.ai.svc:8000/"})
+    assert parsed.backend_url == "http://qwen.ai.svc:8000"
+    assert parsed.listen_address == ("0.0.0.0", 8080)
+    assert (parsed.max_queue, parsed.max_in_flight, parsed.max_body_bytes) == (100, 1000, 16 * 1024 * 1024)
+    assert parsed.cold_start_mode == "keepalive" and parsed.readiness_path == "/health"
+    assert (parsed.heartbeat_interval, parsed.activation_timeout, parsed.retry_after) == (10, 300, 10)
+    assert (parsed.retry_grace, parsed.drain_timeout) == (10, 120)
+    assert parsed.probe_interval <= 0.1
+    assert parsed.api_key_file is None and parsed.scaler is None and parsed.report is None
+
+
+def test_full_file_with_sections(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "listen: ':9000'\nbackendUrl: http://b:8000\nmaxQueue: 5\ncoldStartMode: reject\n"
+        "heartbeatInterval: 1m30s\nactivationTimeout: 1h\nretryAfter: 500ms\n"
+        "service: {name: qwen, namespace: ai}\n"
+        "scaler: {listen: ':9090', target: 3, metricName: queueDepth,"
+        " tls: {certFile: /c, keyFile: /k, caFile: /ca}}\n"
+    )
+    parsed = config.load_config(path)
+    assert parsed.heartbeat_interval == 90 and parsed.activation_timeout == 3600 and parsed.retry_after == 0.5
+    assert parsed.service is not None and parsed.service.name == "qwen"
+    assert parsed.scaler is not None and parsed.scaler.target == 3
+    assert parsed.scaler.tls is not None and parsed.scaler.tls.ca_file == "/ca"
+    assert parsed.model_dump(by_alias=True)["heartbeatInterval"] == "1m30s"
+    report = config.build_config(
+        {"backendUrl": "http://b", "report": {"url": "http://qwen-scaler.ai.svc:9091", "tokenFile": "/t"}}
+    )
+    assert report.report is not None and report.report.interval == 2.0
+
+
+@pytest.mark.parametrize(
+    ("document", "field"),
+    [
+        ({}, "backendUrl"),
+        ({"backendUrl": "ftp://x"}, "backendUrl"),
+        ({"backendUrl": "http://b", "maxQueue": 0}, "maxQueue"),
+        ({"backendUrl": "http://b", "maxInFlight": -1}, "maxInFlight"),
+        ({"backendUrl": "http://b", "coldStartMode": "hold"}, "coldStartMode"),
+        ({"backendUrl": "http://b", "heartbeatInterval": "10"}, "heartbeatInterval"),
+        ({"backendUrl": "http://b", "heartbeatInterval": "0s"}, "heartbeatInterval"),
+        ({"backendUrl": "http://b", "activationTimeout": "5 minutes"}, "activationTimeout"),
+        ({"backendUrl": "http://b", "probeInterval": "1s"}, "probeInterval"),
+        ({"backendUrl": "http://b", "listen": "8080"}, "listen"),
+        ({"backendUrl": "http://b", "readinessPath": "health"}, "readinessPath"),
+        ({"backendUrl": "http://b", "maxBodyBytes": "lots"}, "maxBodyBytes"),
+        ({"backendUrl": "http://b", "surprise": 1}, "surprise"),
+        ({"backendUrl": "http://b", "service": {"name": "Bad_Name", "namespace": "ai"}}, "service.name"),
+        ({"backendUrl": "http://b", "scaler": {"target": 0}}, "scaler.target"),
+        (
+            {"backendUrl": "http://b", "scaler": {}, "report": {"url": "http://s", "tokenFile": "/t"}},
+            "report",
+        ),
+    ],
+)
+def test_bad_values_name_the_field(document: dict[str, object], field: str) -> None:
+    with pytest.raises(config.ConfigError) as caught:
+        config.build_config(document)
+    assert (
+        str(caught.value).startswith(field) or f"\n{field}" in str(caught.value) or field in str(caught.value)
+    )
+
+
+def test_flags_override_the_file(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(
+        json.dumps({"backendUrl": "http://a", "maxQueue": 5, "service": {"name": "x", "namespace": "y"}})
+    )
+    args = command.build_parser().parse_args(
+        [
+            "--config",
+            str(path),
+            "--max-queue",
+            "7",
+            "--backend-url",
+            "http://b:1",
+            "--service-name",
+            "z",
+            "--heartbeat-interval",
+            "250ms",
+            "--scaler-target",
+            "4",
+        ]
+    )
+    parsed = command.config_from_args(args)
+    assert parsed.max_queue == 7 and parsed.backend_url == "http://b:1" and parsed.heartbeat_interval == 0.25
+    assert parsed.service is not None and (parsed.service.name, parsed.service.namespace) == ("z", "y")
+    assert parsed.scaler is not None and parsed.scaler.target == 4
+
+
+@pytest.mark.parametrize(
+    ("content", "argv", "expected"),
+    [
+        ("backendUrl: http://b\nmaxQueue: zero\n", [], "maxQueue"),
+        ("- just\n- a list\n", [], "expected a mapping"),
+        ("backendUrl: [unclosed\n", [], "not valid YAML"),
+        (None, [], "cannot read"),
+        ("backendUrl: http://b\n", ["--cold-start-mode", "maybe"], "coldStartMode"),
+    ],
+)
+def test_bad_config_exits_2_with_a_message_and_no_traceback(
+    tmp_path: pathlib.Path, content: str | None, argv: list[str], expected: str
+) -> None:
+    path = tmp_path / "gateway.yaml"
+    if content is not None:
+        path.write_text(content)
+    result = subprocess.run(
+        [PYTHON, "-m", "noctaya", "gateway", "--config", str(path), *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+async def _read_until(stream: asyncio.StreamReader, pattern: str, *, within: float = 15.0) -> re.Match[str]:
+    async with asyncio.timeout(within):
+        while True:
+            line = (await stream.readline()).decode()
+            if not line:
+                raise AssertionError(f"process ended before printing {pattern!r}")
+            match = re.search(pattern, line)
+            if match:
+                return match
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(60)
+async def test_sigterm_with_streams_open_drains_and_exits_0() -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    engine = await asyncio.create_subprocess_exec(
+        PYTHON,
+        "-m",
+        "noctaya.dev.fake_engine",
+        "--port",
+        "0",
+        "--tokens",
+        "20",
+        "--token-delay",
+        "50ms",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    gateway = None
+    try:
+        assert engine.stdout is not None
+        backend = (await _read_until(engine.stdout, r"listening on (http://\S+)")).group(1)
+        gateway = await asyncio.create_subprocess_exec(
+            PYTHON,
+            "-m",
+            "noctaya",
+            "gateway",
+            "--backend-url",
+            backend,
+            "--listen",
+            "127.0.0.1:0",
+            "--drain-timeout",
+            "10s",
+            "--probe-interval",
+            "20ms",
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        assert gateway.stdout is not None
+        url = (await _read_until(gateway.stdout, r"gateway listening on (http://\S+),")).group(1)
+        async with aiohttp.ClientSession() as session:
+            async with asyncio.timeout(10):
+                while True:
+                    async with session.get(url + "/noctaya/queue") as response:
+                        if (await response.json())["backendReady"]:
+                            break
+                    await asyncio.sleep(0.05)
+            body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "x"}]}
+            streams = [await session.post(url + "/v1/chat/completions", json=body) for _ in range(3)]
+            for stream in streams:
+                assert (await stream.content.readline()).startswith(b"data: ")
+            gateway.send_signal(signal.SIGTERM)
+            await _read_until(gateway.stdout, r"draining")
+            async with aiohttp.ClientSession() as fresh, fresh.get(url + "/healthz") as response:
+                assert response.status == 503
+            for stream in streams:
+                async with stream:
+                    rest = await stream.content.read()
+                assert rest.endswith(b"data: [DONE]\n\n") and rest.count(b'"tok "') == 20
+        assert await asyncio.wait_for(gateway.wait(), 15) == 0
+        gateway = None
+    finally:
+        for process in (gateway, engine):
+            if process is not None and process.returncode is None:
+                process.send_signal(signal.SIGTERM)
+                await asyncio.wait_for(process.wait(), 15)

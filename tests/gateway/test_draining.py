@@ -1,0 +1,87 @@
+"""Drain, in-process: what SIGTERM sets in motion, minus the signal (see test_command for that).
+
+Aspects: while draining ``/healthz`` is 503 and new ``/v1`` requests get 503 ``draining`` with
+``Retry-After`` and ``Connection: close``; a stream that was open runs to its end; the drain completes
+as soon as nothing is queued or in flight (notified, not after a fixed wait); a drain that times out
+answers still-queued requests with ``draining`` (503, or a final SSE event) and reports it; metrics
+count the refusals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+
+from noctaya.dev import fake_engine
+from noctaya.gateway import keys, testing
+
+CHAT: dict[str, object] = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[fake_engine.RunningEngine]:
+    async with fake_engine.running(fake_engine.FakeEngine(tokens=10, token_delay=0.05)) as running:
+        yield running
+
+
+@pytest.fixture
+async def gateways(engine: fake_engine.RunningEngine) -> AsyncIterator[testing.GatewayStarter]:
+    async with testing.GatewayStarter(backend_url=engine.url) as starter:
+        yield starter
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as session:
+        yield session
+
+
+async def test_open_stream_finishes_while_new_requests_are_refused(
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start(wait_ready=True)
+    drain = gateway.app[keys.DRAIN]
+    async with http.post(gateway.url + "/v1/chat/completions", json={**CHAT, "stream": True}) as stream:
+        first = await stream.content.readline()
+        assert first.startswith(b"data: ")
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        draining = asyncio.create_task(drain.wait_idle(within=5))
+        await asyncio.sleep(0)
+        async with http.get(gateway.url + "/healthz") as response:
+            assert response.status == 503
+        async with aiohttp.ClientSession() as other, other.get(gateway.url + "/v1/models") as response:
+            assert response.status == 503
+            assert response.headers["Retry-After"] == "1"
+            assert response.headers["Connection"] == "close"
+            assert (await response.json())["error"]["code"] == "draining"
+        rest = await stream.content.read()
+    assert rest.endswith(b"data: [DONE]\n\n")
+    assert rest.count(b'"tok "') == 10  # nothing was cut (the first line held the role only)
+    assert await draining is True
+    assert loop.time() - started < 1.5  # done when idle, not at the timeout
+    assert gateway.app[keys.METRICS].rejections.labels("draining")._value.get() == 1
+
+
+async def test_drain_timeout_answers_queued_requests(
+    engine: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    engine.state.ready_override = False
+    gateway = await gateways.start()
+    plain = asyncio.create_task(http.post(gateway.url + "/v1/chat/completions", json=CHAT))
+    streamed = await http.post(gateway.url + "/v1/chat/completions", json={**CHAT, "stream": True})
+    await gateway.wait_for(lambda: gateway.admission.queued == 2)
+    assert await gateway.app[keys.DRAIN].wait_idle(within=0.2) is False
+    async with await plain as response:
+        assert response.status == 503
+        assert (await response.json())["error"]["code"] == "draining"
+    async with streamed:
+        assert streamed.status == 200
+        text = await streamed.text()
+    last = [line for line in text.splitlines() if line.startswith("data: ")][-1]
+    assert json.loads(last.removeprefix("data: "))["error"]["code"] == "draining"
+    await gateway.wait_idle()
