@@ -68,4 +68,3 @@ class Cache(constructs.Construct):
                 volume_mode="Filesystem",
             ),
         )
-        self.spec_hash = naming.annotate_spec_hash(self.claim)

@@ -7,7 +7,8 @@ LLMService; offline synth passes none). Selector labels are a stable subset, bec
 selector is immutable.
 
 Create-once objects (cache PVC, prewarm Job, scaler token Secret) carry a hash of their desired spec in
-``serving.noctaya.io/spec-hash``; the operator compares it instead of replacing the object.
+``serving.noctaya.io/spec-hash``; the operator compares it instead of replacing the object. The hash is
+computed in Python from the inputs that shape the object (no extra round trip to the jsii kernel).
 """
 
 from __future__ import annotations
@@ -164,14 +165,20 @@ def spec_hash(spec: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
-def annotate_spec_hash(api_object: cdk8s.ApiObject, *, desired: Any = None) -> str:
-    """Record the hash of the desired spec in ``serving.noctaya.io/spec-hash`` and return it.
+def props_hash(props: Any, *, exclude: tuple[str, ...] = ("identity",)) -> str:
+    """The spec hash of a frozen ``<Family>Props``: every field except ``exclude`` (the identity carries
+    owner references and labels, which are not part of the immutable workload)."""
+    fields = {f.name: getattr(props, f.name) for f in dataclasses.fields(props) if f.name not in exclude}
+    return spec_hash(_plain(fields))
 
-    ``desired`` defaults to the object's rendered ``spec``; objects without one (a Secret) pass the
-    part that must not change — never a secret value.
-    """
-    if desired is None:
-        desired = api_object.to_json().get("spec", {})
-    digest = spec_hash(desired)
-    api_object.metadata.add_annotation(SPEC_HASH_ANNOTATION, digest)
-    return digest
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)

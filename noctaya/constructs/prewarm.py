@@ -252,7 +252,6 @@ class Prewarm(constructs.Construct):
                 ),
             ),
         )
-        self.spec_hash = naming.annotate_spec_hash(self.job)
 
 
 def _registry_volume(secret: str) -> k8s.Volume:

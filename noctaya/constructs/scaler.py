@@ -93,12 +93,17 @@ class AggregateScaler(constructs.Construct):
             self.token_secret = k8s.KubeSecret(
                 self,
                 "Token",
-                metadata=ident.metadata(name=ident.scaler_token, component=COMPONENT),
+                metadata=ident.metadata(
+                    name=ident.scaler_token,
+                    component=COMPONENT,
+                    annotations={
+                        naming.SPEC_HASH_ANNOTATION: naming.spec_hash(
+                            {"type": "Opaque", "keys": [gateway.TOKEN_KEY]}
+                        )
+                    },
+                ),
                 type="Opaque",
                 string_data={gateway.TOKEN_KEY: props.token},
-            )
-            naming.annotate_spec_hash(
-                self.token_secret, desired={"type": "Opaque", "keys": [gateway.TOKEN_KEY]}
             )
 
         vols = [

@@ -14,7 +14,7 @@ from typing import Any
 import cdk8s
 
 from noctaya.api import inferenceruntime, llmservice
-from noctaya.constructs import chart, settings
+from noctaya.constructs import chart, install, settings
 
 
 def render_llmservice(
@@ -33,4 +33,13 @@ def render_llmservice(
         app, service.name or "llmservice", service=service, runtime=runtime, settings=settings
     )
     manifests: list[dict[str, Any]] = built.to_json()
+    return manifests
+
+
+def render_install(*, props: install.OperatorInstallProps) -> list[dict[str, Any]]:
+    """The operator installation (CRDs first, then namespace, RBAC, Deployment, PDB) as manifests."""
+    app = cdk8s.App()
+    chart = cdk8s.Chart(app, "install", disable_resource_name_hashes=True)
+    install.OperatorInstall(chart, "Operator", props=props)
+    manifests: list[dict[str, Any]] = chart.to_json()
     return manifests

@@ -1,0 +1,236 @@
+"""``noctaya synth FILE... -o DIR``: render LLMServices offline, with the constructs the operator uses.
+
+Inputs are files or directories (``*.yaml``/``*.yml``, recursively, in sorted order) holding
+LLMService and InferenceRuntime documents. They are loaded and validated by ``noctaya.api.documents``
+(the same checks as ``noctaya validate``); every InferenceRuntime of every input is a candidate for
+every LLMService (runtimes are cluster-scoped). Each LLMService selects its runtime exactly as the
+operator would and is rendered into ``DIR/<namespace>/<name>.yaml``; the operator installation (CRDs,
+RBAC, Deployment, PDB) goes to ``DIR/install.yaml`` unless ``--no-install``.
+
+Output is byte-identical between runs. The aggregate scaler's token Secret is left out unless
+``--scaler-token-file`` gives the token (it then appears in every multi-gateway output; keep such
+output out of Git) — see ``noctaya.constructs.scaler``.
+
+Every problem names the file, the document (kind and namespace/name) and the field; nothing is
+written when any document has a problem. Exit status: 0 rendered, 1 problems, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import pathlib
+import sys
+from collections.abc import Iterator, Sequence
+from typing import TextIO
+
+from noctaya.api import crds, documents, inferenceruntime, llmservice
+from noctaya.constructs import install, output, settings, synthesis
+from noctaya.runtime import selection
+
+MAX_FILES = 10_000
+MAX_TOKEN_BYTES = 4096
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Loaded:
+    services: list[tuple[str, llmservice.LLMService]]
+    runtimes: list[tuple[str, inferenceruntime.InferenceRuntime]]
+    problems: list[str]
+
+
+def _files(args: Sequence[str]) -> Iterator[tuple[str, pathlib.Path | None, str | None]]:
+    for arg in args:
+        path = pathlib.Path(arg)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+            if not found:
+                yield arg, None, "directory holds no *.yaml or *.yml files"
+            elif len(found) > MAX_FILES:
+                yield arg, None, f"directory holds more than {MAX_FILES} YAML files"
+            else:
+                for file in found:
+                    yield str(file), file, None
+        elif path.is_file():
+            yield arg, path, None
+        else:
+            yield arg, None, "no such file or directory" if not path.exists() else "not a regular file"
+
+
+def load(args: Sequence[str], *, limits: documents.Limits = documents.DEFAULT_LIMITS) -> Loaded:
+    """Every valid LLMService and InferenceRuntime of the inputs, with their source file, and every
+    problem found (as messages naming file, document and field)."""
+    services: list[tuple[str, llmservice.LLMService]] = []
+    runtimes: list[tuple[str, inferenceruntime.InferenceRuntime]] = []
+    problems: list[str] = []
+    for name, path, error in _files(args):
+        if path is None:
+            problems.append(f"{name}: {error}")
+            continue
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(limits.max_stream_bytes + 1)
+        except OSError as exc:
+            problems.append(f"{name}: cannot read: {exc.strerror or exc}")
+            continue
+        checked, stream_problems = documents.check_stream(data, source=name, limits=limits)
+        problems += [str(p) for p in stream_problems]
+        for result in checked:
+            problems += [str(p) for p in result.problems]
+            if isinstance(result.obj, llmservice.LLMService):
+                services.append((name, result.obj))
+                problems += [
+                    f"{name}: LLMService {_ref(result.obj)}: {p}"
+                    for p in result.obj.reserved_field_problems()
+                ]
+            elif isinstance(result.obj, inferenceruntime.InferenceRuntime):
+                runtimes.append((name, result.obj))
+                problems += [
+                    f"{name}: InferenceRuntime {result.obj.name}: {p}"
+                    for p in result.obj.reserved_field_problems()
+                ]
+    seen: dict[tuple[str, str], str] = {}
+    for name, service in services:
+        key = (service.namespace, service.name)
+        if key in seen:
+            problems.append(f"{name}: LLMService {_ref(service)}: also defined in {seen[key]}")
+        seen.setdefault(key, name)
+    names: dict[str, str] = {}
+    for name, runtime in runtimes:
+        if runtime.name in names:
+            problems.append(f"{name}: InferenceRuntime {runtime.name}: also defined in {names[runtime.name]}")
+        names.setdefault(runtime.name, name)
+    return Loaded(services=services, runtimes=runtimes, problems=problems)
+
+
+def _ref(service: llmservice.LLMService) -> str:
+    return f"{service.namespace}/{service.name}"
+
+
+def render_all(loaded: Loaded, *, render: settings.RenderSettings) -> tuple[dict[str, str], list[str]]:
+    """``{relative path: YAML}`` for every LLMService, and the problems of those that cannot render."""
+    files: dict[str, str] = {}
+    problems: list[str] = []
+    candidates = [runtime for _, runtime in loaded.runtimes]
+    for name, service in loaded.services:
+        subject = f"{name}: LLMService {_ref(service)}"
+        try:
+            runtime = selection.select_runtime(service=service, runtimes=candidates)
+            manifests = synthesis.render_llmservice(service=service, runtime=runtime, settings=render)
+        except ValueError as exc:  # SelectionError, RenderError and other field errors
+            problems.append(f"{subject}: {exc}")
+            continue
+        files[f"{service.namespace}/{service.name}.yaml"] = output.to_yaml(manifests)
+    return files, problems
+
+
+def _token(path: pathlib.Path) -> str:
+    data = path.read_bytes()[: MAX_TOKEN_BYTES + 1]
+    if len(data) > MAX_TOKEN_BYTES:
+        raise ValueError(f"longer than {MAX_TOKEN_BYTES} bytes")
+    token = data.decode("ascii").strip()
+    if not token or any(not c.isprintable() or c.isspace() for c in token):
+        raise ValueError("must be one line of printable ASCII without spaces")
+    return token
+
+
+def main(argv: list[str], *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = argparse.ArgumentParser(
+        prog="noctaya synth",
+        description="Render LLMServices and their InferenceRuntimes into Kubernetes manifests, offline.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="file or directory (*.yaml, *.yml)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        type=pathlib.Path,
+        metavar="DIR",
+        help="directory for <namespace>/<name>.yaml and install.yaml",
+    )
+    defaults = settings.RenderSettings()
+    parser.add_argument(
+        "--gateway-image",
+        default=defaults.gateway_image,
+        help="image of gateways and aggregate scalers (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--gateway-replicas",
+        type=int,
+        default=defaults.default_gateway_replicas,
+        help="gateways per LLMService when spec.endpoint.replicas is unset (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--scaler-token-file",
+        type=pathlib.Path,
+        metavar="FILE",
+        help="render the aggregate scaler token Secret with this token (default: leave it out)",
+    )
+    parser.add_argument(
+        "--operator-image", default=defaults.gateway_image, help="operator image (default: %(default)s)"
+    )
+    parser.add_argument("--operator-namespace", default="noctaya-system", help="default: %(default)s")
+    parser.add_argument("--operator-replicas", type=int, default=2, help="default: %(default)s")
+    parser.add_argument("--no-install", action="store_true", help="do not write install.yaml")
+    options = parser.parse_args(argv)
+
+    token = None
+    if options.scaler_token_file is not None:
+        try:
+            token = _token(options.scaler_token_file)
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            print(f"noctaya synth: --scaler-token-file {options.scaler_token_file}: {exc}", file=err)
+            return 2
+    try:
+        render = settings.RenderSettings(
+            gateway_image=options.gateway_image,
+            default_gateway_replicas=options.gateway_replicas,
+            scaler_token=token,
+        )
+    except ValueError as exc:
+        print(f"noctaya synth: {exc}", file=err)
+        return 2
+
+    loaded = load(options.files)
+    problems = list(loaded.problems)
+    files: dict[str, str] = {}
+    if not problems:
+        files, problems = render_all(loaded, render=render)
+    if not problems and not loaded.services and options.no_install:
+        problems.append(f"{', '.join(options.files)}: no LLMService found")
+    if not problems and not options.no_install:
+        try:
+            manifests = synthesis.render_install(
+                props=install.OperatorInstallProps(
+                    image=options.operator_image,
+                    namespace=options.operator_namespace,
+                    replicas=options.operator_replicas,
+                    crds=crds.crds(),
+                    gateway_image=options.gateway_image,
+                    default_gateway_replicas=options.gateway_replicas,
+                )
+            )
+        except ValueError as exc:
+            print(f"noctaya synth: {exc}", file=err)
+            return 2
+        files["install.yaml"] = output.to_yaml(manifests)
+    if problems:
+        for problem in problems:
+            print(problem, file=err)
+        print(f"noctaya synth: {len(problems)} problem(s); nothing written", file=err)
+        return 1
+    try:
+        changed = sum(
+            output.write(options.output / relative, text) for relative, text in sorted(files.items())
+        )
+    except OSError as exc:
+        print(f"noctaya synth: cannot write to {options.output}: {exc.strerror or exc}", file=err)
+        return 1
+    print(
+        f"rendered {len(loaded.services)} LLMService(s) into {options.output} "
+        f"({len(files)} file(s), {changed} changed)",
+        file=out,
+    )
+    return 0
