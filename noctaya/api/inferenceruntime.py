@@ -206,10 +206,10 @@ class InferenceRuntimeSpec(meta.ApiModel):
 class InferenceRuntimeStatus(meta.ApiModel):
     """The runtime controller is passive; status only records what it last saw (extension)."""
 
-    model_config = pydantic.ConfigDict(extra="allow")
-
     observed_generation: Annotated[int | None, pydantic.Field(ge=0)] = None
-    conditions: list[meta.Condition] = pydantic.Field(default_factory=list)
+    conditions: Annotated[
+        list[meta.Condition], pydantic.Field(max_length=32, json_schema_extra=meta.CONDITIONS_LIST)
+    ] = pydantic.Field(default_factory=list)
 
 
 class InferenceRuntime(meta.ApiModel):

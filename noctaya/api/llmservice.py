@@ -421,9 +421,9 @@ class LLMServiceStatus(meta.ApiModel):
     resolved_runtime: str | None = None
     replicas: Annotated[int, pydantic.Field(ge=0)] = 0
     endpoint_url: str | None = pydantic.Field(default=None, alias="endpointURL")
-    conditions: Annotated[list[meta.Condition], pydantic.Field(max_length=32)] = pydantic.Field(
-        default_factory=list
-    )
+    conditions: Annotated[
+        list[meta.Condition], pydantic.Field(max_length=32, json_schema_extra=meta.CONDITIONS_LIST)
+    ] = pydantic.Field(default_factory=list)
     last_activation: Activation | None = None  # extension
 
 

@@ -135,6 +135,13 @@ class LocalObjectReference(ApiModel):
     name: Annotated[str, pydantic.Field(min_length=1, max_length=253)]
 
 
+#: ``json_schema_extra`` of a conditions list: a map keyed by ``type`` (server-side apply merges by type).
+CONDITIONS_LIST: Final[dict[str, Any]] = {
+    "x-kubernetes-list-type": "map",
+    "x-kubernetes-list-map-keys": ["type"],
+}
+
+
 def find_condition(conditions: list[Condition], type_: str) -> Condition | None:
     """The condition of the given type, if present."""
     return next((c for c in conditions if c.type == type_), None)

@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import celpy
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 import yaml
+from celpy import adapter
 
 from noctaya.api import crds
 
@@ -108,7 +109,7 @@ class CrdCheck:
     ) -> None:
         for rule in node.get("x-kubernetes-validations", []):
             try:
-                ok = bool(self.program(rule["rule"]).evaluate({"self": celpy.json_to_cel(value)}))
+                ok = bool(self.program(rule["rule"]).evaluate({"self": adapter.json_to_cel(value)}))
             except Exception as exc:  # a CEL evaluation error refuses the object, as in the API server
                 ok, rule = False, {"message": f"evaluation error: {exc}"}
             if not ok:

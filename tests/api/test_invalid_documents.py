@@ -35,10 +35,10 @@ def _parts(path: str) -> list[str | int]:
 
 
 def build(case: dict[str, Any]) -> dict[str, Any]:
-    doc = copy.deepcopy(TABLE["bases"][case["base"]])
+    doc: dict[str, Any] = copy.deepcopy(TABLE["bases"][case["base"]])
     for path in case.get("unset", []):
         *parents, last = _parts(path)
-        node = doc
+        node: Any = doc
         for part in parents:
             node = node[part]
         del node[last]
@@ -64,7 +64,7 @@ def test_the_table_covers_enough_rules(crd_checks: dict[str, Any]) -> None:
     assert {c["base"] for c in CASES} == {"llmservice", "inferenceruntime"}
     kinds = {"llmservice": "LLMService", "inferenceruntime": "InferenceRuntime"}
     # every CEL message of both CRDs is produced by at least one case
-    produced = set()
+    produced: set[str] = set()
     for case in CASES:
         if case["crd"] == "cel":
             produced.update(m for _, m in crd_checks[kinds[case["base"]]].errors(build(case)))
