@@ -90,6 +90,13 @@ def _render(text: str, field: str, *, service: llmservice.LLMService, model_path
         raise RenderError(f"InferenceRuntime {field}: {exc}") from None
 
 
+def _compact(value: Any) -> Any:
+    """A probe's JSON without empty lists and maps (``httpHeaders: []`` says nothing)."""
+    if isinstance(value, dict):
+        return {k: _compact(v) for k, v in value.items() if v not in ([], {}, None)}
+    return value
+
+
 def _probe_path(probe: Mapping[str, Any], default: str) -> str:
     http = probe.get("httpGet")
     return str(http.get("path") or "/") if http else default
@@ -145,9 +152,9 @@ def recipe(
     extra.update({k: v for k, v in placement.env.items() if k not in extra})
 
     port = rspec.container.port
-    readiness = rspec.health.effective_readiness(port=port.name).to_manifest()
-    startup = rspec.health.effective_startup(port=port.name).to_manifest()
-    liveness = rspec.health.liveness.to_manifest() if rspec.health.liveness else None
+    readiness = _compact(rspec.health.effective_readiness(port=port.name).to_manifest())
+    startup = _compact(rspec.health.effective_startup(port=port.name).to_manifest())
+    liveness = _compact(rspec.health.liveness.to_manifest()) if rspec.health.liveness else None
     drain = int(spec.scaling.drain_timeout.total_seconds) if rspec.lifecycle.pre_stop_drain else None
     return ServerRecipe(
         image=rspec.container.image,
