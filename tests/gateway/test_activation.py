@@ -1,0 +1,58 @@
+"""The activation lease, unit level (real loop clock, millisecond durations).
+
+Aspects: opening raises demand to 1 and counts a start; opening again while activating is a no-op;
+Ready moves it to the grace period and closes it after the grace; the deadline expires it, fails
+every waiter with activation_timeout and counts an expiry; a new cold request after that opens a new
+lease; close() stops the timer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from noctaya.gateway import activation, admission, demand, errors, metrics
+
+
+def make(
+    *, timeout: float = 0.1, grace: float = 0.05
+) -> tuple[activation.Activation, admission.Admission, demand.Demand, metrics.Metrics]:
+    d = demand.Demand()
+    m = metrics.Metrics(max_queue=5, max_in_flight=5)
+    a = admission.Admission(max_queue=5, max_in_flight=5, demand=d)
+    return activation.Activation(timeout=timeout, grace=grace, demand=d, admission=a, metrics=m), a, d, m
+
+
+def state(lease: activation.Activation) -> activation.LeaseState:
+    return lease.state
+
+
+async def test_ready_then_grace_then_closed() -> None:
+    lease, _, d, m = make()
+    lease.ensure_open()
+    lease.ensure_open()
+    assert state(lease) is activation.LeaseState.ACTIVATING and d.demand() == 1
+    assert m.activations_started._value.get() == 1
+    lease.backend_ready()
+    assert state(lease) is activation.LeaseState.GRACE and d.demand() == 1
+    await asyncio.sleep(0.08)
+    assert state(lease) is activation.LeaseState.CLOSED and d.demand() == 0
+    assert m.activations_succeeded._value.get() == 1
+
+
+async def test_deadline_expires_and_fails_waiters() -> None:
+    lease, a, d, m = make(timeout=0.05)
+    lease.ensure_open()
+    tickets = [a.enqueue() for _ in range(2)]
+    await asyncio.sleep(0.08)
+    assert state(lease) is activation.LeaseState.CLOSED and d.demand() == 0
+    assert m.activations_expired._value.get() == 1
+    for ticket in tickets:
+        with pytest.raises(errors.GatewayError) as caught:
+            await ticket.future
+        assert caught.value.code == "activation_timeout" and caught.value.status == 504
+    lease.ensure_open()  # a later cold request: a new lease
+    assert m.activations_started._value.get() == 2
+    lease.close()
+    assert state(lease) is activation.LeaseState.CLOSED and lease.deadline is None
