@@ -57,10 +57,22 @@ class Cache(constructs.Construct):
         self.spec_hash: str | None = None
         if self.plan.access_mode is None:
             return
+        self.spec_hash = naming.spec_hash(
+            {
+                "accessModes": [self.plan.access_mode],
+                "storage": props.size,
+                "storageClassName": props.storage_class_name,
+                "volumeMode": "Filesystem",
+            }
+        )
         self.claim = k8s.KubePersistentVolumeClaim(
             self,
             "Resource",
-            metadata=ident.metadata(name=ident.cache, component=COMPONENT),
+            metadata=ident.metadata(
+                name=ident.cache,
+                component=COMPONENT,
+                annotations={naming.SPEC_HASH_ANNOTATION: self.spec_hash},
+            ),
             spec=k8s.PersistentVolumeClaimSpec(
                 access_modes=[self.plan.access_mode],
                 resources=k8s.ResourceRequirements(requests={"storage": kube.quantity(props.size)}),

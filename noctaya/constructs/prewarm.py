@@ -223,10 +223,15 @@ class Prewarm(constructs.Construct):
                 pod_volumes.append(_registry_volume(props.registry_secret))
         else:
             containers = [_hub_container(props, staging.source, mount)]
+        self.spec_hash = naming.props_hash(props)
         self.job = k8s.KubeJob(
             self,
             "Resource",
-            metadata=ident.metadata(name=ident.prewarm, component=COMPONENT),
+            metadata=ident.metadata(
+                name=ident.prewarm,
+                component=COMPONENT,
+                annotations={naming.SPEC_HASH_ANNOTATION: self.spec_hash},
+            ),
             spec=k8s.JobSpec(
                 backoff_limit=props.backoff_limit,
                 active_deadline_seconds=props.active_deadline_seconds,

@@ -1,0 +1,170 @@
+"""Fixtures of the construct tests.
+
+- ``examples`` / ``rendered``: every LLMService of ``examples/`` with the runtime it selects, and its
+  rendered manifests (rendered once per session: jsii is slow to start, rendering is not).
+- ``make_service`` / ``make_runtime``: small LLMService / InferenceRuntime objects, deep-merged from
+  the spec fields a test is about.
+- ``synth``: render one construct in a fresh chart and return its manifests.
+- ``schema_check``: validate a manifest the way a cluster would: built-in kinds against Kubernetes'
+  own schemas (kubernetes-validate, strict, 1.28), KEDA / Prometheus Operator kinds against the CRD
+  subsets in ``scripts/crds/``, our kinds against the CRDs ``noctaya.api.crds`` generates.
+"""
+
+from __future__ import annotations
+
+import copy
+import pathlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import cdk8s
+import constructs
+import jsonschema  # type: ignore[import-untyped]
+import kubernetes_validate
+import pytest
+import yaml
+
+from noctaya.api import crds, inferenceruntime, llmservice
+from noctaya.constructs import command, settings, synthesis
+from noctaya.runtime import selection
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+KUBERNETES_VERSION = "1.28.0"
+
+Manifest = dict[str, Any]
+Rendered = dict[str, list[Manifest]]
+
+
+def merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def service(name: str = "qwen", namespace: str = "ai", **spec: Any) -> llmservice.LLMService:
+    base = {
+        "model": {"source": {"uri": "hf://Qwen/Qwen2.5-7B-Instruct"}},
+        "runtime": {"selector": {"vendor": ["nvidia"]}},
+    }
+    return llmservice.LLMService.model_validate(
+        {"metadata": {"name": name, "namespace": namespace}, "spec": merge(base, spec)}
+    )
+
+
+def runtime(name: str = "vllm-nvidia", **spec: Any) -> inferenceruntime.InferenceRuntime:
+    base: dict[str, Any] = {
+        "vendor": "nvidia",
+        "container": {"image": "vllm/vllm-openai:v0.9.2", "args": ["--model", "{{ .Model.Path }}"]},
+        "accelerator": {"resourceName": "nvidia.com/gpu"},
+    }
+    return inferenceruntime.InferenceRuntime.model_validate(
+        {"metadata": {"name": name}, "spec": merge(base, spec)}
+    )
+
+
+@pytest.fixture
+def make_service() -> Callable[..., llmservice.LLMService]:
+    return service
+
+
+@pytest.fixture
+def make_runtime() -> Callable[..., inferenceruntime.InferenceRuntime]:
+    return runtime
+
+
+@pytest.fixture
+def synth() -> Callable[[Callable[[constructs.Construct], object]], list[Manifest]]:
+    """``synth(lambda chart: Backend(chart, "b", props=...))`` -> the chart's manifests."""
+
+    def run(build: Callable[[constructs.Construct], object]) -> list[Manifest]:
+        chart = cdk8s.Chart(cdk8s.App(), "test", disable_resource_name_hashes=True)
+        build(chart)
+        result: list[Manifest] = chart.to_json()
+        return result
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def examples() -> dict[str, tuple[llmservice.LLMService, inferenceruntime.InferenceRuntime]]:
+    loaded = command.load([str(EXAMPLES)])
+    assert not loaded.problems, loaded.problems
+    runtimes = [r for _, r in loaded.runtimes]
+    return {s.name: (s, selection.select_runtime(service=s, runtimes=runtimes)) for _, s in loaded.services}
+
+
+@pytest.fixture(scope="session")
+def rendered(
+    examples: dict[str, tuple[llmservice.LLMService, inferenceruntime.InferenceRuntime]],
+) -> Rendered:
+    render = settings.RenderSettings()
+    return {
+        name: synthesis.render_llmservice(service=s, runtime=r, settings=render)
+        for name, (s, r) in examples.items()
+    }
+
+
+def find(manifests: list[Manifest], kind: str, name: str | None = None) -> list[Manifest]:
+    return [m for m in manifests if m["kind"] == kind and (name is None or m["metadata"]["name"] == name)]
+
+
+def one(manifests: list[Manifest], kind: str, name: str | None = None) -> Manifest:
+    found = find(manifests, kind, name)
+    assert len(found) == 1, f"expected one {kind} {name or ''}, found {len(found)}"
+    return found[0]
+
+
+def containers(manifest: Manifest) -> Iterator[Manifest]:
+    """Every container and init container of a workload manifest."""
+    spec = manifest["spec"]
+    pod = spec["template"]["spec"] if "template" in spec else spec
+    yield from pod.get("initContainers", [])
+    yield from pod["containers"]
+
+
+def _crd_schemas() -> dict[tuple[str, str], Any]:
+    documents = [yaml.safe_load(p.read_text()) for p in sorted((ROOT / "scripts" / "crds").glob("*.yaml"))]
+    documents += crds.crds()
+    schemas = {}
+    for crd in documents:
+        for version in crd["spec"]["versions"]:
+            api_version = f"{crd['spec']['group']}/{version['name']}"
+            schemas[(api_version, crd["spec"]["names"]["kind"])] = version["schema"]["openAPIV3Schema"]
+    return schemas
+
+
+def _strict(schema: Any) -> Any:
+    """Refuse unknown fields where properties are listed (the API server prunes them silently)."""
+    if isinstance(schema, dict):
+        out = {k: _strict(v) for k, v in schema.items()}
+        if (
+            "properties" in schema
+            and "additionalProperties" not in schema
+            and not schema.get("x-kubernetes-preserve-unknown-fields")
+        ):
+            out["additionalProperties"] = False
+        return out
+    if isinstance(schema, list):
+        return [_strict(v) for v in schema]
+    return schema
+
+
+@pytest.fixture(scope="session")
+def schema_check() -> Callable[[Manifest], None]:
+    schemas = {key: _strict(value) for key, value in _crd_schemas().items()}
+    for schema in schemas.values():  # metadata is the API server's, not the CRD's
+        schema["properties"]["metadata"] = {"type": "object"}
+
+    def check(manifest: Manifest) -> None:
+        key = (manifest["apiVersion"], manifest["kind"])
+        if key in schemas:
+            jsonschema.validate(manifest, schemas[key])
+            return
+        kubernetes_validate.validate(manifest, KUBERNETES_VERSION, strict=True)
+
+    return check

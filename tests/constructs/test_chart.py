@@ -1,0 +1,339 @@
+"""LLMServiceChart invariants, over every example and over targeted variations.
+
+Aspects:
+- the backend Deployment never has ``spec.replicas`` (KEDA owns it);
+- the scaler port (9090) and the reports port (9091) are never on the public gateway Service, and the
+  scaler Service is ``<name>-scaler`` on 9090 (+ 9091 in aggregate mode);
+- anti-affinity, PDB ``minAvailable: 1`` and the aggregate scaler exist exactly when gateways > 1, and
+  then the gateway config has ``report`` and no co-located ``scaler``;
+- pvc:// is mounted read-only; a prewarmed SharedPVC is read-only in servers and the servers wait for
+  the marker; without prewarm the cache stays writable;
+- every object has the LLMService label, the app.kubernetes.io labels, a deterministic name and the
+  owner references from the settings;
+- create-once objects carry ``serving.noctaya.io/spec-hash``; it changes when and only when the
+  inputs that shape them change;
+- no Secret value appears in any container arg or env; the scaler token only in its Secret;
+- the ScaledObject targets the backend, points at ``<name>-scaler.<ns>.svc:9090``, carries min/max,
+  cooldown and the HPA window from scaleDownStabilization, and the mTLS authenticationRef;
+- rendering is deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from noctaya.api import inferenceruntime, llmservice
+from noctaya.constructs import naming, settings, synthesis
+
+Manifest = dict[str, Any]
+Rendered = dict[str, list[Manifest]]
+MakeService = Callable[..., llmservice.LLMService]
+MakeRuntime = Callable[..., inferenceruntime.InferenceRuntime]
+HASH = naming.SPEC_HASH_ANNOTATION
+
+
+def find(manifests: list[Manifest], kind: str, name: str | None = None) -> list[Manifest]:
+    return [m for m in manifests if m["kind"] == kind and (name is None or m["metadata"]["name"] == name)]
+
+
+def one(manifests: list[Manifest], kind: str, name: str | None = None) -> Manifest:
+    found = find(manifests, kind, name)
+    assert len(found) == 1, f"expected one {kind} {name or ''}, found {len(found)}"
+    return found[0]
+
+
+def pod(manifest: Manifest) -> Manifest:
+    spec: Manifest = manifest["spec"]["template"]["spec"]
+    return spec
+
+
+def containers(manifest: Manifest) -> Iterator[Manifest]:
+    yield from pod(manifest).get("initContainers", [])
+    yield from pod(manifest)["containers"]
+
+
+def render(
+    service: llmservice.LLMService, runtime: inferenceruntime.InferenceRuntime, **overrides: Any
+) -> list[Manifest]:
+    return synthesis.render_llmservice(
+        service=service, runtime=runtime, settings=settings.RenderSettings(**overrides)
+    )
+
+
+def test_backend_never_has_replicas(rendered: Rendered) -> None:
+    for name, manifests in rendered.items():
+        backend = one(manifests, "Deployment", name)
+        assert "replicas" not in backend["spec"], name
+
+
+def test_scaler_ports_never_on_the_public_service(rendered: Rendered) -> None:
+    for name, manifests in rendered.items():
+        public = one(manifests, "Service", f"{name}-gateway")
+        assert [(p["name"], p["port"], p["targetPort"]) for p in public["spec"]["ports"]] == [
+            ("http", 80, "http")
+        ]
+        scaler = one(manifests, "Service", f"{name}-scaler")
+        ports = {p["name"]: p["port"] for p in scaler["spec"]["ports"]}
+        assert ports["grpc"] == 9090
+        aggregate = bool(find(manifests, "Deployment", f"{name}-scaler"))
+        assert ports == ({"grpc": 9090, "reports": 9091} if aggregate else {"grpc": 9090})
+
+
+@pytest.mark.parametrize("replicas", [1, 2, 3])
+def test_aggregate_parts_exactly_when_several_gateways(
+    make_service: MakeService, make_runtime: MakeRuntime, replicas: int
+) -> None:
+    manifests = render(make_service(endpoint={"replicas": replicas}), make_runtime())
+    gateway = one(manifests, "Deployment", "qwen-gateway")
+    config = json.loads(json.dumps(one(manifests, "ConfigMap", "qwen-gateway")["data"]))
+    several = replicas > 1
+    assert gateway["spec"]["replicas"] == replicas
+    assert ("affinity" in pod(gateway)) is several
+    assert bool(find(manifests, "PodDisruptionBudget")) is several
+    assert bool(find(manifests, "Deployment", "qwen-scaler")) is several
+    assert ("report: null" in config["config.yaml"]) is not several
+    assert ("scaler: null" in config["config.yaml"]) is several
+    if several:
+        term = pod(gateway)["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][
+            0
+        ]
+        assert term["podAffinityTerm"]["topologyKey"] == "kubernetes.io/hostname"
+        assert (
+            "requiredDuringSchedulingIgnoredDuringExecution"
+            not in pod(gateway)["affinity"]["podAntiAffinity"]
+        )
+        assert one(manifests, "PodDisruptionBudget", "qwen-gateway")["spec"]["minAvailable"] == 1
+        assert "url: http://qwen-scaler.ai.svc:9091" in config["config.yaml"]
+        assert [p["name"] for p in gateway["spec"]["template"]["spec"]["containers"][0]["ports"]] == ["http"]
+
+
+def test_default_gateway_replicas_come_from_the_settings(
+    make_service: MakeService, make_runtime: MakeRuntime
+) -> None:
+    manifests = render(make_service(), make_runtime(), default_gateway_replicas=2)
+    assert one(manifests, "Deployment", "qwen-gateway")["spec"]["replicas"] == 2
+    assert find(manifests, "Deployment", "qwen-scaler")
+    pinned = render(make_service(endpoint={"replicas": 1}), make_runtime(), default_gateway_replicas=2)
+    assert not find(pinned, "Deployment", "qwen-scaler")
+
+
+def _server_mounts(manifests: list[Manifest], name: str) -> dict[str, bool]:
+    server = pod(one(manifests, "Deployment", name))["containers"][0]
+    return {m["mountPath"]: bool(m.get("readOnly")) for m in server.get("volumeMounts", [])}
+
+
+def test_pvc_source_is_mounted_read_only(rendered: Rendered) -> None:
+    manifests = rendered["qwen-prestaged"]
+    assert _server_mounts(manifests, "qwen-prestaged") == {"/models": True}
+    volume = pod(one(manifests, "Deployment", "qwen-prestaged"))["volumes"][0]
+    assert volume["persistentVolumeClaim"] == {"claimName": "model-store", "readOnly": True}
+    assert not find(manifests, "Job") and not find(manifests, "PersistentVolumeClaim")
+
+
+def test_prewarmed_shared_cache_is_read_only_in_servers(rendered: Rendered) -> None:
+    manifests = rendered["qwen-shared"]
+    claim = one(manifests, "PersistentVolumeClaim", "qwen-shared-cache")
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    assert _server_mounts(manifests, "qwen-shared") == {"/cache": True}
+    backend = one(manifests, "Deployment", "qwen-shared")
+    wait = pod(backend)["initContainers"][0]
+    assert ".noctaya-ready" in wait["command"][-1]
+    job = one(manifests, "Job", "qwen-shared-prewarm")
+    writer = {m["mountPath"]: bool(m.get("readOnly")) for c in containers(job) for m in c["volumeMounts"]}
+    assert writer["/cache"] is False
+    assert "readOnly" not in pod(job)["volumes"][0]["persistentVolumeClaim"]
+    for container in containers(job):
+        for key in ("limits", "requests"):
+            assert not any("gpu" in r for r in container.get("resources", {}).get(key, {}))
+
+
+def test_without_prewarm_the_cache_stays_writable(rendered: Rendered) -> None:
+    assert _server_mounts(rendered["qwen-nvidia"], "qwen-nvidia") == {"/cache": False}
+    assert "initContainers" not in pod(one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia"))
+
+
+def test_labels_names_and_owners(make_service: MakeService, make_runtime: MakeRuntime) -> None:
+    owner = {"apiVersion": "serving.noctaya.io/v1alpha1", "kind": "LLMService", "name": "qwen", "uid": "u-1"}
+    service = make_service(endpoint={"replicas": 2}, cache={"prewarm": True})
+    manifests = render(service, make_runtime(), owner_references=[owner], scaler_token="t0k3n")
+    names = {(m["kind"], m["metadata"]["name"]) for m in manifests}
+    assert names == {
+        ("PersistentVolumeClaim", "qwen-cache"),
+        ("Job", "qwen-prewarm"),
+        ("Deployment", "qwen"),
+        ("Service", "qwen"),
+        ("ConfigMap", "qwen-scaler"),
+        ("Secret", "qwen-scaler-token"),
+        ("Deployment", "qwen-scaler"),
+        ("Service", "qwen-scaler"),
+        ("ConfigMap", "qwen-gateway"),
+        ("Deployment", "qwen-gateway"),
+        ("Service", "qwen-gateway"),
+        ("PodDisruptionBudget", "qwen-gateway"),
+        ("ScaledObject", "qwen"),
+    }
+    for manifest in manifests:
+        meta = manifest["metadata"]
+        assert meta["namespace"] == "ai"
+        assert meta["labels"][naming.LLMSERVICE_LABEL] == "qwen"
+        assert meta["labels"]["app.kubernetes.io/part-of"] == "noctaya"
+        assert meta["labels"]["app.kubernetes.io/instance"] == "qwen"
+        assert meta["ownerReferences"] == [{**owner, "controller": True, "blockOwnerDeletion": True}]
+        if "template" in manifest.get("spec", {}):
+            labels = manifest["spec"]["template"]["metadata"]["labels"]
+            assert labels[naming.LLMSERVICE_LABEL] == "qwen"
+
+
+def test_create_once_objects_carry_a_spec_hash(make_service: MakeService, make_runtime: MakeRuntime) -> None:
+    manifests = render(
+        make_service(endpoint={"replicas": 2}, cache={"prewarm": True}), make_runtime(), scaler_token="t0k3n"
+    )
+    hashed = {m["kind"] for m in manifests if HASH in m["metadata"].get("annotations", {})}
+    assert hashed == {"PersistentVolumeClaim", "Job", "Secret"}
+
+
+def _hashes(manifests: list[Manifest]) -> dict[str, str]:
+    return {
+        m["kind"]: m["metadata"]["annotations"][HASH]
+        for m in manifests
+        if HASH in m["metadata"].get("annotations", {})
+    }
+
+
+def test_hashes_change_when_and_only_when_immutable_inputs_change(
+    make_service: MakeService, make_runtime: MakeRuntime
+) -> None:
+    base_spec: dict[str, Any] = {"cache": {"prewarm": True, "size": "40Gi"}}
+    base = _hashes(render(make_service(**base_spec), make_runtime()))
+    # unrelated inputs: scaling, gateway, runtime args/image, owner references, argsOverride
+    for spec in (
+        {"scaling": {"max": 5}},
+        {"endpoint": {"maxQueue": 7, "replicas": 2}},
+        {"runtime": {"argsOverride": ["--x"]}},
+        {"resources": {"cpu": "9"}},
+    ):
+        assert _hashes(render(make_service(**base_spec, **spec), make_runtime())) == base, spec
+    assert _hashes(render(make_service(**base_spec), make_runtime(container={"image": "other:1"}))) == base
+    owner = {"apiVersion": "v1", "kind": "X", "name": "n", "uid": "u"}
+    assert _hashes(render(make_service(**base_spec), make_runtime(), owner_references=[owner])) == base
+    # cache inputs change the claim's hash, the model changes the Job's
+    bigger = _hashes(render(make_service(cache={"prewarm": True, "size": "80Gi"}), make_runtime()))
+    assert bigger["PersistentVolumeClaim"] != base["PersistentVolumeClaim"]
+    assert bigger["Job"] == base["Job"]
+    shared = _hashes(
+        render(make_service(cache={"prewarm": True, "size": "40Gi", "strategy": "SharedPVC"}), make_runtime())
+    )
+    assert shared["PersistentVolumeClaim"] != base["PersistentVolumeClaim"]
+    other_model = _hashes(
+        render(make_service(**base_spec, model={"source": {"uri": "hf://Qwen/Other"}}), make_runtime())
+    )
+    assert other_model["Job"] != base["Job"]
+    assert other_model["PersistentVolumeClaim"] == base["PersistentVolumeClaim"]
+    revision = _hashes(
+        render(
+            make_service(**base_spec, model={"source": {"uri": "hf://Qwen/Qwen2.5-7B-Instruct@v2"}}),
+            make_runtime(),
+        )
+    )
+    assert revision["Job"] != base["Job"]
+    # the token Secret's hash never depends on the token
+    a = _hashes(render(make_service(endpoint={"replicas": 2}), make_runtime(), scaler_token="one"))
+    b = _hashes(render(make_service(endpoint={"replicas": 2}), make_runtime(), scaler_token="two"))
+    assert a["Secret"] == b["Secret"]
+
+
+def test_no_secret_value_in_args_or_env(make_service: MakeService, make_runtime: MakeRuntime) -> None:
+    token = "s3cr3t-scaler-token-value"
+    service = make_service(
+        endpoint={"replicas": 2, "authentication": {"secretRef": {"name": "keys", "key": "api-key"}}},
+        model={
+            "source": {"uri": "oci://r.example.com/m/q@sha256:" + "e" * 64, "secretRef": {"name": "regcred"}}
+        },
+    )
+    manifests = render(service, make_runtime(), scaler_token=token)
+    secret = one(manifests, "Secret", "qwen-scaler-token")
+    assert secret["stringData"] == {"token": token}
+    for manifest in manifests:
+        if manifest["kind"] == "Secret":
+            continue
+        assert token not in json.dumps(manifest)
+        if manifest["kind"] in ("Deployment", "Job"):
+            for container in containers(manifest):
+                text = json.dumps(
+                    [container.get("args", []), container.get("command", []), container.get("env", [])]
+                )
+                assert "regcred" not in text and "keys" not in text and ".dockerconfigjson" not in text
+                for var in container.get("env", []):
+                    assert "secretKeyRef" not in var.get("valueFrom", {})
+    job = one(manifests, "Job", "qwen-prewarm")
+    projected = [v for v in pod(job)["volumes"] if "projected" in v]
+    assert projected[0]["projected"]["sources"][0]["secret"] == {
+        "name": "regcred",
+        "items": [{"key": ".dockerconfigjson", "path": "config.json"}],
+    }
+
+
+def test_scaled_object(rendered: Rendered) -> None:
+    scaled = one(rendered["qwen-nvidia"], "ScaledObject", "qwen-nvidia")
+    spec = scaled["spec"]
+    assert spec["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "qwen-nvidia"}
+    assert (spec["minReplicaCount"], spec["maxReplicaCount"], spec["cooldownPeriod"]) == (0, 2, 300)
+    window = spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]["scaleDown"]
+    assert window == {"stabilizationWindowSeconds": 300}
+    trigger = spec["triggers"][0]
+    assert trigger["type"] == "external-push"
+    assert trigger["metadata"]["scalerAddress"] == "qwen-nvidia-scaler.llm.svc:9090"
+    assert "authenticationRef" not in trigger
+    cpu = one(rendered["qwen-cpu"], "ScaledObject")["spec"]
+    assert (cpu["cooldownPeriod"], cpu["maxReplicaCount"]) == (120, 3)
+    mtls = one(rendered["qwen-mtls"], "ScaledObject")["spec"]["triggers"][0]
+    assert mtls["authenticationRef"] == {"name": "qwen-mtls-keda-client", "kind": "TriggerAuthentication"}
+
+
+def test_mtls_mounts_the_server_secret_where_grpc_is_served(
+    rendered: Rendered, make_service: MakeService, make_runtime: MakeRuntime
+) -> None:
+    gateway = one(rendered["qwen-mtls"], "Deployment", "qwen-mtls-gateway")
+    volumes = {v["name"]: v for v in pod(gateway)["volumes"]}
+    assert volumes["scaler-tls"]["projected"]["sources"][0]["secret"]["name"] == "qwen-mtls-scaler-tls"
+    config = one(rendered["qwen-mtls"], "ConfigMap", "qwen-mtls-gateway")["data"]["config.yaml"]
+    assert "caFile: /etc/noctaya/scaler-tls/ca.crt" in config
+    tls = {"tls": {"serverSecretName": "srv", "authenticationRef": {"name": "ta"}}}
+    manifests = render(
+        make_service(endpoint={"replicas": 2}, scaling={"externalScaler": tls}), make_runtime()
+    )
+    scaler = one(manifests, "Deployment", "qwen-scaler")
+    assert "srv" in json.dumps(pod(scaler)["volumes"])
+    assert "srv" not in json.dumps(pod(one(manifests, "Deployment", "qwen-gateway"))["volumes"])
+
+
+def test_backend_pod_details(rendered: Rendered) -> None:
+    backend = one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia")
+    server = pod(backend)["containers"][0]
+    assert server["resources"] == {
+        "requests": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": 1},
+        "limits": {"memory": "32Gi", "nvidia.com/gpu": 1},
+    }
+    assert server["lifecycle"]["preStop"]["exec"]["command"] == ["/bin/sh", "-c", "sleep 120"]
+    assert pod(backend)["terminationGracePeriodSeconds"] == 130
+    assert server["args"][-2:] == ["--max-model-len", "8192"]
+    ascend = pod(one(rendered["qwen-ascend"], "Deployment", "qwen-ascend"))
+    assert ascend["schedulerName"] == "volcano"
+    assert ascend["nodeSelector"] == {"accelerator": "huawei-Ascend910"}
+    meta = one(rendered["qwen-ascend"], "Deployment", "qwen-ascend")["spec"]["template"]["metadata"]
+    assert meta["annotations"] == {"scheduling.volcano.sh/queue-name": "inference"}
+    cpu = pod(one(rendered["qwen-cpu"], "Deployment", "qwen-cpu"))["containers"][0]
+    assert cpu["resources"] == {"requests": {"cpu": "4", "memory": "4Gi"}, "limits": {"memory": "4Gi"}}
+    pulls = pod(one(rendered["mistral-oci"], "Deployment", "mistral-oci"))["imagePullSecrets"]
+    assert pulls == [{"name": "registry-credentials"}]
+
+
+def test_rendering_is_deterministic(examples: dict[str, Any]) -> None:
+    service, runtime = examples["qwen-ha"]
+    first = render(service, runtime)
+    assert render(service, runtime) == first
+    assert json.dumps(first, sort_keys=False) == json.dumps(render(service, runtime), sort_keys=False)
