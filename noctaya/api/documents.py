@@ -183,8 +183,9 @@ class _Composer:
                 raise _Refused("malformed YAML stream", _line(event))
             self._anchors, self._aliases, self._nodes, self.lines = {}, 0, 0, {}
             self._doc_start = event.start_mark.index if event.start_mark is not None else 0
-            start = _line(event) or 1
-            data = self._node(self._next(), (), 1)
+            root = self._next()
+            start = _line(root) or 1
+            data = self._node(root, (), 1)
             end = self._next()
             if not isinstance(end, events.DocumentEndEvent):
                 raise _Refused("malformed YAML document", _line(end))
@@ -246,7 +247,7 @@ class _Composer:
             raise _Refused(f"unsupported tag {tag}", _line(event))
         try:
             return build(nodes.ScalarNode(tag, event.value))
-        except (ValueError, yaml.YAMLError) as exc:
+        except Exception as exc:  # PyYAML's scalar constructors raise IndexError etc. on odd input
             raise _Refused(
                 f"invalid {tag.rsplit(':', 1)[-1]} {event.value[:40]!r}: {exc}", _line(event)
             ) from None

@@ -1,0 +1,150 @@
+"""``noctaya validate`` and ``noctaya crds``.
+
+Aspects:
+- validate: files, directories (recursing into ``*.yaml``/``*.yml`` only, sorted), ``-`` for stdin,
+  several inputs at once; exit 0 with a one-line summary when all is valid, 1 with every problem of
+  every document otherwise, 2 on usage errors; missing files, empty input and stdin given twice are
+  problems, not tracebacks; ``--quiet``; reads no more than the stream bound from stdin;
+- the real ``noctaya`` entry point dispatches to both (in-process through ``noctaya.cli.main`` and
+  once as a subprocess, stdin included);
+- crds: prints both CRDs as multi-document YAML; ``-o DIR`` writes one file per CRD and lists them;
+  an unwritable directory is a clean error.
+"""
+
+from __future__ import annotations
+
+import io
+import pathlib
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from noctaya import cli
+from noctaya.api import command, crds
+
+DATA = pathlib.Path(__file__).parent / "data"
+RUNTIME = """apiVersion: serving.noctaya.io/v1alpha1
+kind: InferenceRuntime
+metadata: {name: cpu}
+spec: {vendor: cpu, container: {image: img}}
+"""
+BROKEN = """apiVersion: serving.noctaya.io/v1alpha1
+kind: LLMService
+metadata: {name: qwen, namespace: ai}
+spec:
+  model: {source: {uri: "hf://a/b"}}
+  runtime: {name: x}
+  scaling: {min: 3, max: 2}
+"""
+
+
+def _run(argv: list[str], stdin: bytes = b"") -> tuple[int, str]:
+    out = io.StringIO()
+    code = command.validate_main(argv, stdin=io.BytesIO(stdin), stdout=out)
+    return code, out.getvalue()
+
+
+def test_valid_file_gives_a_summary_and_exit_0(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "rt.yaml").write_text(RUNTIME)
+    assert _run([str(tmp_path / "rt.yaml")]) == (0, "1 document(s) valid (1 InferenceRuntime) in 1 file(s)\n")
+    assert _run(["-q", str(tmp_path / "rt.yaml")]) == (0, "")
+
+
+def test_problems_of_every_document_and_exit_1(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "a.yaml").write_text(BROKEN + "---\n" + RUNTIME + "---\n" + BROKEN.replace("qwen", "other"))
+    code, out = _run([str(tmp_path / "a.yaml")])
+    assert code == 1
+    lines = out.splitlines()
+    assert lines == [
+        f"{tmp_path / 'a.yaml'}:7: LLMService ai/qwen: spec.scaling: min must not exceed max",
+        f"{tmp_path / 'a.yaml'}:20: LLMService ai/other: spec.scaling: min must not exceed max",
+        "2 problem(s) found in 1 file(s)",
+    ]
+
+
+def test_directories_recurse_into_yaml_files_only(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "sub" / "deeper").mkdir(parents=True)
+    (tmp_path / "sub" / "b.yml").write_text(RUNTIME.replace("cpu}", "b}"))
+    (tmp_path / "sub" / "deeper" / "a.yaml").write_text(RUNTIME)
+    (tmp_path / "notes.txt").write_text("not yaml: [")
+    (tmp_path / "sub" / "x.json").write_text("{")
+    code, out = _run([str(tmp_path)])
+    assert (code, out) == (0, "2 document(s) valid (2 InferenceRuntime) in 2 file(s)\n")
+    (tmp_path / "empty").mkdir()
+    code, out = _run([str(tmp_path / "empty")])
+    assert code == 1 and "directory holds no *.yaml or *.yml files" in out
+
+
+def test_stdin_and_several_inputs(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "rt.yaml").write_text(RUNTIME)
+    code, out = _run(["-", str(tmp_path / "rt.yaml")], stdin=BROKEN.encode())
+    assert code == 1
+    assert out.splitlines()[0] == "<stdin>:7: LLMService ai/qwen: spec.scaling: min must not exceed max"
+    code, out = _run(["-", "-"], stdin=RUNTIME.encode())
+    assert code == 1 and "stdin given more than once" in out
+
+
+def test_missing_empty_and_garbage_inputs_are_problems(tmp_path: pathlib.Path) -> None:
+    code, out = _run([str(tmp_path / "nope.yaml")])
+    assert code == 1 and "nope.yaml: no such file or directory" in out
+    (tmp_path / "empty.yaml").write_text("# nothing\n")
+    code, out = _run([str(tmp_path / "empty.yaml")])
+    assert code == 1 and "no documents found" in out
+    code, out = _run(["-"], stdin=b"\x00" * 100)
+    assert code == 1 and "binary data" in out
+    code, out = _run(["-"], stdin=b"a: " + b"x" * (9 * 1024 * 1024))
+    assert code == 1 and "input larger than 8388608 bytes" in out
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        command.validate_main([])
+    assert info.value.code == 2
+    assert "FILE" in capsys.readouterr().err
+
+
+def test_through_the_cli(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["validate", str(DATA / "valid")]) == 0
+    assert "document(s) valid" in capsys.readouterr().out
+    assert cli.main(["crds"]) == 0
+    assert [d["metadata"]["name"] for d in yaml.safe_load_all(capsys.readouterr().out)] == [
+        "llmservices.serving.noctaya.io",
+        "inferenceruntimes.serving.noctaya.io",
+    ]
+
+
+def test_as_a_process_with_stdin() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "noctaya", "validate", "-"],
+        input=BROKEN.encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    assert b"<stdin>:7: LLMService ai/qwen: spec.scaling: min must not exceed max" in result.stdout
+    assert result.stderr == b""
+
+
+def test_crds_prints_and_writes(tmp_path: pathlib.Path) -> None:
+    out = io.StringIO()
+    assert command.crds_main([], stdout=out) == 0
+    assert list(yaml.safe_load_all(out.getvalue())) == crds.crds()
+    out = io.StringIO()
+    assert command.crds_main(["-o", str(tmp_path / "out")], stdout=out) == 0
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert written == ["inferenceruntimes.serving.noctaya.io.yaml", "llmservices.serving.noctaya.io.yaml"]
+    assert out.getvalue().splitlines() == [
+        str(tmp_path / "out" / "llmservices.serving.noctaya.io.yaml"),
+        str(tmp_path / "out" / "inferenceruntimes.serving.noctaya.io.yaml"),
+    ]
+    for crd in crds.crds():
+        assert yaml.safe_load((tmp_path / "out" / crds.filename(crd)).read_text()) == crd
+
+
+def test_crds_unwritable_directory(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("x")
+    assert command.crds_main(["-o", str(tmp_path / "file" / "sub")]) == 1
+    assert "cannot write to" in capsys.readouterr().err
