@@ -162,6 +162,8 @@ class _Composer:
         self._nodes = 0
         self._doc_start = 0
         self.lines: dict[Path, int] = {}
+        #: Documents started so far (the position of the one being read, 1-based).
+        self.started = 0
 
     def _next(self) -> events.Event:
         event = next(self._events)
@@ -181,6 +183,9 @@ class _Composer:
                 return
             if not isinstance(event, events.DocumentStartEvent):
                 raise _Refused("malformed YAML stream", _line(event))
+            self.started += 1
+            if self.started > self._limits.max_documents:
+                raise _Refused(f"more than {self._limits.max_documents} documents", _line(event))
             self._anchors, self._aliases, self._nodes, self.lines = {}, 0, 0, {}
             self._doc_start = event.start_mark.index if event.start_mark is not None else 0
             root = self._next()
@@ -332,27 +337,30 @@ def load_yaml(
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > limits.max_stream_bytes:
         return [], [Problem(source=source, message=f"input larger than {limits.max_stream_bytes} bytes")]
+    composer: _Composer | None = None
+
+    def position() -> int | None:
+        return composer.started or None if composer is not None else None
+
     try:
         text = _decode(data)
         composer = _Composer(yaml.parse(text, Loader=_parser()), limits)
-        for index, (line, value, lines) in enumerate(composer.documents(), start=1):
-            if index > limits.max_documents:
-                raise _Refused(f"more than {limits.max_documents} documents", line)
+        for line, value, lines in composer.documents():
             if value is not None:
-                documents.append(Document(source=source, index=index, line=line, data=value, lines=lines))
+                documents.append(
+                    Document(source=source, index=composer.started, line=line, data=value, lines=lines)
+                )
     except _Refused as exc:
-        return documents, [
-            Problem(source=source, message=exc.message, document=len(documents) + 1, line=exc.line)
-        ]
+        return documents, [Problem(source=source, message=exc.message, document=position(), line=exc.line)]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at: int | None = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
         context = getattr(exc, "context", None)
         message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
-        return documents, [Problem(source=source, message=message, document=len(documents) + 1, line=at)]
+        return documents, [Problem(source=source, message=message, document=position(), line=at)]
     except RecursionError:  # pragma: no cover - the depth bound comes first
-        return documents, [Problem(source=source, message="nesting too deep", document=len(documents) + 1)]
+        return documents, [Problem(source=source, message="nesting too deep", document=position())]
     return documents, []
 
 

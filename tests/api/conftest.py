@@ -53,6 +53,8 @@ class CrdCheck:
         self._validator = jsonschema.Draft4Validator(_strict(self.schema))
         self._env = celpy.Environment()
         self._programs: dict[str, Any] = {}
+        #: Rules that have evaluated to true on some object (passing side of each rule).
+        self.passed: set[str] = set()
 
     # ------------------------------------------------------------------ walking
     def rules(self) -> Iterator[tuple[str, dict[str, str]]]:
@@ -112,7 +114,9 @@ class CrdCheck:
                 ok = bool(self.program(rule["rule"]).evaluate({"self": adapter.json_to_cel(value)}))
             except Exception as exc:  # a CEL evaluation error refuses the object, as in the API server
                 ok, rule = False, {"message": f"evaluation error: {exc}"}
-            if not ok:
+            if ok:
+                self.passed.add(rule["rule"])
+            else:
                 errors.append((render_path(path), rule["message"]))
         if isinstance(value, dict):
             for name, sub in node.get("properties", {}).items():

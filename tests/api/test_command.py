@@ -7,6 +7,7 @@ Aspects:
   problems, not tracebacks; ``--quiet``; reads no more than the stream bound from stdin;
 - the real ``noctaya`` entry point dispatches to both (in-process through ``noctaya.cli.main`` and
   once as a subprocess, stdin included);
+- fuzz (hypothesis): any bytes on stdin give exit 0 or 1 and printable lines, never an exception;
 - crds: prints both CRDs as multi-document YAML; ``-o DIR`` writes one file per CRD and lists them;
   an unwritable directory is a clean error.
 """
@@ -20,6 +21,8 @@ import sys
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from noctaya import cli
 from noctaya.api import command, crds
@@ -148,3 +151,11 @@ def test_crds_unwritable_directory(tmp_path: pathlib.Path, capsys: pytest.Captur
     (tmp_path / "file").write_text("x")
     assert command.crds_main(["-o", str(tmp_path / "file" / "sub")]) == 1
     assert "cannot write to" in capsys.readouterr().err
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=200) | st.text(max_size=200).map(str.encode))
+def test_fuzz_stdin_never_raises(data: bytes) -> None:
+    code, out = _run(["-"], stdin=data)
+    assert code in (0, 1)
+    assert out.endswith("\n") and out.splitlines()[-1]

@@ -6,6 +6,8 @@ Aspects:
   the wire form (``to_manifest()``, re-read with strict JSON types); defaults are filled in;
 - the generated CRD accepts every valid document (schema and CEL, after defaulting), and its defaults
   agree with the models' (a document defaulted by the CRD parses to the same object);
+- every CEL rule of both CRDs evaluates to true on at least one valid document (the passing side of
+  each rule; the failing side is in ``test_invalid_documents``);
 - API.md's defaults, read from the minimal documents;
 - together the documents use every field of both models (status included);
 - reserved fields parse and pass the CRD, and ``noctaya validate`` reports each as
@@ -141,6 +143,14 @@ def test_api_md_defaults_of_an_inferenceruntime() -> None:
     assert ascend.spec.family is inferenceruntime.Family.VLLM
     assert ascend.spec.metrics is not None
     assert (ascend.spec.metrics.path, ascend.spec.metrics.port) == ("/metrics", 9100)
+
+
+def test_every_cel_rule_passes_on_some_valid_document(crd_checks: dict[str, Any]) -> None:
+    for doc in VALID + RESERVED:
+        assert crd_checks[doc["kind"]].errors(doc) == []
+    for kind, check in crd_checks.items():
+        for path, rule in check.rules():
+            assert rule["rule"] in check.passed, f"no valid {kind} passes the rule at {path}: {rule['rule']}"
 
 
 # ------------------------------------------------------------------------------------------- coverage
