@@ -137,8 +137,8 @@ class LocalKeda:
             await asyncio.sleep(self.scaling.polling_interval)
 
     # ---------------------------------------------------------------- decisions
-    def _activate(self, *, reason: str) -> None:
-        self.last_active = time.monotonic()
+    def _activate(self, *, reason: str, now: float | None = None) -> None:
+        self.last_active = time.monotonic() if now is None else now
         if self.target.desired == 0:
             replicas = max(self.scaling.min_replicas, 1)
             self.seen.activations += 1
@@ -181,7 +181,7 @@ class LocalKeda:
         if active:
             self.last_active = now
             if current == 0:
-                self._activate(reason="poll")
+                self._activate(reason="poll", now=now)
                 return
         if current == 0:
             return

@@ -1,0 +1,76 @@
+"""``noctaya dev`` options: defaults that work, and bad options refused with the option named.
+
+Aspects: defaults (fake engine backend, 0..3 replicas, one gateway, co-located scaler); gateway
+options pass through to the gateway config; --min above --max, a backend command without {port},
+a listen address without a fixed port and a bad gateway option all exit 2 naming the option.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from noctaya.dev import command, runner
+
+
+def settings(*argv: str) -> runner.Settings:
+    return command.settings_from_args(command.build_parser().parse_args(list(argv)))
+
+
+def test_defaults() -> None:
+    s = settings()
+    assert "noctaya.dev.fake_engine --port {port}" in s.backend_cmd
+    assert (s.scaling.min_replicas, s.scaling.max_replicas, s.target, s.gateways) == (0, 3, 10, 1)
+    assert (s.listen_host, s.listen_port) == ("127.0.0.1", 8080)
+    assert s.scaling.scale_down_window == s.scaling.cooldown == 30.0
+    assert s.gateway == {"drainTimeout": "10s"}
+
+
+def test_gateway_options_pass_through() -> None:
+    s = settings(
+        "--max-queue",
+        "5",
+        "--cold-start-mode",
+        "reject",
+        "--activation-timeout",
+        "2s",
+        "--api-key-file",
+        "/tmp/key",
+        "--cooldown",
+        "500ms",
+        "--polling-interval",
+        "1s",
+    )
+    assert s.gateway == {
+        "drainTimeout": "10s",
+        "maxQueue": 5,
+        "coldStartMode": "reject",
+        "activationTimeout": "2s",
+        "apiKeyFile": "/tmp/key",
+    }
+    assert (s.scaling.cooldown, s.scaling.polling_interval) == (0.5, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["--min", "3", "--max", "2"], "--min"),
+        (["--backend-cmd", "server --port 8000"], "--backend-cmd"),
+        (["--listen", "127.0.0.1:0"], "--listen"),
+        (["--listen", "nowhere"], "--listen"),
+        (["--cold-start-mode", "sometimes"], "coldStartMode"),
+        (["--activation-timeout", "soon"], "activationTimeout"),
+    ],
+)
+def test_bad_options_exit_2_naming_the_option(
+    argv: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert command.main(argv) == 2
+    assert named in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--gateways", "0"], ["--max", "0"], ["--cooldown", "later"]])
+def test_argument_types_are_checked(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        command.main(argv)
+    assert info.value.code == 2
+    assert argv[0] in capsys.readouterr().err

@@ -1,0 +1,189 @@
+"""The local KEDA against a real in-process ExternalScaler (grpc.aio on port 0).
+
+Aspects: a pushed ``true`` scales 0 -> max(min, 1) within milliseconds, later pushes only refresh the
+cooldown clock; polling scales 1 -> N by ceil(metric / target) clamped to max, holds within the 10 %
+tolerance, keeps the highest recommendation of the scale-down window, and scales to 0 only after
+the cooldown with min 0; a broken stream reconnects with a growing backoff and gets the current
+state at once; an empty metric spec is an error and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+import pytest
+
+from noctaya.dev import keda
+from noctaya.scaler import demand, server, servicer
+from noctaya.scaler._pb import externalscaler_pb2 as pb
+from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
+
+
+class Target:
+    """A scale target that records what it was asked (the Deployment's interface)."""
+
+    def __init__(self, desired: int = 0) -> None:
+        self.desired = desired
+        self.calls: list[int] = []
+
+    def scale(self, replicas: int) -> None:
+        self.desired = replicas
+        self.calls.append(replicas)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def until(predicate: Callable[[], bool], within: float = 3.0) -> None:
+    async with asyncio.timeout(within):
+        while not predicate():  # noqa: ASYNC110 - polling a plain predicate is the point
+            await asyncio.sleep(0.002)
+
+
+@contextlib.asynccontextmanager
+async def scaler(signal: demand.DemandSignal, port: int) -> AsyncIterator[server.ScalerServer]:
+    svc = servicer.ExternalScalerServicer(
+        source=signal,
+        service=servicer.ServiceRef("dev", "default"),
+        metric_name="queueDepth",
+        target=10,
+        max_streams=4,
+    )
+    async with server.ScalerServer(servicer=svc, listen=f"127.0.0.1:{port}", grace=0.1) as running:
+        yield running
+
+
+@contextlib.asynccontextmanager
+async def running(local: keda.LocalKeda) -> AsyncIterator[None]:
+    task = asyncio.create_task(local.run())
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+def scaling(**overrides: Any) -> keda.Scaling:
+    base: dict[str, Any] = {
+        "name": "dev",
+        "namespace": "default",
+        "min_replicas": 0,
+        "max_replicas": 5,
+        "polling_interval": 3600.0,
+        "cooldown": 1.0,
+        "scale_down_window": 0.0,
+    }
+    return keda.Scaling(**{**base, **overrides})
+
+
+async def test_push_activates_at_once_and_only_once() -> None:
+    port, signal, target = free_port(), demand.DemandSignal(), Target()
+    async with scaler(signal, port):
+        local = keda.LocalKeda(address=f"127.0.0.1:{port}", scaling=scaling(min_replicas=2), target=target)
+        async with running(local):
+            await until(lambda: local.seen.stream_connected)
+            signal.set(1)
+            await until(lambda: target.desired == 2, within=0.5)  # max(min, 1), no polling involved
+            for value in (3, 7, 2):
+                signal.set(value)
+            await asyncio.sleep(0.1)
+    assert target.calls == [2]
+    assert (local.seen.pushes, local.seen.activations) == (1, 1)
+
+
+async def test_broken_stream_reconnects_with_backoff_and_gets_the_current_state(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(keda, "BACKOFF_FIRST", 0.05)
+    port, signal, target = free_port(), demand.DemandSignal(), Target()
+    local = keda.LocalKeda(address=f"127.0.0.1:{port}", scaling=scaling(), target=target)
+    async with running(local):
+        await until(lambda: local.seen.errors >= 2)  # nobody listening yet: errors, backing off
+        signal.set(4)
+        async with scaler(signal, port):
+            await until(lambda: target.desired == 1)  # the state is sent when the stream opens
+        assert local.seen.pushes == 1
+        await until(lambda: local.seen.reconnects >= 3)
+
+
+def decide(local: keda.LocalKeda, *, metric: float, now: float, target: float = 10.0) -> None:
+    local.decide(active=metric > 0, metric=metric, target=target, now=now)
+
+
+def test_polling_scales_by_metric_over_target_with_tolerance_and_clamps() -> None:
+    target = Target(desired=1)
+    local = keda.LocalKeda(address="unused:1", scaling=scaling(max_replicas=4), target=target)
+    decide(local, metric=25, now=0)
+    assert target.desired == 3
+    decide(local, metric=31, now=1)  # ratio 31/3/10 = 1.03: inside the 10 % tolerance
+    assert target.desired == 3
+    decide(local, metric=90, now=2)
+    assert target.desired == 4  # clamped to max
+    decide(local, metric=5, now=3)
+    assert target.desired == 1  # never below max(min, 1) while active
+
+
+def test_scale_down_keeps_the_highest_recommendation_of_the_window() -> None:
+    target = Target(desired=1)
+    local = keda.LocalKeda(address="unused:1", scaling=scaling(scale_down_window=10.0), target=target)
+    decide(local, metric=40, now=0)
+    assert target.desired == 4
+    decide(local, metric=10, now=5)
+    assert target.desired == 4  # 1 is recommended, 4 was recommended 5 s ago
+    decide(local, metric=10, now=11)
+    assert target.desired == 1
+
+
+def test_scale_to_zero_only_after_cooldown_and_with_min_zero() -> None:
+    target = Target(desired=0)
+    local = keda.LocalKeda(address="unused:1", scaling=scaling(cooldown=30.0), target=target)
+    decide(local, metric=3, now=100)
+    assert target.desired == 1  # active at a poll activates too
+    decide(local, metric=0, now=120)
+    assert target.desired == 1  # inactive, but the cooldown has not passed
+    decide(local, metric=0, now=130.5)
+    assert target.desired == 0
+    pinned = Target(desired=2)
+    keep = keda.LocalKeda(address="unused:1", scaling=scaling(min_replicas=2, cooldown=0.0), target=pinned)
+    decide(keep, metric=0, now=1000)
+    assert pinned.desired == 2
+
+
+class EmptySpec:
+    """An ExternalScaler that answers GetMetricSpec with no specs (KEDA treats it as an error)."""
+
+    async def IsActive(self, request: Any, context: Any) -> Any:
+        return pb.IsActiveResponse(result=True)
+
+    async def StreamIsActive(self, request: Any, context: Any) -> None:
+        await asyncio.sleep(3600)
+
+    async def GetMetricSpec(self, request: Any, context: Any) -> Any:
+        return pb.GetMetricSpecResponse()
+
+    async def GetMetrics(self, request: Any, context: Any) -> Any:
+        return pb.GetMetricsResponse(metricValues=[pb.MetricValue(metricName="queueDepth", metricValue=50)])
+
+
+async def test_empty_metric_spec_is_an_error_that_changes_nothing() -> None:
+    grpc_server = grpc.aio.server()
+    pb_grpc.add_ExternalScalerServicer_to_server(EmptySpec(), grpc_server)
+    port = grpc_server.add_insecure_port("127.0.0.1:0")
+    await grpc_server.start()
+    try:
+        target = Target(desired=1)
+        local = keda.LocalKeda(address=f"127.0.0.1:{port}", scaling=scaling(), target=target)
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            await local.poll_once(pb_grpc.ExternalScalerStub(channel))
+        assert target.calls == []
+        assert "empty metric spec" in local.seen.last_error
+    finally:
+        await grpc_server.stop(0)

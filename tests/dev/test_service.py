@@ -1,0 +1,112 @@
+"""The local Service: round robin over ready endpoints per connection, like kube-proxy.
+
+Aspects: connections alternate between endpoints; with no endpoint a connection is closed at once;
+a removed endpoint gets no new connections while its open one carries on; busy/idle accounting
+tells a streaming connection from an idle keep-alive one; the connection bound refuses the excess.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from noctaya.dev import service
+
+
+@contextlib.asynccontextmanager
+async def named_server(name: bytes) -> AsyncIterator[int]:
+    """A TCP server that answers every line with its name and echoes it."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError):
+            while line := await reader.readline():
+                writer.write(name + b":" + line)
+                await writer.drain()
+        writer.close()
+
+    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+    try:
+        yield srv.sockets[0].getsockname()[1]
+    finally:
+        srv.close()
+        await srv.wait_closed()
+
+
+@contextlib.asynccontextmanager
+async def started(svc: service.Service) -> AsyncIterator[service.Service]:
+    await svc.start()
+    try:
+        yield svc
+    finally:
+        await svc.stop()
+
+
+async def ask(port: int, line: bytes = b"hi\n") -> tuple[bytes, asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(line)
+    await writer.drain()
+    return await asyncio.wait_for(reader.readline(), 2), writer
+
+
+async def close(writer: asyncio.StreamWriter) -> None:
+    writer.close()
+    with contextlib.suppress(ConnectionError):
+        await writer.wait_closed()
+
+
+async def test_round_robin_and_removal() -> None:
+    async with named_server(b"a") as port_a, named_server(b"b") as port_b, started(service.Service()) as svc:
+        svc.add(name="a", port=port_a)
+        svc.add(name="b", port=port_b)
+        assert svc.ready
+        answers = []
+        for _ in range(4):
+            answer, writer = await ask(svc.port)
+            answers.append(answer)
+            await close(writer)
+        assert sorted(answers) == [b"a:hi\n", b"a:hi\n", b"b:hi\n", b"b:hi\n"]
+        held, writer = await ask(svc.port)
+        name = held.split(b":")[0].decode()
+        svc.remove(name)
+        for _ in range(3):  # no new connection goes to the removed endpoint
+            answer, other = await ask(svc.port)
+            assert not answer.startswith(name.encode())
+            await close(other)
+        writer.write(b"still\n")  # the open connection carries on
+        await writer.drain()
+        endpoint = svc.endpoint(name)
+        assert endpoint is not None and endpoint.connections == 1
+        await close(writer)
+
+
+async def test_no_endpoint_closes_the_connection_at_once() -> None:
+    async with started(service.Service()) as svc:
+        assert not svc.ready
+        reader, writer = await asyncio.open_connection("127.0.0.1", svc.port)
+        assert await asyncio.wait_for(reader.read(), 2) == b""
+        await close(writer)
+        assert svc.refused == 1
+
+
+async def test_busy_and_idle_connections() -> None:
+    async with named_server(b"a") as port_a, started(service.Service()) as svc:
+        svc.add(name="a", port=port_a)
+        _, writer = await ask(svc.port)
+        endpoint = svc.endpoint("a")
+        assert endpoint is not None
+        assert endpoint.busy(quiet=0.5) == 1
+        await asyncio.sleep(0.3)
+        assert endpoint.busy(quiet=0.2) == 0  # open but idle, like a pooled keep-alive connection
+        assert endpoint.connections == 1
+        await close(writer)
+
+
+async def test_connection_bound() -> None:
+    async with named_server(b"a") as port_a, started(service.Service(max_connections=1)) as svc:
+        svc.add(name="a", port=port_a)
+        _, first = await ask(svc.port)
+        reader, second = await asyncio.open_connection("127.0.0.1", svc.port)
+        assert await asyncio.wait_for(reader.read(), 2) == b""
+        await close(second)
+        await close(first)
