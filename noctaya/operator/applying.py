@@ -7,7 +7,8 @@
   rendered; when the live object (from the watch cache) already carries the desired hash, no request
   is sent. A missing or drifted object has no or another hash and is applied again.
 - **Create-once** objects (annotated ``serving.noctaya.io/spec-hash`` by the constructs: cache PVC,
-  prewarm Job, scaler token Secret) are created when absent and never patched; when the live object
+  prewarm Job, scaler token Secret; PVCs and Jobs are create-once even without the annotation, hashed
+  here) are created when absent and never patched; when the live object
   was created from another spec hash the object is *refused*: reported by name with the command that
   replaces it, left untouched.
 - **Prune**: owned objects (controller reference to this LLMService's uid) of the kinds the operator
@@ -30,6 +31,9 @@ from noctaya.operator import apiclient
 SPEC_HASH: Final = "serving.noctaya.io/spec-hash"
 APPLIED_HASH: Final = "serving.noctaya.io/applied-hash"
 CACHE_KINDS: Final = frozenset({("v1", "PersistentVolumeClaim"), ("batch/v1", "Job")})
+#: kinds whose spec Kubernetes will not change after creation: always create-once, hashed here when the
+#: rendered object carries no spec hash of its own
+CREATE_ONCE_KINDS: Final = CACHE_KINDS
 PRUNABLE: Final = frozenset(
     {
         ("v1", "ConfigMap"),
@@ -158,6 +162,9 @@ class Applier:
         meta = obj.setdefault("metadata", {})
         meta.setdefault("namespace", namespace)
         once = annotations_of(obj).get(SPEC_HASH)
+        if once is None and key[:2] in CREATE_ONCE_KINDS:
+            once = digest({"spec": obj.get("spec")})
+            meta.setdefault("annotations", {})[SPEC_HASH] = once
         if once is not None:
             await self._create_once(namespace, key, obj, once, live, report)
             return

@@ -109,11 +109,16 @@ class Operator:
         runner = await self._serve_health()
         try:
             while not stop.is_set():
-                if self.elector is not None and not await self._wait_for_lease(stop):
+                if (
+                    self.elector is not None
+                    and not self.elector.is_leader
+                    and not await self._wait_for_lease(stop)
+                ):
                     break
                 await self._term(stop)
-                if self.elector is None:
-                    break
+                if not stop.is_set():  # the term ended by itself (Lease lost, API outage): pause, retry
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), self.config.retry_period)
         finally:
             if self.elector is not None:
                 await self.elector.release()

@@ -34,6 +34,12 @@ WARNING_WHEN: Final[dict[str, str]] = {  # condition type -> the status that is 
 }
 
 
+#: reasons that only say "on its way": never a Warning
+PROGRESS: Final = frozenset(
+    {"Activating", "Starting", "ModelLoading", "SchedulingDelayed", "ScaledToZero", "Prewarming"}
+)
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Outcome:
     """What one reconcile pass achieved, apart from the backend's health."""
@@ -55,7 +61,7 @@ class Transition:
 
     @property
     def warning(self) -> bool:
-        return WARNING_WHEN.get(self.type) == self.status
+        return WARNING_WHEN.get(self.type) == self.status and self.reason not in PROGRESS
 
 
 def now_iso() -> str:
@@ -174,28 +180,29 @@ def compose(
 
 
 def transitions(previous: Mapping[str, Any] | None, current: Mapping[str, Any]) -> list[Transition]:
-    """Condition changes (status or reason) from ``previous`` to ``current``, for events."""
+    """Condition changes (status or reason) from ``previous`` to ``current``, for events.
+
+    One event per reason: when several conditions change to the same reason at once (``Degraded`` and
+    ``CacheReady`` both to ``PrewarmFailed``, ``Ready`` to the failure ``Degraded`` reports), only the
+    most telling one — a warning first — is kept.
+    """
     old = {c.get("type"): c for c in (previous or {}).get("conditions") or [] if isinstance(c, Mapping)}
-    changes: list[Transition] = []
+    changes: dict[str, Transition] = {}
     for cond in current.get("conditions") or []:
         before = old.get(cond["type"])
-        if (
-            before is None
-            and cond["type"] in {READY, DEGRADED}
-            and cond["status"] == "False"
-            and cond["reason"] in {"Healthy"}
-        ):
+        if before is None and cond["type"] == DEGRADED and cond["status"] == "False":
             continue  # the initial "nothing wrong" needs no event
         if before is None or (before.get("status"), before.get("reason")) != (cond["status"], cond["reason"]):
-            changes.append(
-                Transition(
-                    type=cond["type"],
-                    status=cond["status"],
-                    reason=cond["reason"],
-                    message=cond.get("message", ""),
-                )
+            change = Transition(
+                type=cond["type"],
+                status=cond["status"],
+                reason=cond["reason"],
+                message=cond.get("message", ""),
             )
-    return changes
+            kept = changes.get(change.reason)
+            if kept is None or (change.warning and not kept.warning):
+                changes[change.reason] = change
+    return list(changes.values())
 
 
 def same_status(a: Mapping[str, Any] | None, b: Mapping[str, Any]) -> bool:

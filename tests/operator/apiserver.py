@@ -150,7 +150,7 @@ class Selector:
 
 
 @attrs.define(kw_only=True)
-class ApiServer(kmock.KubernetesEmulator):  # type: ignore[misc]
+class ApiServer(kmock.KubernetesEmulator):
     """kmock's emulator serving every object request with the semantics listed in the module docstring."""
 
     store: dict[Key, dict[str, Any]] = attrs.field(factory=dict, init=False)
@@ -168,13 +168,13 @@ class ApiServer(kmock.KubernetesEmulator):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ helpers for tests
     def declare(self, resource: str, *, kind: str, namespaced: bool = True, status: bool = True) -> None:
-        self.resources[resource] = {
-            "kind": kind,
-            "singular": kind.lower(),
-            "namespaced": namespaced,
-            "verbs": {"list", "watch", "get", "patch", "create", "delete", "update"},
-            "subresources": {"status"} if status else set(),
-        }
+        self.resources[resource] = kmock.ResourceInfo(
+            kind=kind,
+            singular=kind.lower(),
+            namespaced=namespaced,
+            verbs={"list", "watch", "get", "patch", "create", "delete", "update"},
+            subresources={"status"} if status else set(),
+        )
 
     def undeclare(self, resource: str) -> None:
         del self.resources[resource]
@@ -185,6 +185,11 @@ class ApiServer(kmock.KubernetesEmulator):  # type: ignore[misc]
 
     def obj(self, resource: str, namespace: str | None, name: str) -> dict[str, Any] | None:
         return self.store.get((resource, namespace, name))
+
+    def must(self, resource: str, namespace: str | None, name: str) -> dict[str, Any]:
+        obj = self.store.get((resource, namespace, name))
+        assert obj is not None, f"{resource} {namespace}/{name} does not exist"
+        return obj
 
     def items(self, resource: str, namespace: str | None = None, *, labels: str = "") -> list[dict[str, Any]]:
         selector = Selector(labels)
@@ -273,7 +278,9 @@ class ApiServer(kmock.KubernetesEmulator):  # type: ignore[misc]
             finally:
                 self._requests.remove(request)
         resource = resource_of(res.group, res.version, res.plural)
-        if resource not in {resource_of(r.group, r.version, r.plural) for r in self.resources}:
+        if resource not in {
+            resource_of(r.group or "", r.version or "", r.plural or "") for r in self.resources
+        }:
             return _status(404, "NotFound", f"the server could not find the requested resource ({resource})")
         try:
             return await self._dispatch(request, resource)
@@ -298,10 +305,10 @@ class ApiServer(kmock.KubernetesEmulator):  # type: ignore[misc]
                     meta["namespace"] = ns
                 if not meta.get("name") and meta.get("generateName"):
                     meta["name"] = f"{meta['generateName']}{uuid.uuid4().hex[:5]}"
-                key = (resource, ns, meta.get("name") or "")
-                if key in self.store:
-                    raise ApiError(409, "AlreadyExists", f'{resource} "{key[2]}" already exists')
-                return aiohttp.web.json_response(self._create(resource, key, body), status=201)
+                new_key: Key = (resource, ns, meta.get("name") or "")
+                if new_key in self.store:
+                    raise ApiError(409, "AlreadyExists", f'{resource} "{new_key[2]}" already exists')
+                return aiohttp.web.json_response(self._create(resource, new_key, body), status=201)
             raise ApiError(405, "MethodNotAllowed", f"{method} on a collection")
         key: Key = (resource, ns, name)
         if method == "GET":
@@ -415,9 +422,9 @@ class ApiServer(kmock.KubernetesEmulator):  # type: ignore[misc]
             if backlog and backlog[0]["type"] == "ERROR":
                 return response
             async with asyncio.timeout(timeout):
-                while (event := await queue.get()) is not None:
-                    if wanted(event["object"]):
-                        await response.write(json.dumps(event).encode() + b"\n")
+                while (item := await queue.get()) is not None:
+                    if wanted(item["object"]):
+                        await response.write(json.dumps(item).encode() + b"\n")
         except (TimeoutError, ConnectionError):
             pass
         finally:

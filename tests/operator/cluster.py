@@ -105,7 +105,7 @@ class SimulatedCluster:
     # ------------------------------------------------------------------ controllers
     def _on_change(self, event_type: str, resource: str, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}
-        ns, name = meta.get("namespace"), meta.get("name")
+        ns, name, uid = str(meta.get("namespace")), str(meta.get("name")), str(meta.get("uid"))
         if resource == DEPLOYMENTS:
             self._work.put_nowait((ns, name))
         elif resource == PODS and event_type == "DELETED":
@@ -114,11 +114,11 @@ class SimulatedCluster:
                 task.cancel()
             for ref in meta.get("ownerReferences") or []:
                 if ref.get("kind") == "Deployment":
-                    self._work.put_nowait((ns, ref["name"]))
+                    self._work.put_nowait((ns, str(ref["name"])))
         elif resource == JOBS:
-            key = (ns, name, meta.get("uid"))
+            key = (ns, name, uid)
             if event_type == "ADDED" and key not in self._jobs:
-                self._jobs[key] = asyncio.get_running_loop().create_task(self._run_job(ns, name, meta["uid"]))
+                self._jobs[key] = asyncio.get_running_loop().create_task(self._run_job(ns, name, uid))
             elif event_type == "DELETED":
                 task = self._jobs.pop(key, None)
                 if task is not None:

@@ -17,6 +17,9 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+# Imported now so that hypothesis's pytest plugin does not compile it at session end, which trips a
+# CPython 3.11.7 compiler bug ("AST constructor recursion depth mismatch") after these tests.
+import hypothesis  # noqa: F401
 import kmock
 import kopf
 import pytest
@@ -166,6 +169,9 @@ async def _wait_for(
         await asyncio.sleep(interval)
 
 
+WaitFor = Callable[..., Awaitable[Any]]
+
+
 @pytest.fixture
-def wait_for() -> Callable[..., Awaitable[Any]]:
+def wait_for() -> WaitFor:
     return _wait_for

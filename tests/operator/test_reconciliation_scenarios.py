@@ -1,0 +1,386 @@
+"""The real operator (kopf + work queue + SSA) against the API server emulator and a simulated cluster.
+
+Aspects: a create renders and applies every object (owner references, labels, applied hashes, no
+backend ``replicas``), status and events; the KEDA CRD missing, then installed; runtime missing,
+ambiguous, changed (services requeued through the kopf index); a malformed spec; the aggregate
+scaler's token created once and kept; create-once cache objects refused by name and left untouched;
+prewarm failure; delete cleans up; 0 → 1 → 0 with activation timings; the API server going away and
+coming back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import copy
+from typing import Any
+
+import pytest
+from apiserver import ApiServer
+from cluster import SimulatedCluster
+from conftest import StartOperator, WaitFor, declare_keda
+from scenario import (
+    LLMSERVICES,
+    NS,
+    RUNTIMES,
+    condition,
+    runtime_body,
+    service_body,
+    status_of,
+)
+
+from noctaya.operator import applying
+
+pytestmark = pytest.mark.timeout(30)
+
+DEPLOYMENTS = "apps/v1/deployments"
+PVCS = "v1/persistentvolumeclaims"
+JOBS = "batch/v1/jobs"
+SECRETS = "v1/secrets"
+
+
+def phase(server: ApiServer, name: str = "qwen") -> str | None:
+    return status_of(server, name).get("phase")
+
+
+def owned(server: ApiServer, name: str = "qwen") -> list[tuple[str, str]]:
+    return [
+        (key[0], key[2])
+        for key, obj in server.store.items()
+        if key[1] == NS
+        and (obj["metadata"].get("labels") or {}).get("serving.noctaya.io/llmservice") == name
+        and key[0] != "v1/pods"
+    ]
+
+
+def events(server: ApiServer, reason: str | None = None) -> list[dict[str, Any]]:
+    found = [e for e in server.items("v1/events", NS)]
+    return [e for e in found if reason is None or e["reason"] == reason]
+
+
+def update_spec(server: ApiServer, name: str = "qwen", **changes: Any) -> None:
+    obj = copy.deepcopy(server.must(LLMSERVICES, NS, name))
+    obj["spec"].update(changes)
+    server.upsert(LLMSERVICES, obj)
+
+
+async def test_create_applies_every_object_and_reports_ready(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    await operators()
+    await wait_for(lambda: phase(server) == "Ready", message="phase Ready")
+
+    service = server.must(LLMSERVICES, NS, "qwen")
+    kinds = {resource for resource, _ in owned(server)}
+    assert {DEPLOYMENTS, "v1/services", "v1/configmaps", "keda.sh/v1alpha1/scaledobjects", PVCS} <= kinds
+    for resource, name in owned(server):
+        obj = server.must(resource, NS, name)
+        refs = obj["metadata"]["ownerReferences"]
+        assert refs == [
+            {
+                "apiVersion": "serving.noctaya.io/v1alpha1",
+                "kind": "LLMService",
+                "name": "qwen",
+                "uid": service["metadata"]["uid"],
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
+        annotations = obj["metadata"].get("annotations") or {}
+        assert applying.APPLIED_HASH in annotations or applying.SPEC_HASH in annotations, (resource, name)
+    backend = server.must(DEPLOYMENTS, NS, "qwen")
+    assert "replicas" not in str(backend["metadata"]["annotations"])  # the rendered spec had none
+    status = status_of(server)
+    assert status["resolvedRuntime"] == "vllm"
+    assert status["endpointURL"] == "http://qwen-gateway.ai.svc/v1"
+    assert status["replicas"] == 1
+    assert {c["type"]: (c["status"], c["reason"]) for c in status["conditions"]} == {
+        "Ready": ("True", "Serving"),
+        "Degraded": ("False", "Healthy"),
+        "AutoscalingReady": ("True", "Configured"),
+        "Reconciled": ("True", "Applied"),
+    }
+    assert all(c["observedGeneration"] == service["metadata"]["generation"] for c in status["conditions"])
+    await wait_for(lambda: [e["reason"] for e in events(server, "Serving")] == ["Serving"])
+    await asyncio.sleep(0.2)
+    assert len(events(server, "Serving")) == 1
+
+
+async def test_resync_skips_unchanged_objects(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    replica = await operators()
+    await wait_for(lambda: phase(server) == "Ready")
+    op = replica.operator
+    assert op.queue is not None
+    await asyncio.sleep(0.3)
+    seen = []
+    server.subscribe(lambda t, r, o: seen.append((t, r, o["metadata"]["name"], o.get("status"))))
+    for _ in range(5):
+        op.queue.add((NS, "qwen"))
+    await wait_for(lambda: op.queue.depth == 0 and op.queue.in_flight == 0)
+    await asyncio.sleep(0.2)
+    assert [s for s in seen if "leases" not in s[1]] == []  # nothing applied, no status written
+
+
+async def test_drifted_object_is_applied_again(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    await operators()
+    await wait_for(lambda: phase(server) == "Ready")
+    server.remove("v1/services", NS, "qwen-gateway")
+    await wait_for(lambda: server.obj("v1/services", NS, "qwen-gateway") is not None, message="re-created")
+
+
+@pytest.mark.parametrize("keda", [False])
+async def test_missing_keda_crd_blocks_the_backend_until_installed(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    await operators()
+    await wait_for(lambda: condition(server, "AutoscalingReady").get("status") == "False")
+    cond = condition(server, "AutoscalingReady")
+    assert cond["reason"] == "ScaledObjectCRDMissing"
+    assert "scaledobjects.keda.sh" in cond["message"]
+    assert server.obj(DEPLOYMENTS, NS, "qwen") is None
+    assert owned(server) == []
+    assert phase(server) == "Pending"
+
+    declare_keda(server)
+    await wait_for(lambda: phase(server) == "Ready", within=15, message="Ready after KEDA installed")
+    assert condition(server, "AutoscalingReady")["status"] == "True"
+
+
+async def test_runtime_missing_then_created(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(LLMSERVICES, service_body())
+    await operators()
+    await wait_for(lambda: condition(server, "Reconciled").get("reason") == "RuntimeNotFound")
+    assert "vllm" in condition(server, "Reconciled")["message"]
+    assert phase(server) == "Degraded"
+    assert owned(server) == []
+    server.upsert(RUNTIMES, runtime_body())
+    await wait_for(lambda: phase(server) == "Ready", message="Ready once the runtime exists")
+
+
+async def test_runtime_ambiguous_then_disambiguated(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body("vllm-a"))
+    server.upsert(RUNTIMES, runtime_body("vllm-b"))
+    server.upsert(LLMSERVICES, service_body(runtime={"selector": {"vendor": ["nvidia"]}}))
+    await operators()
+    await wait_for(lambda: condition(server, "Reconciled").get("reason") == "RuntimeAmbiguous")
+    message = condition(server, "Reconciled")["message"]
+    assert "vllm-a" in message and "vllm-b" in message
+    server.upsert(RUNTIMES, runtime_body("vllm-b", priority=5))
+    await wait_for(lambda: status_of(server).get("resolvedRuntime") == "vllm-b")
+    await wait_for(lambda: phase(server) == "Ready")
+
+
+async def test_runtime_change_requeues_its_users_only(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body("vllm"))
+    server.upsert(RUNTIMES, runtime_body("other", vendor="amd"))
+    server.upsert(LLMSERVICES, service_body("qwen"))
+    server.upsert(LLMSERVICES, service_body("llama", runtime={"name": "other"}))
+    replica = await operators()
+    await wait_for(lambda: phase(server, "qwen") == "Ready" and phase(server, "llama") == "Ready")
+    reconciler = replica.operator.reconciler
+    assert reconciler is not None
+    await asyncio.sleep(0.3)
+    before = len(reconciler.passes)
+    server.upsert(RUNTIMES, runtime_body("vllm", image="vllm/vllm-openai:v0.7.0"))
+
+    def image() -> list[str]:
+        dep = server.must(DEPLOYMENTS, NS, "qwen")
+        return [c["image"] for c in dep["spec"]["template"]["spec"]["containers"]]
+
+    await wait_for(lambda: "vllm/vllm-openai:v0.7.0" in image(), message="new image rolled out")
+    await asyncio.sleep(0.3)
+    touched = {key for key, _, _ in reconciler.passes[before:]}
+    assert (NS, "qwen") in touched
+    assert (NS, "llama") not in touched
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ({"scaling": {"min": 3, "max": 1}}, "scaling"),
+        ({"model": {"source": {"uri": "ftp://example.com/model"}}}, "uri"),
+        ({"cache": {"strategy": "Floppy"}}, "strategy"),
+    ],
+)
+async def test_malformed_spec_becomes_a_condition(
+    server: ApiServer,
+    cluster: SimulatedCluster,
+    operators: StartOperator,
+    wait_for: WaitFor,
+    spec: dict[str, Any],
+    fragment: str,
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body(**spec))
+    replica = await operators()
+    await wait_for(lambda: condition(server, "Reconciled").get("reason") == "InvalidSpec")
+    assert fragment in condition(server, "Reconciled")["message"]
+    assert phase(server) == "Degraded"
+    assert owned(server) == []
+    assert not replica.task.done()
+    fixed = service_body()
+    obj = copy.deepcopy(server.must(LLMSERVICES, NS, "qwen"))
+    obj["spec"] = fixed["spec"]
+    server.upsert(LLMSERVICES, obj)
+    await wait_for(lambda: phase(server) == "Ready", message="Ready once fixed")
+
+
+async def test_scaler_token_is_generated_once_and_kept(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body(endpoint={"replicas": 2}))
+    await operators()
+    await wait_for(lambda: server.obj(SECRETS, NS, "qwen-scaler-token") is not None)
+    secret = server.must(SECRETS, NS, "qwen-scaler-token")
+    token = secret.get("data", {}).get("token") or secret.get("stringData", {}).get("token")
+    assert token and len(base64.b64decode(token) if "data" in secret else token) >= 32
+    rv = secret["metadata"]["resourceVersion"]
+    update_spec(server, endpoint={"replicas": 2, "maxQueue": 50})
+    await wait_for(lambda: status_of(server).get("observedGeneration") == 2)
+    assert server.must(SECRETS, NS, "qwen-scaler-token")["metadata"]["resourceVersion"] == rv
+    assert condition(server, "Reconciled")["status"] == "True"
+
+
+async def test_cache_spec_change_is_refused_by_name(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body(cache={"strategy": "SharedPVC", "size": "20Gi"}))
+    await operators()
+    await wait_for(lambda: phase(server) == "Ready")
+    pvc = copy.deepcopy(server.must(PVCS, NS, "qwen-cache"))
+    update_spec(server, cache={"strategy": "SharedPVC", "size": "40Gi"})
+    await wait_for(lambda: condition(server, "CacheReady").get("reason") == "CacheSpecChanged")
+    message = condition(server, "CacheReady")["message"]
+    assert "PersistentVolumeClaim ai/qwen-cache" in message
+    assert "kubectl -n ai delete persistentvolumeclaim qwen-cache" in message
+    assert server.must(PVCS, NS, "qwen-cache") == pvc  # untouched: same uid, resourceVersion, spec
+    await wait_for(lambda: len(events(server, "CacheSpecChanged")) == 1)
+
+    server.remove(PVCS, NS, "qwen-cache")
+    await wait_for(
+        lambda: (
+            (server.obj(PVCS, NS, "qwen-cache") or {}).get("metadata", {}).get("uid")
+            not in (None, pvc["metadata"]["uid"])
+        ),
+        message="PVC re-created",
+    )
+    await wait_for(
+        lambda: (
+            condition(server, "CacheReady") == {} or condition(server, "CacheReady").get("status") == "True"
+        ),
+        message="CacheReady cleared",
+    )
+    assert "40Gi" in str(server.must(PVCS, NS, "qwen-cache")["spec"])
+
+
+async def test_prewarm_failure_is_reported(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    cluster.fail_job(NS, "qwen-prewarm")
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body(cache={"strategy": "SharedPVC", "prewarm": True}))
+    await operators()
+    await wait_for(lambda: condition(server, "Degraded").get("reason") == "PrewarmFailed")
+    assert condition(server, "CacheReady")["reason"] == "PrewarmFailed"
+    assert "qwen-prewarm" in condition(server, "Degraded")["message"]
+    assert phase(server) == "Degraded"
+    await wait_for(lambda: len(events(server, "PrewarmFailed")) == 1)
+    await asyncio.sleep(0.3)
+    (event,) = events(server, "PrewarmFailed")  # one event for the transition, never repeated
+    assert event["type"] == "Warning"
+    assert event["message"].startswith("Degraded=True")
+
+
+async def test_prewarm_success_sets_cache_ready(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body(cache={"strategy": "SharedPVC", "prewarm": True}))
+    await operators()
+    await wait_for(lambda: condition(server, "CacheReady").get("reason") == "Prewarmed")
+    assert condition(server, "CacheReady")["status"] == "True"
+
+
+async def test_delete_cleans_up(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    replica = await operators()
+    await wait_for(lambda: phase(server) == "Ready")
+    assert owned(server)
+    server.remove(LLMSERVICES, NS, "qwen")
+    await wait_for(lambda: owned(server) == [], message="owned objects collected")
+    await wait_for(lambda: server.items("v1/pods", NS) == [], message="pods collected")
+    inv = replica.operator.inventory
+    assert inv is not None
+    await wait_for(lambda: (NS, "qwen") not in inv.services and not inv.owned((NS, "qwen")))
+
+
+async def test_scale_from_zero_and_back_reports_phases_and_timings(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    replica = await operators()
+    await wait_for(lambda: phase(server) == "Ready")
+    cluster.scale(NS, "qwen", 0)
+    await wait_for(lambda: phase(server) == "ScaledToZero", message="ScaledToZero")
+    assert condition(server, "Ready")["reason"] == "ScaledToZero"
+    assert status_of(server)["replicas"] == 0
+    first = status_of(server).get("lastActivation")
+
+    cluster.timings.load = 0.4  # a visible loading phase
+    cluster.scale(NS, "qwen", 1)
+    await wait_for(lambda: phase(server) == "Loading", message="Loading")
+    await wait_for(lambda: phase(server) == "Ready", message="Ready again")
+    activation = status_of(server)["lastActivation"]
+    assert activation != first
+    assert [p["name"] for p in activation["phases"]] == ["Scheduled", "ImagePulled", "ModelLoaded"]
+    loaded = activation["phases"][2]["duration"]
+    assert loaded.endswith("ms") and int(loaded[:-2]) >= 350
+    metrics_text = replica.operator.metrics.exposition().decode()
+    assert 'noctaya_activation_phase_seconds_count{phase="ready"} 2.0' in metrics_text
+
+    cluster.scale(NS, "qwen", 0)
+    await wait_for(lambda: phase(server) == "ScaledToZero", message="ScaledToZero again")
+
+
+async def test_api_server_outage_and_recovery(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    replica = await operators(leader_election=False)
+    await wait_for(lambda: phase(server) == "Ready")
+    await server.outage()
+    await asyncio.sleep(1.0)
+    assert not replica.task.done()
+    server.recover()
+    update_spec(server, endpoint={"maxQueue": 7})
+    await wait_for(
+        lambda: "7" in str(server.must("v1/configmaps", NS, "qwen-gateway")["data"]),
+        within=15,
+        message="change applied after recovery",
+    )
+    await wait_for(lambda: status_of(server).get("observedGeneration") == 2, within=10)
