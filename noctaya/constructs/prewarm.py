@@ -87,20 +87,20 @@ set -eu
 dir="$MODEL_DIR"; partial="$dir.partial"; marker="$dir/.noctaya-ready"
 if [ -f "$marker" ]; then echo "stage: already staged in $dir"; exit 0; fi
 rm -rf "$partial" "$dir"
-bad=$(find /stage ! -type f ! -type d | head -n 5)
+bad=$(find "$STAGE" ! -type f ! -type d | head -n 5)
 if [ -n "$bad" ]; then
   echo "stage: refusing symbolic links or special files:" >&2; echo "$bad" >&2; exit 1
 fi
-root=$(cd /stage && pwd -P)
-find /stage -type f | while IFS= read -r f; do
+root=$(cd "$STAGE" && pwd -P)
+find "$STAGE" -type f | while IFS= read -r f; do
   case "$(cd "$(dirname "$f")" && pwd -P)/" in
     "$root"/*) ;;
-    *) echo "stage: path escapes /stage: $f" >&2; exit 1 ;;
+    *) echo "stage: path escapes $STAGE: $f" >&2; exit 1 ;;
   esac
 done
-if [ -z "$(find /stage -type f | head -n 1)" ]; then echo "stage: the artifact has no files" >&2; exit 1; fi
+if [ -z "$(find "$STAGE" -type f | head -n 1)" ]; then echo "stage: the artifact has no files" >&2; exit 1; fi
 mkdir -p "$(dirname "$dir")" "$partial"
-cp -R /stage/. "$partial/"
+cp -R "$STAGE"/. "$partial/"
 mv "$partial" "$dir"
 echo "$ARTIFACT" > "$marker"
 echo "stage: $ARTIFACT staged in $dir"
@@ -184,6 +184,7 @@ def _oci_containers(
         env=[
             k8s.EnvVar(name="MODEL_DIR", value=props.staging.target_dir),
             k8s.EnvVar(name="ARTIFACT", value=source.reference),
+            k8s.EnvVar(name="STAGE", value=STAGE_DIR),
         ],
         volume_mounts=[k8s.VolumeMount(name="stage", mount_path=STAGE_DIR, read_only=True), mount],
         resources=k8s.ResourceRequirements(

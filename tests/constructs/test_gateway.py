@@ -1,0 +1,102 @@
+"""The Gateway construct on its own.
+
+Aspects: the config file holds every documented key in order, with ``scaler`` (one replica) or
+``report`` (several) and never both; durations are passed through canonically; the API key is a
+projected Secret file and the config points at it; the Pod has no service account token, runs
+non-root, and its config hash changes with the config; zero replicas are refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import constructs
+import pytest
+import yaml
+
+from noctaya.constructs import gateway, naming
+
+Synth = Callable[[Callable[[constructs.Construct], object]], list[dict[str, Any]]]
+IDENTITY = naming.ServiceIdentity(name="m", namespace="ns")
+KEYS = [
+    "listen",
+    "backendUrl",
+    "readinessPath",
+    "maxQueue",
+    "maxInFlight",
+    "coldStartMode",
+    "heartbeatInterval",
+    "activationTimeout",
+    "retryAfter",
+    "retryGrace",
+    "drainTimeout",
+    "maxBodyBytes",
+    "apiKeyFile",
+    "service",
+    "scaler",
+    "report",
+]
+
+
+def _props(**overrides: Any) -> gateway.GatewayProps:
+    return gateway.GatewayProps(
+        identity=IDENTITY, image="noctaya:1", backend_url="http://m.ns.svc:8000", **overrides
+    )
+
+
+def test_single_gateway_config() -> None:
+    config = gateway.gateway_config(_props(max_queue=7, cold_start_mode="reject"))
+    assert list(config) == KEYS
+    assert config["scaler"] == {"listen": ":9090", "target": 10, "metricName": "queueDepth", "tls": None}
+    assert config["report"] is None and config["apiKeyFile"] is None
+    assert (config["maxQueue"], config["coldStartMode"]) == (7, "reject")
+    assert config["service"] == {"name": "m", "namespace": "ns"}
+    assert yaml.safe_load(gateway.render_config(config)) == config
+
+
+def test_aggregate_config_and_api_key(synth: Synth) -> None:
+    props = _props(replicas=3, api_key=gateway.SecretKeyRef(name="keys", key="k1"))
+    config = gateway.gateway_config(props)
+    assert config["scaler"] is None
+    assert config["report"] == {
+        "url": "http://m-scaler.ns.svc:9091",
+        "tokenFile": "/etc/noctaya/scaler-token/token",
+        "interval": "2s",
+    }
+    assert config["apiKeyFile"] == "/etc/noctaya/api-key/key"
+    manifests = synth(lambda c: gateway.Gateway(c, "g", props=props))
+    deployment = next(m for m in manifests if m["kind"] == "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert volumes["api-key"]["projected"]["sources"][0]["secret"] == {
+        "name": "keys",
+        "items": [{"key": "k1", "path": "key"}],
+    }
+    assert volumes["scaler-token"]["projected"]["sources"][0]["secret"]["name"] == "m-scaler-token"
+    assert pod["automountServiceAccountToken"] is False
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    container = pod["containers"][0]
+    assert container["command"] + container["args"] == [
+        "noctaya",
+        "gateway",
+        "--config",
+        "/etc/noctaya/gateway/config.yaml",
+    ]
+    assert "env" not in container
+
+
+def test_config_hash_follows_the_config(synth: Synth) -> None:
+    def config_hash(props: gateway.GatewayProps) -> str:
+        manifests = synth(lambda c: gateway.Gateway(c, "g", props=props))
+        deployment = next(m for m in manifests if m["kind"] == "Deployment")
+        value: str = deployment["spec"]["template"]["metadata"]["annotations"][gateway.CONFIG_HASH_ANNOTATION]
+        return value
+
+    assert config_hash(_props()) == config_hash(_props())
+    assert config_hash(_props()) != config_hash(_props(max_queue=5))
+
+
+def test_zero_replicas_refused(synth: Synth) -> None:
+    with pytest.raises(ValueError, match=r"spec\.endpoint\.replicas"):
+        synth(lambda c: gateway.Gateway(c, "g", props=_props(replicas=0)))
