@@ -201,9 +201,16 @@ class Upstream:
             upstream.release()
 
     async def _relay(self, request: web.Request, upstream: aiohttp.ClientResponse) -> web.StreamResponse:
-        response = web.StreamResponse(
-            status=upstream.status, reason=upstream.reason, headers=response_headers(upstream)
-        )
+        headers = response_headers(upstream)
+        content = upstream.content
+        if content.is_eof() and request.method != "HEAD":
+            # The whole body arrived with the headers (typical of small answers): nothing to wait
+            # for, so send headers and body in one write instead of streaming chunk by chunk.
+            headers.popall("Content-Length", None)
+            return web.Response(
+                status=upstream.status, reason=upstream.reason, headers=headers, body=content.read_nowait()
+            )
+        response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers=headers)
         is_sse = upstream.content_type == SSE_TYPE
         await response.prepare(request)
         try:
