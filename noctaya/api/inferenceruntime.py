@@ -76,26 +76,33 @@ class TemplatedEnvVar(core.EnvVar):
 
 class ContainerPort(meta.ApiModel):
     name: Annotated[str, pydantic.Field(min_length=1, max_length=15, pattern=meta.DNS_LABEL_PATTERN)] = "http"
+    """Port name (a DNS label of at most 15 characters)."""
     container_port: Annotated[int, pydantic.Field(ge=1, le=65535)] = 8000
+    """Port number the server listens on."""
 
 
 class Container(meta.ApiModel):
     """The serving container: an OpenAI-compatible image, its templated args and env, and its port."""
 
     image: Annotated[str, pydantic.Field(min_length=1, max_length=meta.MAX_STRING)]
+    """OpenAI-compatible serving image."""
     args: Annotated[list[TemplateString], pydantic.Field(max_length=meta.MAX_ITEMS)] = pydantic.Field(
         default_factory=list
     )
+    """Arguments; may use {{ .Model.Path }}, {{ .Service.Name }} and {{ .Service.Namespace }}."""
     env: Annotated[list[TemplatedEnvVar], pydantic.Field(max_length=meta.MAX_ITEMS)] = pydantic.Field(
         default_factory=list
     )
+    """Environment; literal values may use the same placeholders as args."""
     port: ContainerPort = pydantic.Field(default_factory=ContainerPort)
+    """The serving port."""
 
 
 class Sharing(meta.ApiModel):
     """Reserved: fractional accelerator sharing is not implemented."""
 
     supported: bool = False
+    """Reserved placeholder; must stay false."""
 
 
 _QUEUE_NEEDS_VOLCANO = meta.Rule(
@@ -110,7 +117,9 @@ class Scheduler(meta.ApiModel):
     model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_QUEUE_NEEDS_VOLCANO))
 
     name: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    """Pod schedulerName, e.g. volcano."""
     queue: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    """Volcano queue (only with name volcano)."""
 
     @pydantic.model_validator(mode="after")
     def _queue_needs_volcano(self) -> Scheduler:
@@ -131,12 +140,18 @@ class Accelerator(meta.ApiModel):
             r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
         ),
     ]
+    """Extended resource of the device plugin, e.g. nvidia.com/gpu, huawei.com/Ascend910, amd.com/gpu,
+    habana.ai/gaudi."""
     sharing: Sharing = pydantic.Field(default_factory=Sharing)
+    """Reserved: accelerator sharing."""
     node_selector: dict[str, str] = pydantic.Field(default_factory=dict)
+    """Copied to backend and prewarm Pods."""
     tolerations: Annotated[list[core.Toleration], pydantic.Field(max_length=meta.MAX_ITEMS)] = pydantic.Field(
         default_factory=list
     )
+    """Copied to backend and prewarm Pods."""
     scheduler: Scheduler | None = None
+    """Scheduler of the backend Pods."""
 
 
 class Health(meta.ApiModel):
@@ -144,8 +159,11 @@ class Health(meta.ApiModel):
     /health`` every 10 s up to 60 failures, no liveness (see ``effective_*``)."""
 
     readiness: core.Probe | None = None
+    """Readiness probe; GET /health on the serving port when unset."""
     liveness: core.Probe | None = None
+    """Liveness probe; none when unset."""
     startup: core.Probe | None = None
+    """Startup probe; GET /health every 10s up to 60 failures when unset."""
 
     def effective_readiness(self, *, port: str | int) -> core.Probe:
         if self.readiness is not None:
@@ -164,18 +182,27 @@ class Lifecycle(meta.ApiModel):
     """Shutdown: the grace period and whether preStop sleeps ``scaling.drainTimeout`` (needs /bin/sh)."""
 
     termination_grace_period_seconds: Annotated[int | None, pydantic.Field(ge=1)] = None
+    """Base shutdown budget of the backend Pod."""
     pre_stop_drain: bool = False
+    """preStop sleeps scaling.drainTimeout (needs /bin/sh); the grace period is widened to at least
+    drainTimeout + 10s."""
 
 
 class Metrics(meta.ApiModel):
     """Scrape metadata: where the engine's metrics are and what its queue metric is called."""
 
     path: Annotated[str, pydantic.Field(min_length=1, pattern=r"^/")] = "/metrics"
+    """Metrics path of the engine."""
     port: core.Port = "http"
+    """Metrics port, by name or number."""
     queue_depth: Annotated[str, pydantic.Field(min_length=1, max_length=253)]
+    """Engine metric of waiting requests, e.g. vllm:num_requests_waiting."""
     kv_cache_util: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    """Engine metric of KV-cache utilization."""
     running: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    """Engine metric of running requests."""
     ttft: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    """Engine metric of time to first token."""
 
 
 _ACCELERATOR_REQUIRED = meta.Rule(
@@ -188,13 +215,21 @@ class InferenceRuntimeSpec(meta.ApiModel):
     model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_ACCELERATOR_REQUIRED))
 
     family: Family = Family.VLLM
+    """Serving engine family."""
     vendor: Vendor
+    """Accelerator vendor; selects the accelerator adapter."""
     priority: Annotated[int, pydantic.Field(ge=-(2**31), le=2**31 - 1)] = 0
+    """Higher wins among runtimes of the same vendor."""
     container: Container
+    """The serving container."""
     accelerator: Accelerator | None = None
+    """Devices and placement; required unless vendor is cpu."""
     health: Health = pydantic.Field(default_factory=Health)
+    """Probes of the serving container."""
     lifecycle: Lifecycle = pydantic.Field(default_factory=Lifecycle)
+    """Shutdown behaviour."""
     metrics: Metrics | None = None
+    """Scrape metadata of the engine."""
 
     @pydantic.model_validator(mode="after")
     def _accelerator_required(self) -> InferenceRuntimeSpec:

@@ -85,6 +85,7 @@ class SecretRef(meta.ApiModel):
     """A ``kubernetes.io/dockerconfigjson`` Secret with registry credentials (``oci://`` only)."""
 
     name: Annotated[str, pydantic.Field(min_length=1, max_length=253, pattern=meta.DNS_SUBDOMAIN_PATTERN)]
+    """Name of the Secret."""
 
 
 def _check_uri(value: str) -> str:
@@ -118,7 +119,10 @@ class ModelSourceRef(meta.ApiModel):
         ),
         pydantic.AfterValidator(_check_uri),
     ]
+    """hf://org/name[@revision] (or huggingface://), modelscope://org/name[@revision],
+    oci://registry/repository@sha256:<digest> (no tags), or pvc://claim[/subpath]."""
     secret_ref: SecretRef | None = None
+    """A kubernetes.io/dockerconfigjson Secret for the registry; only allowed for oci:// sources."""
 
     @property
     def parsed(self) -> sources.ModelSource:
@@ -142,7 +146,9 @@ class ModelSpec(meta.ApiModel):
     model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_SOURCE_XOR_CATALOG))
 
     source: ModelSourceRef | None = None
+    """Where the weights come from. Exactly one of source or catalogRef."""
     catalog_ref: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    """Reserved, not implemented: a model catalog entry instead of a source."""
 
     @pydantic.model_validator(mode="after")
     def _source_xor_catalog(self) -> ModelSpec:
@@ -156,6 +162,7 @@ class RuntimeSelector(meta.ApiModel):
     """Vendors in preference order: the first with a runtime wins, then the highest priority within it."""
 
     vendor: Annotated[list[inferenceruntime.Vendor], pydantic.Field(min_length=1, max_length=8)]
+    """Accelerator vendors in order of preference."""
 
 
 _NAME_XOR_SELECTOR = meta.Rule(
@@ -168,11 +175,15 @@ class RuntimeRef(meta.ApiModel):
     model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_NAME_XOR_SELECTOR))
 
     name: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    """The InferenceRuntime to use, by name. Exactly one of name or selector."""
     selector: RuntimeSelector | None = None
+    """Select an InferenceRuntime by vendor preference, then highest priority; a tie at the top is an
+    error."""
     args_override: Annotated[
         list[Annotated[str, pydantic.Field(max_length=meta.MAX_STRING)]],
         pydantic.Field(max_length=meta.MAX_ITEMS),
     ] = pydantic.Field(default_factory=list)
+    """Arguments appended after the runtime's rendered args."""
 
     @pydantic.model_validator(mode="after")
     def _name_xor_selector(self) -> RuntimeRef:
@@ -186,16 +197,22 @@ class Fraction(meta.ApiModel):
     """Reserved: fractional accelerators are not implemented."""
 
     memory: quantities.Quantity | None = None
+    """Reserved: accelerator memory per replica."""
     cores: Annotated[int | None, pydantic.Field(ge=1, le=100)] = None
+    """Reserved: percentage of accelerator cores per replica."""
 
 
 class Resources(meta.ApiModel):
     """Backend resources: whole accelerators per replica; cpu is the request, memory request and limit."""
 
     accelerators: Annotated[int, pydantic.Field(ge=1)] = 1
+    """Whole accelerator devices per backend replica."""
     cpu: quantities.Quantity | None = None
+    """CPU request of the backend container."""
     memory: quantities.Quantity | None = None
+    """Memory request and limit of the backend container."""
     fraction: Fraction | None = None
+    """Reserved, not implemented: fractional accelerators."""
 
 
 # ----------------------------------------------------------------------------------------------- scaling
@@ -213,18 +230,24 @@ class AuthenticationRef(meta.ApiModel):
     """The KEDA object providing ``caCert``, ``tlsClientCert`` and ``tlsClientKey``."""
 
     name: Annotated[str, pydantic.Field(min_length=1, max_length=253)]
+    """Name of the KEDA authentication object."""
     kind: AuthenticationKind = AuthenticationKind.TRIGGER_AUTHENTICATION
+    """TriggerAuthentication (namespaced) or ClusterTriggerAuthentication."""
 
 
 class ScalerTLS(meta.ApiModel):
     """Mutual TLS between KEDA and the ExternalScaler."""
 
     server_secret_name: Annotated[str, pydantic.Field(min_length=1, max_length=253)]
+    """Secret with tls.crt, tls.key and ca.crt for the scaler; its certificate must be valid for
+    <llmservice>-scaler.<namespace>.svc."""
     authentication_ref: AuthenticationRef
+    """KEDA object providing caCert, tlsClientCert and tlsClientKey."""
 
 
 class ExternalScaler(meta.ApiModel):
     tls: ScalerTLS | None = None
+    """Mutual TLS between KEDA and the scaler; plaintext when unset."""
 
 
 _MIN_LE_MAX = meta.Rule(rule="self.min <= self.max", message="min must not exceed max")
@@ -236,13 +259,21 @@ class Scaling(meta.ApiModel):
     model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_MIN_LE_MAX))
 
     min: Annotated[int, pydantic.Field(ge=0, le=10_000)] = 0
+    """Fewest backend replicas; 0 scales to zero."""
     max: Annotated[int, pydantic.Field(ge=1, le=10_000)] = 1
+    """Most backend replicas; at least min."""
     metric: ScalingMetric = ScalingMetric.QUEUE_DEPTH
+    """Scaling metric; only queueDepth is implemented (kvCacheUtil is reserved)."""
     target: Annotated[int, pydantic.Field(ge=1)] = 10
+    """Queue-depth target per backend replica."""
     activation_timeout: PositiveDuration = durations.Duration.of(minutes=5)
+    """How long a cold request waits for a Ready backend; demand stops after it."""
     scale_down_stabilization: StabilizationWindow = durations.Duration.of(minutes=5)
+    """HPA scale-down stabilization window and KEDA cooldown; whole seconds, 0s..1h."""
     drain_timeout: NonNegativeDuration = durations.Duration.of(minutes=2)
+    """preStop drain time when the runtime enables preStopDrain."""
     external_scaler: ExternalScaler | None = None
+    """How KEDA reaches the ExternalScaler."""
 
     @pydantic.model_validator(mode="after")
     def _min_le_max(self) -> Scaling:
@@ -262,9 +293,14 @@ class CacheStrategy(enum.StrEnum):
 
 class Cache(meta.ApiModel):
     strategy: CacheStrategy = CacheStrategy.NODE_LOCAL_PVC
+    """Where weights are cached: NodeLocalPVC, SharedPVC (needs a RWX class), HostPath or None; BakedImage
+    is reserved."""
     size: quantities.Quantity | None = None
+    """Cache volume size; 50Gi when unset."""
     storage_class_name: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
+    """StorageClass of the cache volume; the cluster default when unset."""
     prewarm: bool = False
+    """Download hub weights with a Job before serving; oci:// sources always stage through a Job."""
 
     @property
     def effective_size(self) -> quantities.Quantity:
@@ -275,25 +311,32 @@ class Cache(meta.ApiModel):
 # ---------------------------------------------------------------------------------------------- endpoint
 class ResourceAmounts(meta.ApiModel):
     cpu: quantities.Quantity | None = None
+    """CPU quantity."""
     memory: quantities.Quantity | None = None
+    """Memory quantity."""
 
 
 class GatewayResources(meta.ApiModel):
     """Gateway container requests and limits."""
 
     requests: ResourceAmounts | None = None
+    """Gateway container requests."""
     limits: ResourceAmounts | None = None
+    """Gateway container limits."""
 
 
 class SecretKeyRef(meta.ApiModel):
     name: Annotated[str, pydantic.Field(min_length=1, max_length=253)]
+    """Name of the Secret."""
     key: Annotated[str, pydantic.Field(min_length=1, max_length=253)]
+    """Key in the Secret holding the API key."""
 
 
 class Authentication(meta.ApiModel):
     """Bearer API key from a Secret key; missing or wrong keys get 401 on proxied routes."""
 
     secret_ref: SecretKeyRef
+    """Secret key holding the Bearer API key."""
 
 
 class ColdStartMode(enum.StrEnum):
@@ -303,31 +346,46 @@ class ColdStartMode(enum.StrEnum):
 
 class ColdStart(meta.ApiModel):
     mode: ColdStartMode = ColdStartMode.KEEPALIVE
+    """keepalive holds cold requests (SSE heartbeats for streams); reject answers 503 with Retry-After."""
     heartbeat_interval: PositiveDuration = durations.Duration.of(seconds=10)
+    """Interval of SSE keepalive comments while a streaming request waits."""
 
 
 class Endpoint(meta.ApiModel):
     """The gateway in front of the backend."""
 
     open_ai_compatible: bool = pydantic.Field(default=True, alias="openAICompatible")
+    """Informational: the backend speaks the OpenAI API."""
     max_queue: Annotated[int, pydantic.Field(ge=1, le=1_000_000)] = 100
+    """Cold admission slots per gateway replica; a full queue answers 429."""
     resources: GatewayResources | None = None
+    """Gateway container resources."""
     authentication: Authentication | None = None
+    """Require a Bearer API key on proxied routes."""
     cold_start: ColdStart = pydantic.Field(default_factory=ColdStart)
+    """Behaviour while the backend is cold."""
     replicas: Annotated[int | None, pydantic.Field(ge=1, le=100)] = None  # extension
+    """Extension: gateway replicas; the operator-wide default (1) when unset."""
 
 
 # -------------------------------------------------------------------------------------------------- spec
 class LLMServiceSpec(meta.ApiModel):
     model: ModelSpec
+    """The model weights."""
     runtime: RuntimeRef
+    """Which InferenceRuntime serves the model."""
     resources: Resources = pydantic.Field(default_factory=Resources)
+    """Backend resources."""
     scaling: Scaling = pydantic.Field(default_factory=Scaling)
+    """Backend replica bounds and timing (KEDA owns the replicas)."""
     cache: Cache = pydantic.Field(default_factory=Cache)
+    """Model cache and prewarming."""
     endpoint: Endpoint = pydantic.Field(default_factory=Endpoint)
+    """The always-on gateway in front of the backend."""
     image_pull_secrets: Annotated[list[meta.LocalObjectReference], pydantic.Field(max_length=64)] = (
         pydantic.Field(default_factory=list)
     )
+    """Applied to backend, gateway and prewarm Pods."""
 
 
 # ------------------------------------------------------------------------------------------------ status
@@ -404,27 +462,39 @@ class PhaseTiming(meta.ApiModel):
     """How long one cold-start stage took (e.g. ``Scheduled``, ``ImagePulled``, ``ModelLoaded``)."""
 
     name: Annotated[str, pydantic.Field(min_length=1, max_length=63)]
+    """Stage name, e.g. Scheduled, ImagePulled, ModelLoaded."""
     duration: durations.Duration
+    """How long the stage took."""
 
 
 class Activation(meta.ApiModel):
     """Extension: timings of the last scale-from-zero activation."""
 
     started_at: datetime.datetime
+    """When the activation began."""
     ready_at: datetime.datetime | None = None
+    """When a backend replica became Ready."""
     phases: Annotated[list[PhaseTiming], pydantic.Field(max_length=16)] = pydantic.Field(default_factory=list)
+    """Stage timings in order."""
 
 
 class LLMServiceStatus(meta.ApiModel):
     observed_generation: Annotated[int | None, pydantic.Field(ge=0)] = None
+    """The generation this status was computed for."""
     phase: Phase | None = None
+    """Pending, Loading, Ready, ScaledToZero or Degraded."""
     resolved_runtime: str | None = None
+    """Name of the InferenceRuntime in use."""
     replicas: Annotated[int, pydantic.Field(ge=0)] = 0
+    """Ready backend replicas (gateways excluded)."""
     endpoint_url: str | None = pydantic.Field(default=None, alias="endpointURL")
+    """In-cluster base URL of the gateway, ending in /v1."""
     conditions: Annotated[
         list[meta.Condition], pydantic.Field(max_length=32, json_schema_extra=meta.CONDITIONS_LIST)
     ] = pydantic.Field(default_factory=list)
+    """Ready, Degraded, AutoscalingReady and CacheReady."""
     last_activation: Activation | None = None  # extension
+    """Extension: timings of the last scale-from-zero activation."""
 
 
 # ------------------------------------------------------------------------------------------------ object

@@ -79,6 +79,7 @@ class ApiModel(pydantic.BaseModel):
         populate_by_name=True,
         extra="forbid",
         validate_default=True,
+        use_attribute_docstrings=True,  # field docstrings become CRD descriptions (kubectl explain)
     )
 
     def to_manifest(self) -> dict[str, Any]:
