@@ -538,7 +538,8 @@ def paced_phase(
         )
     print(
         reporting.table(
-            f"added latency at a paced {rate:,.0f} req/s over {clients} connections (aiohttp client, {seconds:g}s)",
+            f"added latency at a paced {rate:,.0f} req/s over {clients} connections "
+            f"(aiohttp client, {seconds:g}s)",
             ["path", "requests", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "sent late"],
             rows,
         )
@@ -579,13 +580,10 @@ def sse_phase(
             rows,
         )
     )
+    rate = {name: result["chunks_per_s"] for name, result in results.items()}
     if "nginx" in results:
-        print(
-            f"   gateway/nginx chunks/s: {reporting.ratio(results['gateway']['chunks_per_s'], results['nginx']['chunks_per_s'])}"
-        )
-    print(
-        f"   gateway/direct chunks/s: {reporting.ratio(results['gateway']['chunks_per_s'], results['direct']['chunks_per_s'])}"
-    )
+        print(f"   gateway/nginx chunks/s: {reporting.ratio(rate['gateway'], rate['nginx'])}")
+    print(f"   gateway/direct chunks/s: {reporting.ratio(rate['gateway'], rate['direct'])}")
 
 
 def start_gateway(tmp: pathlib.Path, name: str, *, backend: str, extra: list[str]) -> tuple[Process, str]:
@@ -748,9 +746,8 @@ def reject_phase(tmp: pathlib.Path, *, seconds: float, client: str, nginx_reject
             )
         )
         if nginx_reject is not None:
-            print(
-                f"   gateway/nginx: {reporting.ratio(rates['gateway (queue full)'], rates['nginx static 429'])}"
-            )
+            gateway_rate, nginx_rate = rates["gateway (queue full)"], rates["nginx static 429"]
+            print(f"   gateway/nginx: {reporting.ratio(gateway_rate, nginx_rate)}")
     finally:
         holder.stop()
         process.stop()
