@@ -1,6 +1,7 @@
 """Every rendered object is valid for the cluster that receives it.
 
-Aspects: each object of each example LLMService, of the operator installation and of the security and
+Aspects: each example LLMService and InferenceRuntime validates against our CRDs; each object of each
+example LLMService, of the operator installation and of the security and
 observability examples validates against Kubernetes' own schemas (1.28, strict: unknown fields are
 errors) or against its CRD's schema (KEDA, Prometheus Operator, ours); the checker itself refuses a
 broken object of each family (so the check is real).
@@ -17,6 +18,7 @@ import cdk8s
 import jsonschema  # type: ignore[import-untyped]
 import kubernetes_validate
 import pytest
+import yaml
 
 from noctaya.api import crds
 from noctaya.constructs import install, synthesis
@@ -79,3 +81,10 @@ def test_the_checker_refuses_broken_objects(rendered: Rendered, schema_check: Ch
         schema_check({**scaled, "spec": {**scaled["spec"], "triggers": []}})
     with pytest.raises(jsonschema.ValidationError):
         schema_check({**scaled, "spec": {**scaled["spec"], "unknownField": 1}})
+
+
+def test_example_inputs_validate_against_our_crds(schema_check: Check) -> None:
+    documents = [d for p in sorted(EXAMPLES.rglob("*.yaml")) for d in yaml.safe_load_all(p.read_text())]
+    assert {d["kind"] for d in documents} == {"LLMService", "InferenceRuntime"}
+    for document in documents:
+        schema_check(document)
