@@ -31,7 +31,7 @@ class LeadershipLostError(Exception):
     """The Lease could not be renewed in time or was taken by another candidate."""
 
 
-def _micro_time() -> str:
+def micro_time() -> str:
     return datetime.datetime.now(tz=datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -72,7 +72,7 @@ class LeaseElector:
     async def try_acquire_or_renew(self) -> bool:
         """One attempt; True when we hold the Lease afterwards."""
         cfg = self._config
-        now_wall, now = _micro_time(), self._clock()
+        now_wall, now = micro_time(), self._clock()
         try:
             lease = await self._client.get(apiclient.LEASE, namespace=cfg.namespace, name=cfg.name)
         except apiclient.ApiError as e:
@@ -174,6 +174,6 @@ class LeaseElector:
             lease = await self._client.get(apiclient.LEASE, namespace=cfg.namespace, name=cfg.name)
             if lease is None or (lease.get("spec") or {}).get("holderIdentity") != cfg.identity:
                 return
-            lease["spec"].update(holderIdentity="", leaseDurationSeconds=1, renewTime=_micro_time())
+            lease["spec"].update(holderIdentity="", leaseDurationSeconds=1, renewTime=micro_time())
             await self._client.replace(lease)
             logger.info("released Lease %s/%s", cfg.namespace, cfg.name)

@@ -178,6 +178,7 @@ class Operator:
         if self.elector is not None:
             watchers.append(asyncio.create_task(self.elector.hold(), name="lease renewal"))
         kopf_tasks: list[asyncio.Task[Any]] = []
+        before = asyncio.all_tasks()
         try:
             kopf_tasks = list(
                 await kopf.spawn_tasks(
@@ -207,8 +208,9 @@ class Operator:
             kopf_stop.set()
             for task in [*watchers, *kopf_tasks]:
                 task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*watchers, *kopf_tasks, return_exceptions=True), 10)
+            await _sweep(before)
 
     async def _serve_health(self) -> web.AppRunner | None:
         listen = settings.parse_listen(self.config.health_listen) if self.config.health_listen else None
@@ -220,3 +222,26 @@ class Operator:
         await runner.setup()
         await web.TCPSite(runner, listen[0], listen[1]).start()
         return runner
+
+
+async def _sweep(before: set[asyncio.Task[Any]]) -> None:
+    """Cancel what kopf spawned during the term and left behind (e.g. discovery requests in flight).
+
+    kopf's own runner sweeps every task created after it started; we sweep only kopf's, so that other
+    tasks of the process are never touched.
+    """
+    current = asyncio.current_task()
+    stragglers = [
+        t
+        for t in asyncio.all_tasks() - before
+        if t is not current and not t.done() and "/kopf/" in _origin(t)
+    ]
+    for task in stragglers:
+        task.cancel()
+    if stragglers:
+        await asyncio.wait(stragglers, timeout=5)
+
+
+def _origin(task: asyncio.Task[Any]) -> str:
+    code = getattr(task.get_coro(), "cr_code", None)
+    return "" if code is None else str(code.co_filename)

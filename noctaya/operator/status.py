@@ -75,14 +75,21 @@ def _condition(type_: str, ok: bool, reason: str, message: str) -> dict[str, Any
 def merge_conditions(
     previous: Sequence[Mapping[str, Any]], wanted: Sequence[Mapping[str, Any]], *, generation: int, now: str
 ) -> list[dict[str, Any]]:
-    """Wanted conditions with ``lastTransitionTime`` kept from ``previous`` while the status holds."""
+    """Wanted conditions with ``lastTransitionTime`` kept from ``previous`` while the status holds.
+
+    While a condition keeps its status and reason, its message is kept too: a repeated observation of
+    the same class (``ErrImagePull`` then ``ImagePullBackOff``) does not rewrite the status.
+    """
     old = {c.get("type"): c for c in previous if isinstance(c, Mapping)}
     merged: list[dict[str, Any]] = []
     for cond in wanted:
         before = old.get(cond["type"])
         same = before is not None and before.get("status") == cond["status"]
         since = before.get("lastTransitionTime") if same and before is not None else None
-        merged.append({**cond, "observedGeneration": generation, "lastTransitionTime": since or now})
+        entry = {**cond, "observedGeneration": generation, "lastTransitionTime": since or now}
+        if same and before is not None and before.get("reason") == cond["reason"] and before.get("message"):
+            entry["message"] = before["message"]  # same class of observation: no rewrite
+        merged.append(entry)
     return merged
 
 

@@ -219,6 +219,14 @@ class ApiServer(kmock.KubernetesEmulator):
         new["status"] = status
         return self._commit(key, new, "MODIFIED")
 
+    def mark_deleting(self, resource: str, namespace: str | None, name: str) -> None:
+        """Start a graceful deletion (as a DELETE with a grace period does for Pods)."""
+        key = (resource, namespace, name)
+        if key in self.store and not self.store[key]["metadata"].get("deletionTimestamp"):
+            new = copy.deepcopy(self.store[key])
+            new["metadata"]["deletionTimestamp"] = now_iso()
+            self._commit(key, new, "MODIFIED")
+
     def remove(self, resource: str, namespace: str | None, name: str) -> None:
         key = (resource, namespace, name)
         if key in self.store:

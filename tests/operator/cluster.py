@@ -21,7 +21,7 @@ import enum
 import uuid
 from typing import Any
 
-from apiserver import ApiServer, now_iso
+from tests.operator.apiserver import ApiServer, now_iso
 
 DEPLOYMENTS = "apps/v1/deployments"
 PODS = "v1/pods"
@@ -174,12 +174,7 @@ class SimulatedCluster:
         )
 
     def _terminate(self, namespace: str, name: str) -> None:
-        pod = self.server.obj(PODS, namespace, name)
-        if pod is None:
-            return
-        pod = copy.deepcopy(pod)
-        pod["metadata"]["deletionTimestamp"] = now_iso()
-        self.server.upsert(PODS, pod)
+        self.server.mark_deleting(PODS, namespace, name)
 
         async def finish() -> None:
             await asyncio.sleep(self.timings.terminate)

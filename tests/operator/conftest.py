@@ -25,14 +25,15 @@ import kopf
 import pytest
 from kubernetes_asyncio import client as k8s_client
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # the helpers are imported as tests.operator.<module>
+    sys.path.insert(0, str(ROOT))
 
-from apiserver import ApiServer
-from cluster import SimulatedCluster, Timings
-from scenario import LLMSERVICES, NS, RUNTIMES, SCALEDOBJECTS
-
-from noctaya.constructs import synthesis
-from noctaya.operator import running, settings
+from noctaya.constructs import synthesis  # noqa: E402
+from noctaya.operator import running, settings  # noqa: E402
+from tests.operator.apiserver import ApiServer  # noqa: E402
+from tests.operator.cluster import SimulatedCluster, Timings  # noqa: E402
+from tests.operator.scenario import LLMSERVICES, NS, RUNTIMES, SCALEDOBJECTS  # noqa: E402
 
 
 def declare_keda(server: ApiServer) -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from apiserver import ApiServer
+from tests.operator.apiserver import ApiServer
 
 NS = "ai"
 LLMSERVICES = "serving.noctaya.io/v1alpha1/llmservices"
@@ -52,3 +53,10 @@ def condition(server: ApiServer, type_: str, name: str = "qwen") -> dict[str, An
         if cond.get("type") == type_:
             return dict(cond)
     return {}
+
+
+def max_queue(server: ApiServer, name: str = "qwen") -> int | None:
+    """``maxQueue`` of the rendered gateway configuration of ``name``."""
+    cm = server.obj("v1/configmaps", NS, f"{name}-gateway")
+    match = re.search(r"^maxQueue: (\d+)$", str((cm or {}).get("data", {}).get("config.yaml", "")), re.M)
+    return int(match.group(1)) if match else None

@@ -16,20 +16,21 @@ import copy
 from typing import Any
 
 import pytest
-from apiserver import ApiServer
-from cluster import SimulatedCluster
-from conftest import StartOperator, WaitFor, declare_keda
-from scenario import (
+
+from noctaya.operator import applying
+from tests.operator.apiserver import ApiServer
+from tests.operator.cluster import SimulatedCluster
+from tests.operator.conftest import StartOperator, WaitFor, declare_keda
+from tests.operator.scenario import (
     LLMSERVICES,
     NS,
     RUNTIMES,
     condition,
+    max_queue,
     runtime_body,
     service_body,
     status_of,
 )
-
-from noctaya.operator import applying
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -378,9 +379,5 @@ async def test_api_server_outage_and_recovery(
     assert not replica.task.done()
     server.recover()
     update_spec(server, endpoint={"maxQueue": 7})
-    await wait_for(
-        lambda: "7" in str(server.must("v1/configmaps", NS, "qwen-gateway")["data"]),
-        within=15,
-        message="change applied after recovery",
-    )
+    await wait_for(lambda: max_queue(server) == 7, within=15, message="change applied after recovery")
     await wait_for(lambda: status_of(server).get("observedGeneration") == 2, within=10)

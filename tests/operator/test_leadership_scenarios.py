@@ -1,0 +1,147 @@
+"""Two real operator replicas share one Lease: exactly one reconciles, and leadership moves safely.
+
+Aspects: a standby does nothing while the leader holds the Lease; a graceful exit releases the Lease
+and the standby takes over at once (well before the Lease would expire); a crashed leader is replaced
+after the Lease expires; a leader that sees the Lease taken stops reconciling at once; reconcile passes
+of the two replicas never overlap in time; the new leader reconciles changes made after the handover.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+
+import pytest
+
+from noctaya.operator import leadership
+from tests.operator.apiserver import ApiServer
+from tests.operator.cluster import SimulatedCluster
+from tests.operator.conftest import Replica, StartOperator, WaitFor
+from tests.operator.scenario import (
+    LLMSERVICES,
+    NS,
+    RUNTIMES,
+    max_queue,
+    runtime_body,
+    service_body,
+    status_of,
+)
+
+pytestmark = pytest.mark.timeout(40)
+
+LEASES = "coordination.k8s.io/v1/leases"
+
+
+def holder(server: ApiServer) -> str | None:
+    lease = server.obj(LEASES, "noctaya-system", "noctaya-operator")
+    return None if lease is None else lease["spec"].get("holderIdentity")
+
+
+def passes(replica: Replica) -> list[tuple[float, float]]:
+    reconciler = replica.operator.reconciler
+    return [] if reconciler is None else [(start, end) for _, start, end in reconciler.passes]
+
+
+def change_queue(server: ApiServer, name: str, max_queue: int) -> None:
+    obj = copy.deepcopy(server.must(LLMSERVICES, NS, name))
+    obj["spec"]["endpoint"] = {"maxQueue": max_queue}
+    server.upsert(LLMSERVICES, obj)
+
+
+async def two_replicas(
+    server: ApiServer, operators: StartOperator, wait_for: WaitFor, services: int = 3
+) -> tuple[Replica, Replica]:
+    server.upsert(RUNTIMES, runtime_body())
+    for i in range(services):
+        server.upsert(LLMSERVICES, service_body(f"svc-{i}"))
+    a = await operators(identity="op-a")
+    await wait_for(lambda: holder(server) == "op-a", message="op-a leads")
+    b = await operators(identity="op-b")
+    for i in range(services):
+        await wait_for(lambda i=i: status_of(server, f"svc-{i}").get("phase") == "Ready")
+    await asyncio.sleep(0.5)  # several renewals and acquisition attempts
+    assert a.operator.leading and not b.operator.leading
+    assert b.operator.reconciler is None  # the standby never reconciled
+    return a, b
+
+
+async def test_graceful_exit_hands_over_at_once(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    a, b = await two_replicas(server, operators, wait_for)
+    loop = asyncio.get_running_loop()
+    await a.shutdown()
+    stopped = loop.time()
+    assert holder(server) == ""  # released
+    await wait_for(lambda: b.operator.leading, within=5, message="op-b leads")
+    assert loop.time() - stopped < 1.0  # no waiting for the 1.5 s lease to expire
+    assert holder(server) == "op-b"
+
+    change_queue(server, "svc-0", 9)
+    await wait_for(lambda: max_queue(server, "svc-0") == 9)
+    a_last_end = max(end for _, end in passes(a))
+    assert passes(b) and min(start for start, _ in passes(b)) >= a_last_end  # never both at once
+
+
+async def test_crashed_leader_is_replaced_after_expiry(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    a, b = await two_replicas(server, operators, wait_for, services=1)
+    loop = asyncio.get_running_loop()
+    await a.crash()
+    crashed = loop.time()
+    assert holder(server) == "op-a"  # not released
+    await wait_for(lambda: b.operator.leading, within=6, message="op-b leads after expiry")
+    waited = loop.time() - crashed
+    assert 1.0 <= waited < 4.0, waited  # the lease lasts 1.5 s from the last renewal observed by op-b
+    change_queue(server, "svc-0", 11)
+    await wait_for(lambda: max_queue(server, "svc-0") == 11)
+
+
+async def test_losing_the_lease_stops_reconciling_at_once(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body("svc-0"))
+    a = await operators(identity="op-a")
+    await wait_for(lambda: status_of(server, "svc-0").get("phase") == "Ready")
+    lease = copy.deepcopy(server.must(LEASES, "noctaya-system", "noctaya-operator"))
+    lease["spec"].update(holderIdentity="intruder", leaseDurationSeconds=3, renewTime=leadership.micro_time())
+    server.upsert(LEASES, lease)
+    await wait_for(lambda: not a.operator.leading, within=1.0, message="op-a steps down")
+    assert not a.operator.may_write()
+    change_queue(server, "svc-0", 13)
+    await asyncio.sleep(0.5)
+    assert max_queue(server, "svc-0") == 100  # nobody reconciles
+    await wait_for(lambda: a.operator.leading, within=8, message="op-a leads again after expiry")
+    await wait_for(lambda: max_queue(server, "svc-0") == 13)
+    assert a.operator.terms == 2
+
+
+async def test_elector_never_admits_two_leaders(server: ApiServer) -> None:
+    from kubernetes_asyncio import client as k8s_client
+
+    from noctaya.operator import apiclient
+
+    url = str(server.url).rstrip("/")
+    async with k8s_client.ApiClient(k8s_client.Configuration(host=url)) as api:
+        client = apiclient.Client(api=api)
+        electors = [
+            leadership.LeaseElector(
+                client=client,
+                config=leadership.LeaseConfig(
+                    name="race",
+                    namespace="noctaya-system",
+                    identity=f"c{i}",
+                    lease_duration=1.0,
+                    renew_deadline=0.6,
+                    retry_period=0.05,
+                ),
+            )
+            for i in range(5)
+        ]
+        results = await asyncio.gather(*(e.try_acquire_or_renew() for e in electors))
+        assert sum(results) == 1
+        for _ in range(10):
+            await asyncio.gather(*(e.try_acquire_or_renew() for e in electors))
+            assert sum(e.is_leader for e in electors) == 1
