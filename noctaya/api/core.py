@@ -101,20 +101,23 @@ _ONE_SOURCE = meta.Rule(
 )
 
 
+def _exactly_one(*values: object) -> bool:
+    return sum(v is not None for v in values) == 1
+
+
 class EnvVarSource(meta.ApiModel):
-    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_ONE_SOURCE))
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_ONE_SOURCE,
+            fields=("config_map_key_ref", "secret_key_ref", "field_ref", "resource_field_ref"),
+            holds=lambda **v: _exactly_one(*v.values()),
+        ),
+    )
 
     config_map_key_ref: ObjectKeySelector | None = None
     secret_key_ref: ObjectKeySelector | None = None
     field_ref: ObjectFieldSelector | None = None
     resource_field_ref: ResourceFieldSelector | None = None
-
-    @pydantic.model_validator(mode="after")
-    def _exactly_one(self) -> EnvVarSource:
-        chosen = [self.config_map_key_ref, self.secret_key_ref, self.field_ref, self.resource_field_ref]
-        if sum(x is not None for x in chosen) != 1:
-            raise ValueError(_ONE_SOURCE.message)
-        return self
 
 
 _VALUE_OR_FROM = meta.Rule(
@@ -126,17 +129,17 @@ _VALUE_OR_FROM = meta.Rule(
 class EnvVar(meta.ApiModel):
     """``corev1.EnvVar``. A literal ``value`` may use the runtime placeholders (see ``templates``)."""
 
-    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_VALUE_OR_FROM))
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_VALUE_OR_FROM,
+            fields=("value", "value_from"),
+            holds=lambda value, value_from: value is None or value_from is None,
+        ),
+    )
 
     name: Annotated[str, pydantic.Field(min_length=1, max_length=253, pattern=ENV_NAME_PATTERN)]
     value: Annotated[str | None, pydantic.Field(max_length=meta.MAX_STRING)] = None
     value_from: EnvVarSource | None = None
-
-    @pydantic.model_validator(mode="after")
-    def _value_or_from(self) -> EnvVar:
-        if self.value is not None and self.value_from is not None:
-            raise ValueError(_VALUE_OR_FROM.message)
-        return self
 
 
 # ---------------------------------------------------------------------------------------- tolerations
@@ -160,19 +163,21 @@ _EXISTS_NO_VALUE = meta.Rule(
 class Toleration(meta.ApiModel):
     """``corev1.Toleration``."""
 
-    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_EXISTS_NO_VALUE))
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_EXISTS_NO_VALUE,
+            fields=("operator", "value"),
+            holds=lambda operator, value: (
+                operator is not TolerationOperator.EXISTS or value is None or value == ""
+            ),
+        ),
+    )
 
     key: Annotated[str | None, pydantic.Field(max_length=316)] = None
     operator: TolerationOperator | None = None
     value: Annotated[str | None, pydantic.Field(max_length=63)] = None
     effect: TaintEffect | None = None
     toleration_seconds: int | None = None
-
-    @pydantic.model_validator(mode="after")
-    def _exists_has_no_value(self) -> Toleration:
-        if self.operator is TolerationOperator.EXISTS and self.value:
-            raise ValueError(_EXISTS_NO_VALUE.message)
-        return self
 
 
 # ---------------------------------------------------------------------------------------------- probes
@@ -219,7 +224,13 @@ _ONE_HANDLER = meta.Rule(
 class Probe(meta.ApiModel):
     """``corev1.Probe``: one handler and its timing."""
 
-    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_ONE_HANDLER))
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_ONE_HANDLER,
+            fields=("exec", "http_get", "tcp_socket", "grpc"),
+            holds=lambda **v: _exactly_one(*v.values()),
+        ),
+    )
 
     exec: ExecAction | None = None
     http_get: HTTPGetAction | None = None
@@ -231,9 +242,3 @@ class Probe(meta.ApiModel):
     success_threshold: Annotated[int | None, pydantic.Field(ge=1)] = None
     failure_threshold: Annotated[int | None, pydantic.Field(ge=1)] = None
     termination_grace_period_seconds: Annotated[int | None, pydantic.Field(ge=1)] = None
-
-    @pydantic.model_validator(mode="after")
-    def _exactly_one_handler(self) -> Probe:
-        if sum(h is not None for h in (self.exec, self.http_get, self.tcp_socket, self.grpc)) != 1:
-            raise ValueError(_ONE_HANDLER.message)
-        return self

@@ -8,8 +8,8 @@ anything it refuses into a ``Problem`` with the document's position and line.
 ``InferenceRuntime`` (strict JSON types, as the API server applies them: ``"5"`` is not an integer)
 and report every problem with the document's kind, namespace/name, field path, line and message:
 model errors, metadata rules (names; InferenceRuntime is cluster-scoped) and reserved fields. Unknown
-kinds and apiVersions are problems too, never silently skipped. A cross-field rule of a block is
-checked once the block's own fields parse (pydantic runs it after them).
+kinds and apiVersions are problems too, never silently skipped. Cross-field rules are reported next to
+field errors (see ``noctaya.api.rules``).
 
 ``load_resources`` is the one-call form for tools: the objects, or ``DocumentError`` with all problems.
 """

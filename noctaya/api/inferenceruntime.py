@@ -114,18 +114,18 @@ _QUEUE_NEEDS_VOLCANO = meta.Rule(
 class Scheduler(meta.ApiModel):
     """Pod ``schedulerName`` and, with Volcano, the Volcano queue."""
 
-    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_QUEUE_NEEDS_VOLCANO))
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_QUEUE_NEEDS_VOLCANO,
+            fields=("name", "queue"),
+            holds=lambda name, queue: queue is None or (name is not None and name == "volcano"),
+        ),
+    )
 
     name: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
     """Pod schedulerName, e.g. volcano."""
     queue: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
     """Volcano queue (only with name volcano)."""
-
-    @pydantic.model_validator(mode="after")
-    def _queue_needs_volcano(self) -> Scheduler:
-        if self.queue is not None and self.name != "volcano":
-            raise ValueError(_QUEUE_NEEDS_VOLCANO.message)
-        return self
 
 
 class Accelerator(meta.ApiModel):
@@ -212,7 +212,13 @@ _ACCELERATOR_REQUIRED = meta.Rule(
 
 
 class InferenceRuntimeSpec(meta.ApiModel):
-    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_ACCELERATOR_REQUIRED))
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_ACCELERATOR_REQUIRED,
+            fields=("vendor", "accelerator"),
+            holds=lambda vendor, accelerator: accelerator is not None or vendor == Vendor.CPU,
+        ),
+    )
 
     family: Family = Family.VLLM
     """Serving engine family."""
@@ -230,12 +236,6 @@ class InferenceRuntimeSpec(meta.ApiModel):
     """Shutdown behaviour."""
     metrics: Metrics | None = None
     """Scrape metadata of the engine."""
-
-    @pydantic.model_validator(mode="after")
-    def _accelerator_required(self) -> InferenceRuntimeSpec:
-        if self.accelerator is None and self.vendor is not Vendor.CPU:
-            raise ValueError(_ACCELERATOR_REQUIRED.message)
-        return self
 
 
 class InferenceRuntimeStatus(meta.ApiModel):

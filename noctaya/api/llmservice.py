@@ -20,7 +20,6 @@ its CEL):
 
 from __future__ import annotations
 
-import datetime
 import enum
 from typing import Annotated, Any, Final, Literal
 
@@ -105,7 +104,13 @@ _SECRET_ONLY_OCI = meta.Rule(
 class ModelSourceRef(meta.ApiModel):
     """Where the weights come from: a URI, and registry credentials for ``oci://``."""
 
-    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_SECRET_ONLY_OCI))
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_SECRET_ONLY_OCI,
+            fields=("uri", "secret_ref"),
+            holds=lambda uri, secret_ref: secret_ref is None or uri.startswith("oci://"),
+        ),
+    )
 
     uri: Annotated[
         str,
@@ -129,12 +134,6 @@ class ModelSourceRef(meta.ApiModel):
         """The typed source (the URI was checked on parse)."""
         return sources.parse_source(self.uri)
 
-    @pydantic.model_validator(mode="after")
-    def _secret_only_for_oci(self) -> ModelSourceRef:
-        if self.secret_ref is not None and not self.uri.startswith("oci://"):
-            raise ValueError(_SECRET_ONLY_OCI.message)
-        return self
-
 
 _SOURCE_XOR_CATALOG = meta.Rule(
     rule="has(self.source) != has(self.catalogRef)",
@@ -143,18 +142,18 @@ _SOURCE_XOR_CATALOG = meta.Rule(
 
 
 class ModelSpec(meta.ApiModel):
-    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_SOURCE_XOR_CATALOG))
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_SOURCE_XOR_CATALOG,
+            fields=("source", "catalog_ref"),
+            holds=lambda source, catalog_ref: (source is None) != (catalog_ref is None),
+        ),
+    )
 
     source: ModelSourceRef | None = None
     """Where the weights come from. Exactly one of source or catalogRef."""
     catalog_ref: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
     """Reserved, not implemented: a model catalog entry instead of a source."""
-
-    @pydantic.model_validator(mode="after")
-    def _source_xor_catalog(self) -> ModelSpec:
-        if (self.source is None) == (self.catalog_ref is None):
-            raise ValueError(_SOURCE_XOR_CATALOG.message)
-        return self
 
 
 # ----------------------------------------------------------------------------------------------- runtime
@@ -172,7 +171,13 @@ _NAME_XOR_SELECTOR = meta.Rule(
 
 
 class RuntimeRef(meta.ApiModel):
-    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_NAME_XOR_SELECTOR))
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_NAME_XOR_SELECTOR,
+            fields=("name", "selector"),
+            holds=lambda name, selector: (name is None) != (selector is None),
+        ),
+    )
 
     name: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
     """The InferenceRuntime to use, by name. Exactly one of name or selector."""
@@ -184,12 +189,6 @@ class RuntimeRef(meta.ApiModel):
         pydantic.Field(max_length=meta.MAX_ITEMS),
     ] = pydantic.Field(default_factory=list)
     """Arguments appended after the runtime's rendered args."""
-
-    @pydantic.model_validator(mode="after")
-    def _name_xor_selector(self) -> RuntimeRef:
-        if (self.name is None) == (self.selector is None):
-            raise ValueError(_NAME_XOR_SELECTOR.message)
-        return self
 
 
 # --------------------------------------------------------------------------------------------- resources
@@ -256,7 +255,9 @@ _MIN_LE_MAX = meta.Rule(rule="self.min <= self.max", message="min must not excee
 class Scaling(meta.ApiModel):
     """Replica bounds and timing of the backend, owned by KEDA."""
 
-    model_config = pydantic.ConfigDict(json_schema_extra=meta.cel(_MIN_LE_MAX))
+    cross_field_rules = (
+        meta.CrossFieldRule(cel=_MIN_LE_MAX, fields=("min", "max"), holds=lambda min, max: min <= max),
+    )
 
     min: Annotated[int, pydantic.Field(ge=0, le=10_000)] = 0
     """Fewest backend replicas; 0 scales to zero."""
@@ -274,12 +275,6 @@ class Scaling(meta.ApiModel):
     """preStop drain time when the runtime enables preStopDrain."""
     external_scaler: ExternalScaler | None = None
     """How KEDA reaches the ExternalScaler."""
-
-    @pydantic.model_validator(mode="after")
-    def _min_le_max(self) -> Scaling:
-        if self.min > self.max:
-            raise ValueError(_MIN_LE_MAX.message)
-        return self
 
 
 # ------------------------------------------------------------------------------------------------- cache
@@ -470,9 +465,9 @@ class PhaseTiming(meta.ApiModel):
 class Activation(meta.ApiModel):
     """Extension: timings of the last scale-from-zero activation."""
 
-    started_at: datetime.datetime
+    started_at: meta.Timestamp
     """When the activation began."""
-    ready_at: datetime.datetime | None = None
+    ready_at: meta.Timestamp | None = None
     """When a backend replica became Ready."""
     phases: Annotated[list[PhaseTiming], pydantic.Field(max_length=16)] = pydantic.Field(default_factory=list)
     """Stage timings in order."""

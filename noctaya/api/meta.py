@@ -6,9 +6,10 @@
   rest (managedFields, ownerReferences, finalizers ...) is kept as it came, so objects read from the API
   server round-trip.
 - ``Condition``: ``metav1.Condition``.
-- ``Rule``: a CEL rule with its message. One ``Rule`` object feeds both the pydantic check (the
-  message is the error text) and the CRD's ``x-kubernetes-validations`` (the rule is the CEL), so a
-  document refused offline is refused in the cluster with the same words.
+- ``Rule`` / ``CrossFieldRule`` (from ``noctaya.api.rules``): a CEL rule with its message, and its
+  Python form. One object feeds both the pydantic check (the message is the error text) and the CRD's
+  ``x-kubernetes-validations``, so a document refused offline is refused in the cluster with the
+  same words at the same path.
 - ``FieldProblem``: a path and a message, for checks that are not parse errors (reserved fields).
 """
 
@@ -17,10 +18,13 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
-from typing import Annotated, Any, Final, NamedTuple
+from typing import Annotated, Any, ClassVar, Final
 
 import pydantic
-from pydantic import alias_generators
+from pydantic import alias_generators, json_schema
+from pydantic_core import core_schema
+
+from noctaya.api import rules
 
 GROUP: Final = "serving.noctaya.io"
 VERSION: Final = "v1alpha1"
@@ -45,19 +49,9 @@ MAX_STRING: Final = 4096
 MAX_ITEMS: Final = 256
 
 
-class Rule(NamedTuple):
-    """One CEL rule of the CRD and the message both the API server and ``noctaya validate`` give."""
-
-    rule: str
-    message: str
-
-    def schema(self) -> dict[str, str]:
-        return {"rule": self.rule, "message": self.message}
-
-
-def cel(*rules: Rule) -> dict[str, Any]:
-    """``json_schema_extra`` carrying the rules into the generated CRD."""
-    return {"x-kubernetes-validations": [r.schema() for r in rules]}
+Rule = rules.Rule
+CrossFieldRule = rules.CrossFieldRule
+cel = rules.cel
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -71,6 +65,29 @@ class FieldProblem:
         return f"{self.path}: {self.message}"
 
 
+def _timestamp(value: Any) -> Any:
+    """RFC 3339 string -> aware datetime; a datetime passes; anything else is refused, as in the cluster."""
+    if isinstance(value, datetime.datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = datetime.datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                f"invalid timestamp {value[:40]!r}: expected RFC 3339, e.g. 2025-01-02T03:04:05Z"
+            ) from None
+        if parsed.tzinfo is None:
+            raise ValueError(
+                f"timestamp {value[:40]!r} has no time zone: expected RFC 3339, e.g. 2025-01-02T03:04:05Z"
+            )
+        return parsed
+    raise ValueError(f"expected an RFC 3339 timestamp string, got {type(value).__name__}")
+
+
+#: ``metav1.Time``: an RFC 3339 timestamp string on the wire, an aware ``datetime`` in Python.
+Timestamp = Annotated[datetime.datetime, pydantic.BeforeValidator(_timestamp)]
+
+
 class ApiModel(pydantic.BaseModel):
     """Base of every model of the API: camelCase on the wire, snake_case in Python, no unknown fields."""
 
@@ -81,6 +98,26 @@ class ApiModel(pydantic.BaseModel):
         validate_default=True,
         use_attribute_docstrings=True,  # field docstrings become CRD descriptions (kubectl explain)
     )
+
+    #: Rules over several fields, checked by pydantic and carried into the CRD (see ``rules``).
+    cross_field_rules: ClassVar[tuple[rules.CrossFieldRule, ...]] = ()
+
+    @pydantic.model_validator(mode="wrap")
+    @classmethod
+    def _check_cross_field_rules(cls, data: Any, handler: pydantic.ValidatorFunctionWrapHandler) -> Any:
+        return rules.validate(cls, data, handler)
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: pydantic.GetJsonSchemaHandler
+    ) -> json_schema.JsonSchemaValue:
+        generated = handler(schema)
+        if cls.cross_field_rules:
+            target = handler.resolve_ref_schema(generated)
+            target.setdefault("x-kubernetes-validations", []).extend(
+                r.cel.schema() for r in cls.cross_field_rules
+            )
+        return generated
 
     def to_manifest(self) -> dict[str, Any]:
         """The wire form: camelCase keys, JSON-compatible values, unset optional fields left out."""
@@ -102,8 +139,8 @@ class ObjectMeta(pydantic.BaseModel):
     uid: str | None = None
     generation: int | None = None
     resource_version: str | None = None
-    creation_timestamp: datetime.datetime | None = None
-    deletion_timestamp: datetime.datetime | None = None
+    creation_timestamp: Timestamp | None = None
+    deletion_timestamp: Timestamp | None = None
     owner_references: list[dict[str, Any]] = pydantic.Field(default_factory=list)
     finalizers: list[str] = pydantic.Field(default_factory=list)
 
@@ -125,7 +162,7 @@ class Condition(ApiModel):
     type: Annotated[str, pydantic.Field(max_length=316, pattern=CONDITION_TYPE_PATTERN)]
     status: ConditionStatus
     observed_generation: Annotated[int | None, pydantic.Field(ge=0)] = None
-    last_transition_time: datetime.datetime
+    last_transition_time: Timestamp
     reason: Annotated[str, pydantic.Field(min_length=1, max_length=1024, pattern=REASON_PATTERN)]
     message: Annotated[str, pydantic.Field(max_length=32768)] = ""
 

@@ -4,7 +4,8 @@ Aspects:
 - documents that are not objects of ours: lists, scalars, missing kind, unknown kinds and
   apiVersions, each reported with its line, never ignored;
 - strict types (``"2"`` is not an integer), unknown fields, every problem of a document reported
-  with kind, namespace/name, path and line; a cross-field rule reports on its object's path;
+  with kind, namespace/name, path and line; a cross-field rule reports on its object's path, also
+  next to errors of other fields;
 - metadata: names required, LLMService names DNS-1035 <= 55, InferenceRuntime names DNS subdomains and
   cluster-scoped;
 - NaN / Infinity refused; ``load_resources`` returns objects or raises ``DocumentError`` with every
@@ -71,7 +72,7 @@ def test_every_problem_of_a_document_is_reported_with_its_line() -> None:
     assert problems == [
         "in.yaml:6: LLMService ai/qwen: spec.runtime.nme: unknown field",
         "in.yaml:7: LLMService ai/qwen: spec.resources.accelerators: Input should be a valid integer",
-        "in.yaml:7: LLMService ai/qwen: spec.resources.memory: invalid quantity '1x': use a number with an "
+        "in.yaml:8: LLMService ai/qwen: spec.resources.memory: invalid quantity '1x': use a number with an "
         "optional suffix, e.g. 500m, 2, 32Gi, 1e3",
         "in.yaml:8: LLMService ai/qwen: spec.cache.strategy: Input should be 'NodeLocalPVC', 'SharedPVC', "
         "'HostPath', 'BakedImage' or 'None'",
@@ -81,6 +82,13 @@ def test_every_problem_of_a_document_is_reported_with_its_line() -> None:
 def test_cross_field_rule_reports_the_object_path() -> None:
     [problem] = _problems(LLMS + "  scaling: {min: 3, max: 2}\n")
     assert problem == "in.yaml:7: LLMService ai/qwen: spec.scaling: min must not exceed max"
+    problems = _problems(LLMS + "  scaling: {min: 3, max: 2, target: 0}\n  resources: {memory: 1x}\n")
+    assert problems == [
+        "in.yaml:8: LLMService ai/qwen: spec.resources.memory: invalid quantity '1x': use a number with an "
+        "optional suffix, e.g. 500m, 2, 32Gi, 1e3",
+        "in.yaml:7: LLMService ai/qwen: spec.scaling.target: Input should be greater than or equal to 1",
+        "in.yaml:7: LLMService ai/qwen: spec.scaling: min must not exceed max",
+    ]
 
 
 @pytest.mark.parametrize(
