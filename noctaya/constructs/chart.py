@@ -99,6 +99,9 @@ class LLMServiceChart(cdk8s.Chart):
                     staging=plan.staging,
                     cache_volume=plan.volume,
                     registry_secret=secret.name if secret else None,
+                    hub_env=tuple(e for e in recipe.env if e["name"] in prewarm.HUB_TOKEN_VARIABLES)
+                    if plan.staging.kind == "hub"
+                    else (),
                     node_selector=placement.node_selector,
                     tolerations=placement.tolerations,
                     image_pull_secrets=pull_secrets,

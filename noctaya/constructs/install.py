@@ -163,6 +163,9 @@ class OperatorInstall(constructs.Construct):
             ),
             k8s.EnvVar(name="NOCTAYA_GATEWAY_IMAGE", value=props.gateway_image or props.image),
             k8s.EnvVar(name="NOCTAYA_DEFAULT_GATEWAY_REPLICAS", value=str(props.default_gateway_replicas)),
+            # jsii's generated bindings type-check every struct at run time unless Python runs
+            # optimized; synthesis is about twice as fast without (bench/synth.py)
+            k8s.EnvVar(name="PYTHONOPTIMIZE", value="1"),
         ]
         container = k8s.Container(
             name="operator",

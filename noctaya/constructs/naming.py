@@ -167,14 +167,30 @@ def spec_hash(spec: Any) -> str:
 
 def props_hash(props: Any, *, exclude: tuple[str, ...] = ("identity",)) -> str:
     """The spec hash of a frozen ``<Family>Props``: every field except ``exclude`` (the identity carries
-    owner references and labels, which are not part of the immutable workload)."""
-    fields = {f.name: getattr(props, f.name) for f in dataclasses.fields(props) if f.name not in exclude}
+    owner references and labels, which are not part of the immutable workload).
+
+    Fields still at their default are left out, here and in nested dataclasses, so a release that adds
+    a defaulted field does not change the hash of objects that already exist.
+    """
+    fields = {k: v for k, v in _fields(props).items() if k not in exclude}
     return spec_hash(_plain(fields))
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    out = {}
+    for field in dataclasses.fields(value):
+        current = getattr(value, field.name)
+        if field.default is not dataclasses.MISSING and current == field.default:
+            continue
+        if field.default_factory is not dataclasses.MISSING and current == field.default_factory():
+            continue
+        out[field.name] = current
+    return out
 
 
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {name: _plain(v) for name, v in _fields(value).items()}
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -46,6 +46,8 @@ DOCKERCONFIG_KEY: Final = ".dockerconfigjson"
 HUB_IMAGE: Final = "docker.io/library/python:3.12.8-slim-bookworm"
 ORAS_IMAGE: Final = "ghcr.io/oras-project/oras:v1.2.2"
 STAGE_IMAGE: Final = "docker.io/library/busybox:1.37.0"
+#: env variables of the runtime that carry hub credentials; the download Job gets them too
+HUB_TOKEN_VARIABLES: Final = frozenset({"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "MODELSCOPE_API_TOKEN"})
 HUB_CLIENTS: Final = {"huggingface": "huggingface_hub==0.27.1", "modelscope": "modelscope==1.22.3"}
 
 _HUB_SCRIPT: Final = r"""
@@ -117,6 +119,9 @@ class PrewarmProps:
     cache_volume: delivery.ModelVolume
     #: ``spec.model.source.secretRef.name`` (oci:// only): a kubernetes.io/dockerconfigjson Secret
     registry_secret: str | None = None
+    #: hub credentials, as env entries taken from the runtime (``HUB_TOKEN_VARIABLES`` only, normally
+    #: ``valueFrom.secretKeyRef``), so gated repositories download with the engine's own token
+    hub_env: tuple[Mapping[str, Any], ...] = ()
     node_selector: Mapping[str, str] = dataclasses.field(default_factory=dict)
     tolerations: tuple[Mapping[str, Any], ...] = ()
     image_pull_secrets: tuple[str, ...] = ()
@@ -137,6 +142,7 @@ def _hub_container(props: PrewarmProps, source: sources.HubSource, mount: k8s.Vo
         k8s.EnvVar(name="HUB_CLIENT", value=HUB_CLIENTS[source.hub]),
         k8s.EnvVar(name="HF_HUB_DISABLE_TELEMETRY", value="1"),
         k8s.EnvVar(name="HOME", value="/tmp"),
+        *kube.env_vars(props.hub_env),
     ]
     return k8s.Container(
         name="download",
@@ -210,6 +216,8 @@ class Prewarm(constructs.Construct):
         staging = props.staging
         if props.cache_volume.empty_dir:
             raise ValueError("spec.cache.strategy: a prewarm Job needs a PVC or HostPath cache")
+        if props.hub_env and staging.kind != "hub":
+            raise ValueError("hub_env: only for hub sources")
         if props.registry_secret and staging.kind != "oci":
             raise ValueError("spec.model.source.secretRef: only allowed for oci:// sources")
         writable = dataclasses.replace(props.cache_volume, read_only=False)  # the Job is the only writer

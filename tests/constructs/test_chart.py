@@ -12,7 +12,8 @@ Aspects:
   owner references from the settings;
 - create-once objects carry ``serving.noctaya.io/spec-hash``; it changes when and only when the
   inputs that shape them change;
-- no Secret value appears in any container arg or env; the scaler token only in its Secret;
+- no Secret value appears in any container arg or env; the scaler token only in its Secret; a prewarm
+  Job gets only the hub-token variables of the runtime;
 - the ScaledObject targets the backend, points at ``<name>-scaler.<ns>.svc:9090``, carries min/max,
   cooldown and the HPA window from scaleDownStabilization, and the mTLS authenticationRef;
 - rendering is deterministic.
@@ -337,3 +338,15 @@ def test_rendering_is_deterministic(examples: dict[str, Any]) -> None:
     first = render(service, runtime)
     assert render(service, runtime) == first
     assert json.dumps(first, sort_keys=False) == json.dumps(render(service, runtime), sort_keys=False)
+
+
+def test_prewarm_gets_the_runtimes_hub_token_only(
+    make_service: MakeService, make_runtime: MakeRuntime
+) -> None:
+    token = {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}}
+    runtime = make_runtime(container={"env": [token, {"name": "OTHER", "value": "x"}]})
+    job = one(render(make_service(cache={"prewarm": True}), runtime), "Job")
+    env = pod(job)["containers"][0]["env"]
+    assert token in env and not any(e["name"] == "OTHER" for e in env)
+    oci = make_service(model={"source": {"uri": "oci://r.example.com/m/q@sha256:" + "e" * 64}})
+    assert "HF_TOKEN" not in json.dumps(one(render(oci, runtime), "Job"))

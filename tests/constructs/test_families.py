@@ -5,7 +5,8 @@ ScaledObject refuses impossible bounds; each cache strategy yields a claim of th
 object, and BakedImage is refused; the prewarm Job of a hub source runs one downloader and of an
 oci:// source a pull then a stage container, with no accelerator and the registry file projected;
 the operator install grants
-Leases only in its namespace, runs 2 replicas with anti-affinity and a PDB, and drops the PDB at 1.
+Leases only in its namespace, runs 2 replicas with anti-affinity and a PDB, and drops the PDB at 1;
+props hashes ignore fields left at their default (adding one keeps existing hashes).
 """
 
 from __future__ import annotations
@@ -203,3 +204,31 @@ def test_operator_install(synth: Synth) -> None:
     assert "PodDisruptionBudget" not in [m["kind"] for m in single] and "Namespace" not in [
         m["kind"] for m in single
     ]
+
+
+def test_props_hash_ignores_defaulted_fields() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class Before:
+        identity: naming.ServiceIdentity
+        image: str
+        retries: int = 3
+
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class After:
+        identity: naming.ServiceIdentity
+        image: str
+        retries: int = 3
+        added: tuple[str, ...] = ()
+
+    other = naming.ServiceIdentity(name="other", namespace="x", owner_references=())
+    assert naming.props_hash(Before(identity=IDENTITY, image="a")) == naming.props_hash(
+        After(identity=other, image="a")
+    )
+    assert naming.props_hash(After(identity=IDENTITY, image="a", added=("x",))) != naming.props_hash(
+        After(identity=IDENTITY, image="a")
+    )
+    assert naming.props_hash(Before(identity=IDENTITY, image="a")) != naming.props_hash(
+        Before(identity=IDENTITY, image="b")
+    )
