@@ -72,7 +72,7 @@ def test_every_problem_of_a_document_is_reported_with_its_line() -> None:
     assert problems == [
         "in.yaml:6: LLMService ai/qwen: spec.runtime.nme: unknown field",
         "in.yaml:7: LLMService ai/qwen: spec.resources.accelerators: Input should be a valid integer",
-        "in.yaml:8: LLMService ai/qwen: spec.resources.memory: invalid quantity '1x': use a number with an "
+        "in.yaml:7: LLMService ai/qwen: spec.resources.memory: invalid quantity '1x': use a number with an "
         "optional suffix, e.g. 500m, 2, 32Gi, 1e3",
         "in.yaml:8: LLMService ai/qwen: spec.cache.strategy: Input should be 'NodeLocalPVC', 'SharedPVC', "
         "'HostPath', 'BakedImage' or 'None'",
