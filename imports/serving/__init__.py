@@ -192,14 +192,14 @@ class InferenceRuntimeSpec:
         priority: typing.Optional[jsii.Number] = None,
     ) -> None:
         '''
-        :param container: The serving container: an OpenAI-compatible image, its templated args and env, and its port.
-        :param vendor: Accelerator vendor; selects the adapter. ``amd``, ``intel-gaudi``, ``cpu`` are extensions.
-        :param accelerator: How the backend asks for devices and where it may run.
-        :param family: Serving engine family. ``sglang``, ``tgi``, ``llamacpp`` are extensions.
-        :param health: Probes of the serving container. Unset: readiness ``GET /health`` on the port, startup ``GET /health`` every 10 s up to 60 failures, no liveness (see ``effective_*``).
-        :param lifecycle: Shutdown: the grace period and whether preStop sleeps ``scaling.drainTimeout`` (needs /bin/sh).
-        :param metrics: Scrape metadata: where the engine's metrics are and what its queue metric is called.
-        :param priority: 
+        :param container: The serving container.
+        :param vendor: Accelerator vendor; selects the accelerator adapter.
+        :param accelerator: Devices and placement; required unless vendor is cpu.
+        :param family: Serving engine family.
+        :param health: Probes of the serving container.
+        :param lifecycle: Shutdown behaviour.
+        :param metrics: Scrape metadata of the engine.
+        :param priority: Higher wins among runtimes of the same vendor.
 
         :schema: InferenceRuntimeSpec
         '''
@@ -242,7 +242,7 @@ class InferenceRuntimeSpec:
 
     @builtins.property
     def container(self) -> "InferenceRuntimeSpecContainer":
-        '''The serving container: an OpenAI-compatible image, its templated args and env, and its port.
+        '''The serving container.
 
         :schema: InferenceRuntimeSpec#container
         '''
@@ -254,7 +254,7 @@ class InferenceRuntimeSpec:
     def vendor(self) -> "InferenceRuntimeSpecVendor":
         '''Accelerator vendor;
 
-        selects the adapter. ``amd``, ``intel-gaudi``, ``cpu`` are extensions.
+        selects the accelerator adapter.
 
         :schema: InferenceRuntimeSpec#vendor
         '''
@@ -264,7 +264,9 @@ class InferenceRuntimeSpec:
 
     @builtins.property
     def accelerator(self) -> typing.Optional["InferenceRuntimeSpecAccelerator"]:
-        '''How the backend asks for devices and where it may run.
+        '''Devices and placement;
+
+        required unless vendor is cpu.
 
         :schema: InferenceRuntimeSpec#accelerator
         '''
@@ -275,8 +277,6 @@ class InferenceRuntimeSpec:
     def family(self) -> typing.Optional["InferenceRuntimeSpecFamily"]:
         '''Serving engine family.
 
-        ``sglang``, ``tgi``, ``llamacpp`` are extensions.
-
         :schema: InferenceRuntimeSpec#family
         '''
         result = self._values.get("family")
@@ -286,8 +286,6 @@ class InferenceRuntimeSpec:
     def health(self) -> typing.Optional["InferenceRuntimeSpecHealth"]:
         '''Probes of the serving container.
 
-        Unset: readiness ``GET /health`` on the port, startup ``GET /health`` every 10 s up to 60 failures, no liveness (see ``effective_*``).
-
         :schema: InferenceRuntimeSpec#health
         '''
         result = self._values.get("health")
@@ -295,7 +293,7 @@ class InferenceRuntimeSpec:
 
     @builtins.property
     def lifecycle(self) -> typing.Optional["InferenceRuntimeSpecLifecycle"]:
-        '''Shutdown: the grace period and whether preStop sleeps ``scaling.drainTimeout`` (needs /bin/sh).
+        '''Shutdown behaviour.
 
         :schema: InferenceRuntimeSpec#lifecycle
         '''
@@ -304,7 +302,7 @@ class InferenceRuntimeSpec:
 
     @builtins.property
     def metrics(self) -> typing.Optional["InferenceRuntimeSpecMetrics"]:
-        '''Scrape metadata: where the engine's metrics are and what its queue metric is called.
+        '''Scrape metadata of the engine.
 
         :schema: InferenceRuntimeSpec#metrics
         '''
@@ -313,7 +311,8 @@ class InferenceRuntimeSpec:
 
     @builtins.property
     def priority(self) -> typing.Optional[jsii.Number]:
-        '''
+        '''Higher wins among runtimes of the same vendor.
+
         :schema: InferenceRuntimeSpec#priority
         '''
         result = self._values.get("priority")
@@ -352,13 +351,15 @@ class InferenceRuntimeSpecAccelerator:
         sharing: typing.Optional[typing.Union["InferenceRuntimeSpecAcceleratorSharing", typing.Dict[builtins.str, typing.Any]]] = None,
         tolerations: typing.Optional[typing.Sequence[typing.Union["InferenceRuntimeSpecAcceleratorTolerations", typing.Dict[builtins.str, typing.Any]]]] = None,
     ) -> None:
-        '''How the backend asks for devices and where it may run.
+        '''Devices and placement;
 
-        :param resource_name: 
-        :param node_selector: 
-        :param scheduler: Pod ``schedulerName`` and, with Volcano, the Volcano queue.
-        :param sharing: Reserved: fractional accelerator sharing is not implemented.
-        :param tolerations: 
+        required unless vendor is cpu.
+
+        :param resource_name: Extended resource of the device plugin, e.g. nvidia.com/gpu, huawei.com/Ascend910, amd.com/gpu, habana.ai/gaudi.
+        :param node_selector: Copied to backend and prewarm Pods.
+        :param scheduler: Scheduler of the backend Pods.
+        :param sharing: Reserved: accelerator sharing.
+        :param tolerations: Copied to backend and prewarm Pods.
 
         :schema: InferenceRuntimeSpecAccelerator
         '''
@@ -387,7 +388,8 @@ class InferenceRuntimeSpecAccelerator:
 
     @builtins.property
     def resource_name(self) -> builtins.str:
-        '''
+        '''Extended resource of the device plugin, e.g. nvidia.com/gpu, huawei.com/Ascend910, amd.com/gpu, habana.ai/gaudi.
+
         :schema: InferenceRuntimeSpecAccelerator#resourceName
         '''
         result = self._values.get("resource_name")
@@ -398,7 +400,8 @@ class InferenceRuntimeSpecAccelerator:
     def node_selector(
         self,
     ) -> typing.Optional[typing.Mapping[builtins.str, builtins.str]]:
-        '''
+        '''Copied to backend and prewarm Pods.
+
         :schema: InferenceRuntimeSpecAccelerator#nodeSelector
         '''
         result = self._values.get("node_selector")
@@ -406,7 +409,7 @@ class InferenceRuntimeSpecAccelerator:
 
     @builtins.property
     def scheduler(self) -> typing.Optional["InferenceRuntimeSpecAcceleratorScheduler"]:
-        '''Pod ``schedulerName`` and, with Volcano, the Volcano queue.
+        '''Scheduler of the backend Pods.
 
         :schema: InferenceRuntimeSpecAccelerator#scheduler
         '''
@@ -415,7 +418,7 @@ class InferenceRuntimeSpecAccelerator:
 
     @builtins.property
     def sharing(self) -> typing.Optional["InferenceRuntimeSpecAcceleratorSharing"]:
-        '''Reserved: fractional accelerator sharing is not implemented.
+        '''Reserved: accelerator sharing.
 
         :schema: InferenceRuntimeSpecAccelerator#sharing
         '''
@@ -426,7 +429,8 @@ class InferenceRuntimeSpecAccelerator:
     def tolerations(
         self,
     ) -> typing.Optional[typing.List["InferenceRuntimeSpecAcceleratorTolerations"]]:
-        '''
+        '''Copied to backend and prewarm Pods.
+
         :schema: InferenceRuntimeSpecAccelerator#tolerations
         '''
         result = self._values.get("tolerations")
@@ -456,10 +460,10 @@ class InferenceRuntimeSpecAcceleratorScheduler:
         name: typing.Optional[builtins.str] = None,
         queue: typing.Optional[builtins.str] = None,
     ) -> None:
-        '''Pod ``schedulerName`` and, with Volcano, the Volcano queue.
+        '''Scheduler of the backend Pods.
 
-        :param name: 
-        :param queue: 
+        :param name: Pod schedulerName, e.g. volcano.
+        :param queue: Volcano queue (only with name volcano).
 
         :schema: InferenceRuntimeSpecAcceleratorScheduler
         '''
@@ -475,7 +479,8 @@ class InferenceRuntimeSpecAcceleratorScheduler:
 
     @builtins.property
     def name(self) -> typing.Optional[builtins.str]:
-        '''
+        '''Pod schedulerName, e.g. volcano.
+
         :schema: InferenceRuntimeSpecAcceleratorScheduler#name
         '''
         result = self._values.get("name")
@@ -483,7 +488,8 @@ class InferenceRuntimeSpecAcceleratorScheduler:
 
     @builtins.property
     def queue(self) -> typing.Optional[builtins.str]:
-        '''
+        '''Volcano queue (only with name volcano).
+
         :schema: InferenceRuntimeSpecAcceleratorScheduler#queue
         '''
         result = self._values.get("queue")
@@ -508,9 +514,9 @@ class InferenceRuntimeSpecAcceleratorScheduler:
 )
 class InferenceRuntimeSpecAcceleratorSharing:
     def __init__(self, *, supported: typing.Optional[builtins.bool] = None) -> None:
-        '''Reserved: fractional accelerator sharing is not implemented.
+        '''Reserved: accelerator sharing.
 
-        :param supported: 
+        :param supported: Reserved placeholder; must stay false.
 
         :schema: InferenceRuntimeSpecAcceleratorSharing
         '''
@@ -523,7 +529,10 @@ class InferenceRuntimeSpecAcceleratorSharing:
 
     @builtins.property
     def supported(self) -> typing.Optional[builtins.bool]:
-        '''
+        '''Reserved placeholder;
+
+        must stay false.
+
         :schema: InferenceRuntimeSpecAcceleratorSharing#supported
         '''
         result = self._values.get("supported")
@@ -691,12 +700,12 @@ class InferenceRuntimeSpecContainer:
         env: typing.Optional[typing.Sequence[typing.Union["InferenceRuntimeSpecContainerEnv", typing.Dict[builtins.str, typing.Any]]]] = None,
         port: typing.Optional[typing.Union["InferenceRuntimeSpecContainerPort", typing.Dict[builtins.str, typing.Any]]] = None,
     ) -> None:
-        '''The serving container: an OpenAI-compatible image, its templated args and env, and its port.
+        '''The serving container.
 
-        :param image: 
-        :param args: 
-        :param env: 
-        :param port: 
+        :param image: OpenAI-compatible serving image.
+        :param args: Arguments; may use {{ .Model.Path }}, {{ .Service.Name }} and {{ .Service.Namespace }}.
+        :param env: Environment; literal values may use the same placeholders as args.
+        :param port: The serving port.
 
         :schema: InferenceRuntimeSpecContainer
         '''
@@ -720,7 +729,8 @@ class InferenceRuntimeSpecContainer:
 
     @builtins.property
     def image(self) -> builtins.str:
-        '''
+        '''OpenAI-compatible serving image.
+
         :schema: InferenceRuntimeSpecContainer#image
         '''
         result = self._values.get("image")
@@ -729,7 +739,10 @@ class InferenceRuntimeSpecContainer:
 
     @builtins.property
     def args(self) -> typing.Optional[typing.List[builtins.str]]:
-        '''
+        '''Arguments;
+
+        may use {{ .Model.Path }}, {{ .Service.Name }} and {{ .Service.Namespace }}.
+
         :schema: InferenceRuntimeSpecContainer#args
         '''
         result = self._values.get("args")
@@ -737,7 +750,10 @@ class InferenceRuntimeSpecContainer:
 
     @builtins.property
     def env(self) -> typing.Optional[typing.List["InferenceRuntimeSpecContainerEnv"]]:
-        '''
+        '''Environment;
+
+        literal values may use the same placeholders as args.
+
         :schema: InferenceRuntimeSpecContainer#env
         '''
         result = self._values.get("env")
@@ -745,7 +761,8 @@ class InferenceRuntimeSpecContainer:
 
     @builtins.property
     def port(self) -> typing.Optional["InferenceRuntimeSpecContainerPort"]:
-        '''
+        '''The serving port.
+
         :schema: InferenceRuntimeSpecContainer#port
         '''
         result = self._values.get("port")
@@ -1272,9 +1289,10 @@ class InferenceRuntimeSpecContainerPort:
         container_port: typing.Optional[jsii.Number] = None,
         name: typing.Optional[builtins.str] = None,
     ) -> None:
-        '''
-        :param container_port: 
-        :param name: 
+        '''The serving port.
+
+        :param container_port: Port number the server listens on.
+        :param name: Port name (a DNS label of at most 15 characters).
 
         :schema: InferenceRuntimeSpecContainerPort
         '''
@@ -1290,7 +1308,8 @@ class InferenceRuntimeSpecContainerPort:
 
     @builtins.property
     def container_port(self) -> typing.Optional[jsii.Number]:
-        '''
+        '''Port number the server listens on.
+
         :schema: InferenceRuntimeSpecContainerPort#containerPort
         '''
         result = self._values.get("container_port")
@@ -1298,7 +1317,8 @@ class InferenceRuntimeSpecContainerPort:
 
     @builtins.property
     def name(self) -> typing.Optional[builtins.str]:
-        '''
+        '''Port name (a DNS label of at most 15 characters).
+
         :schema: InferenceRuntimeSpecContainerPort#name
         '''
         result = self._values.get("name")
@@ -1319,8 +1339,6 @@ class InferenceRuntimeSpecContainerPort:
 @jsii.enum(jsii_type="ionoctayaserving.InferenceRuntimeSpecFamily")
 class InferenceRuntimeSpecFamily(enum.Enum):
     '''Serving engine family.
-
-    ``sglang``, ``tgi``, ``llamacpp`` are extensions.
 
     :schema: InferenceRuntimeSpecFamily
     '''
@@ -1354,11 +1372,9 @@ class InferenceRuntimeSpecHealth:
     ) -> None:
         '''Probes of the serving container.
 
-        Unset: readiness ``GET /health`` on the port, startup ``GET /health`` every 10 s up to 60 failures, no liveness (see ``effective_*``).
-
-        :param liveness: ``corev1.Probe``: one handler and its timing.
-        :param readiness: ``corev1.Probe``: one handler and its timing.
-        :param startup: ``corev1.Probe``: one handler and its timing.
+        :param liveness: Liveness probe; none when unset.
+        :param readiness: Readiness probe; GET /health on the serving port when unset.
+        :param startup: Startup probe; GET /health every 10s up to 60 failures when unset.
 
         :schema: InferenceRuntimeSpecHealth
         '''
@@ -1383,7 +1399,9 @@ class InferenceRuntimeSpecHealth:
 
     @builtins.property
     def liveness(self) -> typing.Optional["InferenceRuntimeSpecHealthLiveness"]:
-        '''``corev1.Probe``: one handler and its timing.
+        '''Liveness probe;
+
+        none when unset.
 
         :schema: InferenceRuntimeSpecHealth#liveness
         '''
@@ -1392,7 +1410,9 @@ class InferenceRuntimeSpecHealth:
 
     @builtins.property
     def readiness(self) -> typing.Optional["InferenceRuntimeSpecHealthReadiness"]:
-        '''``corev1.Probe``: one handler and its timing.
+        '''Readiness probe;
+
+        GET /health on the serving port when unset.
 
         :schema: InferenceRuntimeSpecHealth#readiness
         '''
@@ -1401,7 +1421,9 @@ class InferenceRuntimeSpecHealth:
 
     @builtins.property
     def startup(self) -> typing.Optional["InferenceRuntimeSpecHealthStartup"]:
-        '''``corev1.Probe``: one handler and its timing.
+        '''Startup probe;
+
+        GET /health every 10s up to 60 failures when unset.
 
         :schema: InferenceRuntimeSpecHealth#startup
         '''
@@ -1451,7 +1473,9 @@ class InferenceRuntimeSpecHealthLiveness:
         termination_grace_period_seconds: typing.Optional[jsii.Number] = None,
         timeout_seconds: typing.Optional[jsii.Number] = None,
     ) -> None:
-        '''``corev1.Probe``: one handler and its timing.
+        '''Liveness probe;
+
+        none when unset.
 
         :param exec: 
         :param failure_threshold: 
@@ -2043,7 +2067,9 @@ class InferenceRuntimeSpecHealthReadiness:
         termination_grace_period_seconds: typing.Optional[jsii.Number] = None,
         timeout_seconds: typing.Optional[jsii.Number] = None,
     ) -> None:
-        '''``corev1.Probe``: one handler and its timing.
+        '''Readiness probe;
+
+        GET /health on the serving port when unset.
 
         :param exec: 
         :param failure_threshold: 
@@ -2635,7 +2661,9 @@ class InferenceRuntimeSpecHealthStartup:
         termination_grace_period_seconds: typing.Optional[jsii.Number] = None,
         timeout_seconds: typing.Optional[jsii.Number] = None,
     ) -> None:
-        '''``corev1.Probe``: one handler and its timing.
+        '''Startup probe;
+
+        GET /health every 10s up to 60 failures when unset.
 
         :param exec: 
         :param failure_threshold: 
@@ -3209,10 +3237,10 @@ class InferenceRuntimeSpecLifecycle:
         pre_stop_drain: typing.Optional[builtins.bool] = None,
         termination_grace_period_seconds: typing.Optional[jsii.Number] = None,
     ) -> None:
-        '''Shutdown: the grace period and whether preStop sleeps ``scaling.drainTimeout`` (needs /bin/sh).
+        '''Shutdown behaviour.
 
-        :param pre_stop_drain: 
-        :param termination_grace_period_seconds: 
+        :param pre_stop_drain: preStop sleeps scaling.drainTimeout (needs /bin/sh); the grace period is widened to at least drainTimeout + 10s.
+        :param termination_grace_period_seconds: Base shutdown budget of the backend Pod.
 
         :schema: InferenceRuntimeSpecLifecycle
         '''
@@ -3228,7 +3256,8 @@ class InferenceRuntimeSpecLifecycle:
 
     @builtins.property
     def pre_stop_drain(self) -> typing.Optional[builtins.bool]:
-        '''
+        '''preStop sleeps scaling.drainTimeout (needs /bin/sh); the grace period is widened to at least drainTimeout + 10s.
+
         :schema: InferenceRuntimeSpecLifecycle#preStopDrain
         '''
         result = self._values.get("pre_stop_drain")
@@ -3236,7 +3265,8 @@ class InferenceRuntimeSpecLifecycle:
 
     @builtins.property
     def termination_grace_period_seconds(self) -> typing.Optional[jsii.Number]:
-        '''
+        '''Base shutdown budget of the backend Pod.
+
         :schema: InferenceRuntimeSpecLifecycle#terminationGracePeriodSeconds
         '''
         result = self._values.get("termination_grace_period_seconds")
@@ -3277,14 +3307,14 @@ class InferenceRuntimeSpecMetrics:
         running: typing.Optional[builtins.str] = None,
         ttft: typing.Optional[builtins.str] = None,
     ) -> None:
-        '''Scrape metadata: where the engine's metrics are and what its queue metric is called.
+        '''Scrape metadata of the engine.
 
-        :param queue_depth: 
-        :param kv_cache_util: 
-        :param path: 
-        :param port: 
-        :param running: 
-        :param ttft: 
+        :param queue_depth: Engine metric of waiting requests, e.g. vllm:num_requests_waiting.
+        :param kv_cache_util: Engine metric of KV-cache utilization.
+        :param path: Metrics path of the engine.
+        :param port: Metrics port, by name or number.
+        :param running: Engine metric of running requests.
+        :param ttft: Engine metric of time to first token.
 
         :schema: InferenceRuntimeSpecMetrics
         '''
@@ -3312,7 +3342,8 @@ class InferenceRuntimeSpecMetrics:
 
     @builtins.property
     def queue_depth(self) -> builtins.str:
-        '''
+        '''Engine metric of waiting requests, e.g. vllm:num_requests_waiting.
+
         :schema: InferenceRuntimeSpecMetrics#queueDepth
         '''
         result = self._values.get("queue_depth")
@@ -3321,7 +3352,8 @@ class InferenceRuntimeSpecMetrics:
 
     @builtins.property
     def kv_cache_util(self) -> typing.Optional[builtins.str]:
-        '''
+        '''Engine metric of KV-cache utilization.
+
         :schema: InferenceRuntimeSpecMetrics#kvCacheUtil
         '''
         result = self._values.get("kv_cache_util")
@@ -3329,7 +3361,8 @@ class InferenceRuntimeSpecMetrics:
 
     @builtins.property
     def path(self) -> typing.Optional[builtins.str]:
-        '''
+        '''Metrics path of the engine.
+
         :schema: InferenceRuntimeSpecMetrics#path
         '''
         result = self._values.get("path")
@@ -3337,7 +3370,8 @@ class InferenceRuntimeSpecMetrics:
 
     @builtins.property
     def port(self) -> typing.Optional["InferenceRuntimeSpecMetricsPort"]:
-        '''
+        '''Metrics port, by name or number.
+
         :schema: InferenceRuntimeSpecMetrics#port
         '''
         result = self._values.get("port")
@@ -3345,7 +3379,8 @@ class InferenceRuntimeSpecMetrics:
 
     @builtins.property
     def running(self) -> typing.Optional[builtins.str]:
-        '''
+        '''Engine metric of running requests.
+
         :schema: InferenceRuntimeSpecMetrics#running
         '''
         result = self._values.get("running")
@@ -3353,7 +3388,8 @@ class InferenceRuntimeSpecMetrics:
 
     @builtins.property
     def ttft(self) -> typing.Optional[builtins.str]:
-        '''
+        '''Engine metric of time to first token.
+
         :schema: InferenceRuntimeSpecMetrics#ttft
         '''
         result = self._values.get("ttft")
@@ -3375,7 +3411,8 @@ class InferenceRuntimeSpecMetricsPort(
     metaclass=jsii.JSIIMeta,
     jsii_type="ionoctayaserving.InferenceRuntimeSpecMetricsPort",
 ):
-    '''
+    '''Metrics port, by name or number.
+
     :schema: InferenceRuntimeSpecMetricsPort
     '''
 
@@ -3411,7 +3448,7 @@ class InferenceRuntimeSpecMetricsPort(
 class InferenceRuntimeSpecVendor(enum.Enum):
     '''Accelerator vendor;
 
-    selects the adapter. ``amd``, ``intel-gaudi``, ``cpu`` are extensions.
+    selects the accelerator adapter.
 
     :schema: InferenceRuntimeSpecVendor
     '''
@@ -3580,13 +3617,13 @@ class LlmServiceSpec:
         scaling: typing.Optional[typing.Union["LlmServiceSpecScaling", typing.Dict[builtins.str, typing.Any]]] = None,
     ) -> None:
         '''
-        :param model: 
-        :param runtime: 
-        :param cache: 
-        :param endpoint: The gateway in front of the backend.
-        :param image_pull_secrets: 
-        :param resources: Backend resources: whole accelerators per replica; cpu is the request, memory request and limit.
-        :param scaling: Replica bounds and timing of the backend, owned by KEDA.
+        :param model: The model weights.
+        :param runtime: Which InferenceRuntime serves the model.
+        :param cache: Model cache and prewarming.
+        :param endpoint: The always-on gateway in front of the backend.
+        :param image_pull_secrets: Applied to backend, gateway and prewarm Pods.
+        :param resources: Backend resources.
+        :param scaling: Backend replica bounds and timing (KEDA owns the replicas).
 
         :schema: LlmServiceSpec
         '''
@@ -3628,7 +3665,8 @@ class LlmServiceSpec:
 
     @builtins.property
     def model(self) -> "LlmServiceSpecModel":
-        '''
+        '''The model weights.
+
         :schema: LlmServiceSpec#model
         '''
         result = self._values.get("model")
@@ -3637,7 +3675,8 @@ class LlmServiceSpec:
 
     @builtins.property
     def runtime(self) -> "LlmServiceSpecRuntime":
-        '''
+        '''Which InferenceRuntime serves the model.
+
         :schema: LlmServiceSpec#runtime
         '''
         result = self._values.get("runtime")
@@ -3646,7 +3685,8 @@ class LlmServiceSpec:
 
     @builtins.property
     def cache(self) -> typing.Optional["LlmServiceSpecCache"]:
-        '''
+        '''Model cache and prewarming.
+
         :schema: LlmServiceSpec#cache
         '''
         result = self._values.get("cache")
@@ -3654,7 +3694,7 @@ class LlmServiceSpec:
 
     @builtins.property
     def endpoint(self) -> typing.Optional["LlmServiceSpecEndpoint"]:
-        '''The gateway in front of the backend.
+        '''The always-on gateway in front of the backend.
 
         :schema: LlmServiceSpec#endpoint
         '''
@@ -3665,7 +3705,8 @@ class LlmServiceSpec:
     def image_pull_secrets(
         self,
     ) -> typing.Optional[typing.List["LlmServiceSpecImagePullSecrets"]]:
-        '''
+        '''Applied to backend, gateway and prewarm Pods.
+
         :schema: LlmServiceSpec#imagePullSecrets
         '''
         result = self._values.get("image_pull_secrets")
@@ -3673,9 +3714,7 @@ class LlmServiceSpec:
 
     @builtins.property
     def resources(self) -> typing.Optional["LlmServiceSpecResources"]:
-        '''Backend resources: whole accelerators per replica;
-
-        cpu is the request, memory request and limit.
+        '''Backend resources.
 
         :schema: LlmServiceSpec#resources
         '''
@@ -3684,7 +3723,7 @@ class LlmServiceSpec:
 
     @builtins.property
     def scaling(self) -> typing.Optional["LlmServiceSpecScaling"]:
-        '''Replica bounds and timing of the backend, owned by KEDA.
+        '''Backend replica bounds and timing (KEDA owns the replicas).
 
         :schema: LlmServiceSpec#scaling
         '''
@@ -3722,11 +3761,12 @@ class LlmServiceSpecCache:
         storage_class_name: typing.Optional[builtins.str] = None,
         strategy: typing.Optional["LlmServiceSpecCacheStrategy"] = None,
     ) -> None:
-        '''
-        :param prewarm: 
-        :param size: 
-        :param storage_class_name: 
-        :param strategy: 
+        '''Model cache and prewarming.
+
+        :param prewarm: Download hub weights with a Job before serving; oci:// sources always stage through a Job.
+        :param size: Cache volume size; 50Gi when unset.
+        :param storage_class_name: StorageClass of the cache volume; the cluster default when unset.
+        :param strategy: Where weights are cached: NodeLocalPVC, SharedPVC (needs a RWX class), HostPath or None; BakedImage is reserved.
 
         :schema: LlmServiceSpecCache
         '''
@@ -3748,7 +3788,10 @@ class LlmServiceSpecCache:
 
     @builtins.property
     def prewarm(self) -> typing.Optional[builtins.bool]:
-        '''
+        '''Download hub weights with a Job before serving;
+
+        oci:// sources always stage through a Job.
+
         :schema: LlmServiceSpecCache#prewarm
         '''
         result = self._values.get("prewarm")
@@ -3756,7 +3799,10 @@ class LlmServiceSpecCache:
 
     @builtins.property
     def size(self) -> typing.Optional["LlmServiceSpecCacheSize"]:
-        '''
+        '''Cache volume size;
+
+        50Gi when unset.
+
         :schema: LlmServiceSpecCache#size
         '''
         result = self._values.get("size")
@@ -3764,7 +3810,10 @@ class LlmServiceSpecCache:
 
     @builtins.property
     def storage_class_name(self) -> typing.Optional[builtins.str]:
-        '''
+        '''StorageClass of the cache volume;
+
+        the cluster default when unset.
+
         :schema: LlmServiceSpecCache#storageClassName
         '''
         result = self._values.get("storage_class_name")
@@ -3772,7 +3821,10 @@ class LlmServiceSpecCache:
 
     @builtins.property
     def strategy(self) -> typing.Optional["LlmServiceSpecCacheStrategy"]:
-        '''
+        '''Where weights are cached: NodeLocalPVC, SharedPVC (needs a RWX class), HostPath or None;
+
+        BakedImage is reserved.
+
         :schema: LlmServiceSpecCache#strategy
         '''
         result = self._values.get("strategy")
@@ -3794,7 +3846,10 @@ class LlmServiceSpecCacheSize(
     metaclass=jsii.JSIIMeta,
     jsii_type="ionoctayaserving.LlmServiceSpecCacheSize",
 ):
-    '''
+    '''Cache volume size;
+
+    50Gi when unset.
+
     :schema: LlmServiceSpecCacheSize
     '''
 
@@ -3828,7 +3883,10 @@ class LlmServiceSpecCacheSize(
 
 @jsii.enum(jsii_type="ionoctayaserving.LlmServiceSpecCacheStrategy")
 class LlmServiceSpecCacheStrategy(enum.Enum):
-    '''
+    '''Where weights are cached: NodeLocalPVC, SharedPVC (needs a RWX class), HostPath or None;
+
+    BakedImage is reserved.
+
     :schema: LlmServiceSpecCacheStrategy
     '''
 
@@ -3867,14 +3925,14 @@ class LlmServiceSpecEndpoint:
         replicas: typing.Optional[jsii.Number] = None,
         resources: typing.Optional[typing.Union["LlmServiceSpecEndpointResources", typing.Dict[builtins.str, typing.Any]]] = None,
     ) -> None:
-        '''The gateway in front of the backend.
+        '''The always-on gateway in front of the backend.
 
-        :param authentication: Bearer API key from a Secret key; missing or wrong keys get 401 on proxied routes.
-        :param cold_start: 
-        :param max_queue: 
-        :param open_ai_compatible: 
-        :param replicas: 
-        :param resources: Gateway container requests and limits.
+        :param authentication: Require a Bearer API key on proxied routes.
+        :param cold_start: Behaviour while the backend is cold.
+        :param max_queue: Cold admission slots per gateway replica; a full queue answers 429.
+        :param open_ai_compatible: Informational: the backend speaks the OpenAI API.
+        :param replicas: Extension: gateway replicas; the operator-wide default (1) when unset.
+        :param resources: Gateway container resources.
 
         :schema: LlmServiceSpecEndpoint
         '''
@@ -3908,9 +3966,7 @@ class LlmServiceSpecEndpoint:
 
     @builtins.property
     def authentication(self) -> typing.Optional["LlmServiceSpecEndpointAuthentication"]:
-        '''Bearer API key from a Secret key;
-
-        missing or wrong keys get 401 on proxied routes.
+        '''Require a Bearer API key on proxied routes.
 
         :schema: LlmServiceSpecEndpoint#authentication
         '''
@@ -3919,7 +3975,8 @@ class LlmServiceSpecEndpoint:
 
     @builtins.property
     def cold_start(self) -> typing.Optional["LlmServiceSpecEndpointColdStart"]:
-        '''
+        '''Behaviour while the backend is cold.
+
         :schema: LlmServiceSpecEndpoint#coldStart
         '''
         result = self._values.get("cold_start")
@@ -3927,7 +3984,10 @@ class LlmServiceSpecEndpoint:
 
     @builtins.property
     def max_queue(self) -> typing.Optional[jsii.Number]:
-        '''
+        '''Cold admission slots per gateway replica;
+
+        a full queue answers 429.
+
         :schema: LlmServiceSpecEndpoint#maxQueue
         '''
         result = self._values.get("max_queue")
@@ -3935,7 +3995,8 @@ class LlmServiceSpecEndpoint:
 
     @builtins.property
     def open_ai_compatible(self) -> typing.Optional[builtins.bool]:
-        '''
+        '''Informational: the backend speaks the OpenAI API.
+
         :schema: LlmServiceSpecEndpoint#openAICompatible
         '''
         result = self._values.get("open_ai_compatible")
@@ -3943,7 +4004,10 @@ class LlmServiceSpecEndpoint:
 
     @builtins.property
     def replicas(self) -> typing.Optional[jsii.Number]:
-        '''
+        '''Extension: gateway replicas;
+
+        the operator-wide default (1) when unset.
+
         :schema: LlmServiceSpecEndpoint#replicas
         '''
         result = self._values.get("replicas")
@@ -3951,7 +4015,7 @@ class LlmServiceSpecEndpoint:
 
     @builtins.property
     def resources(self) -> typing.Optional["LlmServiceSpecEndpointResources"]:
-        '''Gateway container requests and limits.
+        '''Gateway container resources.
 
         :schema: LlmServiceSpecEndpoint#resources
         '''
@@ -3981,11 +4045,9 @@ class LlmServiceSpecEndpointAuthentication:
         *,
         secret_ref: typing.Union["LlmServiceSpecEndpointAuthenticationSecretRef", typing.Dict[builtins.str, typing.Any]],
     ) -> None:
-        '''Bearer API key from a Secret key;
+        '''Require a Bearer API key on proxied routes.
 
-        missing or wrong keys get 401 on proxied routes.
-
-        :param secret_ref: 
+        :param secret_ref: Secret key holding the Bearer API key.
 
         :schema: LlmServiceSpecEndpointAuthentication
         '''
@@ -4000,7 +4062,8 @@ class LlmServiceSpecEndpointAuthentication:
 
     @builtins.property
     def secret_ref(self) -> "LlmServiceSpecEndpointAuthenticationSecretRef":
-        '''
+        '''Secret key holding the Bearer API key.
+
         :schema: LlmServiceSpecEndpointAuthentication#secretRef
         '''
         result = self._values.get("secret_ref")
@@ -4026,9 +4089,10 @@ class LlmServiceSpecEndpointAuthentication:
 )
 class LlmServiceSpecEndpointAuthenticationSecretRef:
     def __init__(self, *, key: builtins.str, name: builtins.str) -> None:
-        '''
-        :param key: 
-        :param name: 
+        '''Secret key holding the Bearer API key.
+
+        :param key: Key in the Secret holding the API key.
+        :param name: Name of the Secret.
 
         :schema: LlmServiceSpecEndpointAuthenticationSecretRef
         '''
@@ -4043,7 +4107,8 @@ class LlmServiceSpecEndpointAuthenticationSecretRef:
 
     @builtins.property
     def key(self) -> builtins.str:
-        '''
+        '''Key in the Secret holding the API key.
+
         :schema: LlmServiceSpecEndpointAuthenticationSecretRef#key
         '''
         result = self._values.get("key")
@@ -4052,7 +4117,8 @@ class LlmServiceSpecEndpointAuthenticationSecretRef:
 
     @builtins.property
     def name(self) -> builtins.str:
-        '''
+        '''Name of the Secret.
+
         :schema: LlmServiceSpecEndpointAuthenticationSecretRef#name
         '''
         result = self._values.get("name")
@@ -4083,9 +4149,10 @@ class LlmServiceSpecEndpointColdStart:
         heartbeat_interval: typing.Optional[builtins.str] = None,
         mode: typing.Optional["LlmServiceSpecEndpointColdStartMode"] = None,
     ) -> None:
-        '''
-        :param heartbeat_interval: 
-        :param mode: 
+        '''Behaviour while the backend is cold.
+
+        :param heartbeat_interval: Interval of SSE keepalive comments while a streaming request waits.
+        :param mode: keepalive holds cold requests (SSE heartbeats for streams); reject answers 503 with Retry-After.
 
         :schema: LlmServiceSpecEndpointColdStart
         '''
@@ -4101,7 +4168,8 @@ class LlmServiceSpecEndpointColdStart:
 
     @builtins.property
     def heartbeat_interval(self) -> typing.Optional[builtins.str]:
-        '''
+        '''Interval of SSE keepalive comments while a streaming request waits.
+
         :schema: LlmServiceSpecEndpointColdStart#heartbeatInterval
         '''
         result = self._values.get("heartbeat_interval")
@@ -4109,7 +4177,10 @@ class LlmServiceSpecEndpointColdStart:
 
     @builtins.property
     def mode(self) -> typing.Optional["LlmServiceSpecEndpointColdStartMode"]:
-        '''
+        '''keepalive holds cold requests (SSE heartbeats for streams);
+
+        reject answers 503 with Retry-After.
+
         :schema: LlmServiceSpecEndpointColdStart#mode
         '''
         result = self._values.get("mode")
@@ -4129,7 +4200,10 @@ class LlmServiceSpecEndpointColdStart:
 
 @jsii.enum(jsii_type="ionoctayaserving.LlmServiceSpecEndpointColdStartMode")
 class LlmServiceSpecEndpointColdStartMode(enum.Enum):
-    '''
+    '''keepalive holds cold requests (SSE heartbeats for streams);
+
+    reject answers 503 with Retry-After.
+
     :schema: LlmServiceSpecEndpointColdStartMode
     '''
 
@@ -4151,10 +4225,10 @@ class LlmServiceSpecEndpointResources:
         limits: typing.Optional[typing.Union["LlmServiceSpecEndpointResourcesLimits", typing.Dict[builtins.str, typing.Any]]] = None,
         requests: typing.Optional[typing.Union["LlmServiceSpecEndpointResourcesRequests", typing.Dict[builtins.str, typing.Any]]] = None,
     ) -> None:
-        '''Gateway container requests and limits.
+        '''Gateway container resources.
 
-        :param limits: 
-        :param requests: 
+        :param limits: Gateway container limits.
+        :param requests: Gateway container requests.
 
         :schema: LlmServiceSpecEndpointResources
         '''
@@ -4174,7 +4248,8 @@ class LlmServiceSpecEndpointResources:
 
     @builtins.property
     def limits(self) -> typing.Optional["LlmServiceSpecEndpointResourcesLimits"]:
-        '''
+        '''Gateway container limits.
+
         :schema: LlmServiceSpecEndpointResources#limits
         '''
         result = self._values.get("limits")
@@ -4182,7 +4257,8 @@ class LlmServiceSpecEndpointResources:
 
     @builtins.property
     def requests(self) -> typing.Optional["LlmServiceSpecEndpointResourcesRequests"]:
-        '''
+        '''Gateway container requests.
+
         :schema: LlmServiceSpecEndpointResources#requests
         '''
         result = self._values.get("requests")
@@ -4212,9 +4288,10 @@ class LlmServiceSpecEndpointResourcesLimits:
         cpu: typing.Optional["LlmServiceSpecEndpointResourcesLimitsCpu"] = None,
         memory: typing.Optional["LlmServiceSpecEndpointResourcesLimitsMemory"] = None,
     ) -> None:
-        '''
-        :param cpu: 
-        :param memory: 
+        '''Gateway container limits.
+
+        :param cpu: CPU quantity.
+        :param memory: Memory quantity.
 
         :schema: LlmServiceSpecEndpointResourcesLimits
         '''
@@ -4230,7 +4307,8 @@ class LlmServiceSpecEndpointResourcesLimits:
 
     @builtins.property
     def cpu(self) -> typing.Optional["LlmServiceSpecEndpointResourcesLimitsCpu"]:
-        '''
+        '''CPU quantity.
+
         :schema: LlmServiceSpecEndpointResourcesLimits#cpu
         '''
         result = self._values.get("cpu")
@@ -4238,7 +4316,8 @@ class LlmServiceSpecEndpointResourcesLimits:
 
     @builtins.property
     def memory(self) -> typing.Optional["LlmServiceSpecEndpointResourcesLimitsMemory"]:
-        '''
+        '''Memory quantity.
+
         :schema: LlmServiceSpecEndpointResourcesLimits#memory
         '''
         result = self._values.get("memory")
@@ -4260,7 +4339,8 @@ class LlmServiceSpecEndpointResourcesLimitsCpu(
     metaclass=jsii.JSIIMeta,
     jsii_type="ionoctayaserving.LlmServiceSpecEndpointResourcesLimitsCpu",
 ):
-    '''
+    '''CPU quantity.
+
     :schema: LlmServiceSpecEndpointResourcesLimitsCpu
     '''
 
@@ -4302,7 +4382,8 @@ class LlmServiceSpecEndpointResourcesLimitsMemory(
     metaclass=jsii.JSIIMeta,
     jsii_type="ionoctayaserving.LlmServiceSpecEndpointResourcesLimitsMemory",
 ):
-    '''
+    '''Memory quantity.
+
     :schema: LlmServiceSpecEndpointResourcesLimitsMemory
     '''
 
@@ -4352,9 +4433,10 @@ class LlmServiceSpecEndpointResourcesRequests:
         cpu: typing.Optional["LlmServiceSpecEndpointResourcesRequestsCpu"] = None,
         memory: typing.Optional["LlmServiceSpecEndpointResourcesRequestsMemory"] = None,
     ) -> None:
-        '''
-        :param cpu: 
-        :param memory: 
+        '''Gateway container requests.
+
+        :param cpu: CPU quantity.
+        :param memory: Memory quantity.
 
         :schema: LlmServiceSpecEndpointResourcesRequests
         '''
@@ -4370,7 +4452,8 @@ class LlmServiceSpecEndpointResourcesRequests:
 
     @builtins.property
     def cpu(self) -> typing.Optional["LlmServiceSpecEndpointResourcesRequestsCpu"]:
-        '''
+        '''CPU quantity.
+
         :schema: LlmServiceSpecEndpointResourcesRequests#cpu
         '''
         result = self._values.get("cpu")
@@ -4380,7 +4463,8 @@ class LlmServiceSpecEndpointResourcesRequests:
     def memory(
         self,
     ) -> typing.Optional["LlmServiceSpecEndpointResourcesRequestsMemory"]:
-        '''
+        '''Memory quantity.
+
         :schema: LlmServiceSpecEndpointResourcesRequests#memory
         '''
         result = self._values.get("memory")
@@ -4402,7 +4486,8 @@ class LlmServiceSpecEndpointResourcesRequestsCpu(
     metaclass=jsii.JSIIMeta,
     jsii_type="ionoctayaserving.LlmServiceSpecEndpointResourcesRequestsCpu",
 ):
-    '''
+    '''CPU quantity.
+
     :schema: LlmServiceSpecEndpointResourcesRequestsCpu
     '''
 
@@ -4444,7 +4529,8 @@ class LlmServiceSpecEndpointResourcesRequestsMemory(
     metaclass=jsii.JSIIMeta,
     jsii_type="ionoctayaserving.LlmServiceSpecEndpointResourcesRequestsMemory",
 ):
-    '''
+    '''Memory quantity.
+
     :schema: LlmServiceSpecEndpointResourcesRequestsMemory
     '''
 
@@ -4535,9 +4621,10 @@ class LlmServiceSpecModel:
         catalog_ref: typing.Optional[builtins.str] = None,
         source: typing.Optional[typing.Union["LlmServiceSpecModelSource", typing.Dict[builtins.str, typing.Any]]] = None,
     ) -> None:
-        '''
-        :param catalog_ref: 
-        :param source: Where the weights come from: a URI, and registry credentials for ``oci://``.
+        '''The model weights.
+
+        :param catalog_ref: Reserved, not implemented: a model catalog entry instead of a source.
+        :param source: Where the weights come from. Exactly one of source or catalogRef.
 
         :schema: LlmServiceSpecModel
         '''
@@ -4555,7 +4642,8 @@ class LlmServiceSpecModel:
 
     @builtins.property
     def catalog_ref(self) -> typing.Optional[builtins.str]:
-        '''
+        '''Reserved, not implemented: a model catalog entry instead of a source.
+
         :schema: LlmServiceSpecModel#catalogRef
         '''
         result = self._values.get("catalog_ref")
@@ -4563,7 +4651,9 @@ class LlmServiceSpecModel:
 
     @builtins.property
     def source(self) -> typing.Optional["LlmServiceSpecModelSource"]:
-        '''Where the weights come from: a URI, and registry credentials for ``oci://``.
+        '''Where the weights come from.
+
+        Exactly one of source or catalogRef.
 
         :schema: LlmServiceSpecModel#source
         '''
@@ -4594,10 +4684,12 @@ class LlmServiceSpecModelSource:
         uri: builtins.str,
         secret_ref: typing.Optional[typing.Union["LlmServiceSpecModelSourceSecretRef", typing.Dict[builtins.str, typing.Any]]] = None,
     ) -> None:
-        '''Where the weights come from: a URI, and registry credentials for ``oci://``.
+        '''Where the weights come from.
 
-        :param uri: 
-        :param secret_ref: A ``kubernetes.io/dockerconfigjson`` Secret with registry credentials (``oci://`` only).
+        Exactly one of source or catalogRef.
+
+        :param uri: hf://org/name[@revision] (or huggingface://), modelscope://org/name[@revision], oci://registry/repository@sha256: (no tags), or pvc://claim[/subpath].
+        :param secret_ref: A kubernetes.io/dockerconfigjson Secret for the registry; only allowed for oci:// sources.
 
         :schema: LlmServiceSpecModelSource
         '''
@@ -4615,7 +4707,8 @@ class LlmServiceSpecModelSource:
 
     @builtins.property
     def uri(self) -> builtins.str:
-        '''
+        '''hf://org/name[@revision] (or huggingface://), modelscope://org/name[@revision], oci://registry/repository@sha256: (no tags), or pvc://claim[/subpath].
+
         :schema: LlmServiceSpecModelSource#uri
         '''
         result = self._values.get("uri")
@@ -4624,7 +4717,7 @@ class LlmServiceSpecModelSource:
 
     @builtins.property
     def secret_ref(self) -> typing.Optional["LlmServiceSpecModelSourceSecretRef"]:
-        '''A ``kubernetes.io/dockerconfigjson`` Secret with registry credentials (``oci://`` only).
+        '''A kubernetes.io/dockerconfigjson Secret for the registry; only allowed for oci:// sources.
 
         :schema: LlmServiceSpecModelSource#secretRef
         '''
@@ -4650,9 +4743,9 @@ class LlmServiceSpecModelSource:
 )
 class LlmServiceSpecModelSourceSecretRef:
     def __init__(self, *, name: builtins.str) -> None:
-        '''A ``kubernetes.io/dockerconfigjson`` Secret with registry credentials (``oci://`` only).
+        '''A kubernetes.io/dockerconfigjson Secret for the registry; only allowed for oci:// sources.
 
-        :param name: 
+        :param name: Name of the Secret.
 
         :schema: LlmServiceSpecModelSourceSecretRef
         '''
@@ -4665,7 +4758,8 @@ class LlmServiceSpecModelSourceSecretRef:
 
     @builtins.property
     def name(self) -> builtins.str:
-        '''
+        '''Name of the Secret.
+
         :schema: LlmServiceSpecModelSourceSecretRef#name
         '''
         result = self._values.get("name")
@@ -4703,14 +4797,12 @@ class LlmServiceSpecResources:
         fraction: typing.Optional[typing.Union["LlmServiceSpecResourcesFraction", typing.Dict[builtins.str, typing.Any]]] = None,
         memory: typing.Optional["LlmServiceSpecResourcesMemory"] = None,
     ) -> None:
-        '''Backend resources: whole accelerators per replica;
+        '''Backend resources.
 
-        cpu is the request, memory request and limit.
-
-        :param accelerators: 
-        :param cpu: 
-        :param fraction: Reserved: fractional accelerators are not implemented.
-        :param memory: 
+        :param accelerators: Whole accelerator devices per backend replica.
+        :param cpu: CPU request of the backend container.
+        :param fraction: Reserved, not implemented: fractional accelerators.
+        :param memory: Memory request and limit of the backend container.
 
         :schema: LlmServiceSpecResources
         '''
@@ -4734,7 +4826,8 @@ class LlmServiceSpecResources:
 
     @builtins.property
     def accelerators(self) -> typing.Optional[jsii.Number]:
-        '''
+        '''Whole accelerator devices per backend replica.
+
         :schema: LlmServiceSpecResources#accelerators
         '''
         result = self._values.get("accelerators")
@@ -4742,7 +4835,8 @@ class LlmServiceSpecResources:
 
     @builtins.property
     def cpu(self) -> typing.Optional["LlmServiceSpecResourcesCpu"]:
-        '''
+        '''CPU request of the backend container.
+
         :schema: LlmServiceSpecResources#cpu
         '''
         result = self._values.get("cpu")
@@ -4750,7 +4844,7 @@ class LlmServiceSpecResources:
 
     @builtins.property
     def fraction(self) -> typing.Optional["LlmServiceSpecResourcesFraction"]:
-        '''Reserved: fractional accelerators are not implemented.
+        '''Reserved, not implemented: fractional accelerators.
 
         :schema: LlmServiceSpecResources#fraction
         '''
@@ -4759,7 +4853,8 @@ class LlmServiceSpecResources:
 
     @builtins.property
     def memory(self) -> typing.Optional["LlmServiceSpecResourcesMemory"]:
-        '''
+        '''Memory request and limit of the backend container.
+
         :schema: LlmServiceSpecResources#memory
         '''
         result = self._values.get("memory")
@@ -4781,7 +4876,8 @@ class LlmServiceSpecResourcesCpu(
     metaclass=jsii.JSIIMeta,
     jsii_type="ionoctayaserving.LlmServiceSpecResourcesCpu",
 ):
-    '''
+    '''CPU request of the backend container.
+
     :schema: LlmServiceSpecResourcesCpu
     '''
 
@@ -4825,10 +4921,10 @@ class LlmServiceSpecResourcesFraction:
         cores: typing.Optional[jsii.Number] = None,
         memory: typing.Optional["LlmServiceSpecResourcesFractionMemory"] = None,
     ) -> None:
-        '''Reserved: fractional accelerators are not implemented.
+        '''Reserved, not implemented: fractional accelerators.
 
-        :param cores: 
-        :param memory: 
+        :param cores: Reserved: percentage of accelerator cores per replica.
+        :param memory: Reserved: accelerator memory per replica.
 
         :schema: LlmServiceSpecResourcesFraction
         '''
@@ -4844,7 +4940,8 @@ class LlmServiceSpecResourcesFraction:
 
     @builtins.property
     def cores(self) -> typing.Optional[jsii.Number]:
-        '''
+        '''Reserved: percentage of accelerator cores per replica.
+
         :schema: LlmServiceSpecResourcesFraction#cores
         '''
         result = self._values.get("cores")
@@ -4852,7 +4949,8 @@ class LlmServiceSpecResourcesFraction:
 
     @builtins.property
     def memory(self) -> typing.Optional["LlmServiceSpecResourcesFractionMemory"]:
-        '''
+        '''Reserved: accelerator memory per replica.
+
         :schema: LlmServiceSpecResourcesFraction#memory
         '''
         result = self._values.get("memory")
@@ -4874,7 +4972,8 @@ class LlmServiceSpecResourcesFractionMemory(
     metaclass=jsii.JSIIMeta,
     jsii_type="ionoctayaserving.LlmServiceSpecResourcesFractionMemory",
 ):
-    '''
+    '''Reserved: accelerator memory per replica.
+
     :schema: LlmServiceSpecResourcesFractionMemory
     '''
 
@@ -4913,7 +5012,8 @@ class LlmServiceSpecResourcesMemory(
     metaclass=jsii.JSIIMeta,
     jsii_type="ionoctayaserving.LlmServiceSpecResourcesMemory",
 ):
-    '''
+    '''Memory request and limit of the backend container.
+
     :schema: LlmServiceSpecResourcesMemory
     '''
 
@@ -4962,10 +5062,11 @@ class LlmServiceSpecRuntime:
         name: typing.Optional[builtins.str] = None,
         selector: typing.Optional[typing.Union["LlmServiceSpecRuntimeSelector", typing.Dict[builtins.str, typing.Any]]] = None,
     ) -> None:
-        '''
-        :param args_override: 
-        :param name: 
-        :param selector: Vendors in preference order: the first with a runtime wins, then the highest priority within it.
+        '''Which InferenceRuntime serves the model.
+
+        :param args_override: Arguments appended after the runtime's rendered args.
+        :param name: The InferenceRuntime to use, by name. Exactly one of name or selector.
+        :param selector: Select an InferenceRuntime by vendor preference, then highest priority; a tie at the top is an error.
 
         :schema: LlmServiceSpecRuntime
         '''
@@ -4986,7 +5087,8 @@ class LlmServiceSpecRuntime:
 
     @builtins.property
     def args_override(self) -> typing.Optional[typing.List[builtins.str]]:
-        '''
+        '''Arguments appended after the runtime's rendered args.
+
         :schema: LlmServiceSpecRuntime#argsOverride
         '''
         result = self._values.get("args_override")
@@ -4994,7 +5096,10 @@ class LlmServiceSpecRuntime:
 
     @builtins.property
     def name(self) -> typing.Optional[builtins.str]:
-        '''
+        '''The InferenceRuntime to use, by name.
+
+        Exactly one of name or selector.
+
         :schema: LlmServiceSpecRuntime#name
         '''
         result = self._values.get("name")
@@ -5002,7 +5107,9 @@ class LlmServiceSpecRuntime:
 
     @builtins.property
     def selector(self) -> typing.Optional["LlmServiceSpecRuntimeSelector"]:
-        '''Vendors in preference order: the first with a runtime wins, then the highest priority within it.
+        '''Select an InferenceRuntime by vendor preference, then highest priority;
+
+        a tie at the top is an error.
 
         :schema: LlmServiceSpecRuntime#selector
         '''
@@ -5032,9 +5139,11 @@ class LlmServiceSpecRuntimeSelector:
         *,
         vendor: typing.Sequence["LlmServiceSpecRuntimeSelectorVendor"],
     ) -> None:
-        '''Vendors in preference order: the first with a runtime wins, then the highest priority within it.
+        '''Select an InferenceRuntime by vendor preference, then highest priority;
 
-        :param vendor: 
+        a tie at the top is an error.
+
+        :param vendor: Accelerator vendors in order of preference.
 
         :schema: LlmServiceSpecRuntimeSelector
         '''
@@ -5047,7 +5156,8 @@ class LlmServiceSpecRuntimeSelector:
 
     @builtins.property
     def vendor(self) -> typing.List["LlmServiceSpecRuntimeSelectorVendor"]:
-        '''
+        '''Accelerator vendors in order of preference.
+
         :schema: LlmServiceSpecRuntimeSelector#vendor
         '''
         result = self._values.get("vendor")
@@ -5114,16 +5224,16 @@ class LlmServiceSpecScaling:
         scale_down_stabilization: typing.Optional[builtins.str] = None,
         target: typing.Optional[jsii.Number] = None,
     ) -> None:
-        '''Replica bounds and timing of the backend, owned by KEDA.
+        '''Backend replica bounds and timing (KEDA owns the replicas).
 
-        :param activation_timeout: 
-        :param drain_timeout: 
-        :param external_scaler: 
-        :param max: 
-        :param metric: 
-        :param min: 
-        :param scale_down_stabilization: 
-        :param target: 
+        :param activation_timeout: How long a cold request waits for a Ready backend; demand stops after it.
+        :param drain_timeout: preStop drain time when the runtime enables preStopDrain.
+        :param external_scaler: How KEDA reaches the ExternalScaler.
+        :param max: Most backend replicas; at least min.
+        :param metric: Scaling metric; only queueDepth is implemented (kvCacheUtil is reserved).
+        :param min: Fewest backend replicas; 0 scales to zero.
+        :param scale_down_stabilization: HPA scale-down stabilization window and KEDA cooldown; whole seconds, 0s..1h.
+        :param target: Queue-depth target per backend replica.
 
         :schema: LlmServiceSpecScaling
         '''
@@ -5159,7 +5269,10 @@ class LlmServiceSpecScaling:
 
     @builtins.property
     def activation_timeout(self) -> typing.Optional[builtins.str]:
-        '''
+        '''How long a cold request waits for a Ready backend;
+
+        demand stops after it.
+
         :schema: LlmServiceSpecScaling#activationTimeout
         '''
         result = self._values.get("activation_timeout")
@@ -5167,7 +5280,8 @@ class LlmServiceSpecScaling:
 
     @builtins.property
     def drain_timeout(self) -> typing.Optional[builtins.str]:
-        '''
+        '''preStop drain time when the runtime enables preStopDrain.
+
         :schema: LlmServiceSpecScaling#drainTimeout
         '''
         result = self._values.get("drain_timeout")
@@ -5175,7 +5289,8 @@ class LlmServiceSpecScaling:
 
     @builtins.property
     def external_scaler(self) -> typing.Optional["LlmServiceSpecScalingExternalScaler"]:
-        '''
+        '''How KEDA reaches the ExternalScaler.
+
         :schema: LlmServiceSpecScaling#externalScaler
         '''
         result = self._values.get("external_scaler")
@@ -5183,7 +5298,10 @@ class LlmServiceSpecScaling:
 
     @builtins.property
     def max(self) -> typing.Optional[jsii.Number]:
-        '''
+        '''Most backend replicas;
+
+        at least min.
+
         :schema: LlmServiceSpecScaling#max
         '''
         result = self._values.get("max")
@@ -5191,7 +5309,10 @@ class LlmServiceSpecScaling:
 
     @builtins.property
     def metric(self) -> typing.Optional["LlmServiceSpecScalingMetric"]:
-        '''
+        '''Scaling metric;
+
+        only queueDepth is implemented (kvCacheUtil is reserved).
+
         :schema: LlmServiceSpecScaling#metric
         '''
         result = self._values.get("metric")
@@ -5199,7 +5320,10 @@ class LlmServiceSpecScaling:
 
     @builtins.property
     def min(self) -> typing.Optional[jsii.Number]:
-        '''
+        '''Fewest backend replicas;
+
+        0 scales to zero.
+
         :schema: LlmServiceSpecScaling#min
         '''
         result = self._values.get("min")
@@ -5207,7 +5331,10 @@ class LlmServiceSpecScaling:
 
     @builtins.property
     def scale_down_stabilization(self) -> typing.Optional[builtins.str]:
-        '''
+        '''HPA scale-down stabilization window and KEDA cooldown;
+
+        whole seconds, 0s..1h.
+
         :schema: LlmServiceSpecScaling#scaleDownStabilization
         '''
         result = self._values.get("scale_down_stabilization")
@@ -5215,7 +5342,8 @@ class LlmServiceSpecScaling:
 
     @builtins.property
     def target(self) -> typing.Optional[jsii.Number]:
-        '''
+        '''Queue-depth target per backend replica.
+
         :schema: LlmServiceSpecScaling#target
         '''
         result = self._values.get("target")
@@ -5244,8 +5372,9 @@ class LlmServiceSpecScalingExternalScaler:
         *,
         tls: typing.Optional[typing.Union["LlmServiceSpecScalingExternalScalerTls", typing.Dict[builtins.str, typing.Any]]] = None,
     ) -> None:
-        '''
-        :param tls: Mutual TLS between KEDA and the ExternalScaler.
+        '''How KEDA reaches the ExternalScaler.
+
+        :param tls: Mutual TLS between KEDA and the scaler; plaintext when unset.
 
         :schema: LlmServiceSpecScalingExternalScaler
         '''
@@ -5260,7 +5389,9 @@ class LlmServiceSpecScalingExternalScaler:
 
     @builtins.property
     def tls(self) -> typing.Optional["LlmServiceSpecScalingExternalScalerTls"]:
-        '''Mutual TLS between KEDA and the ExternalScaler.
+        '''Mutual TLS between KEDA and the scaler;
+
+        plaintext when unset.
 
         :schema: LlmServiceSpecScalingExternalScaler#tls
         '''
@@ -5294,10 +5425,12 @@ class LlmServiceSpecScalingExternalScalerTls:
         authentication_ref: typing.Union["LlmServiceSpecScalingExternalScalerTlsAuthenticationRef", typing.Dict[builtins.str, typing.Any]],
         server_secret_name: builtins.str,
     ) -> None:
-        '''Mutual TLS between KEDA and the ExternalScaler.
+        '''Mutual TLS between KEDA and the scaler;
 
-        :param authentication_ref: The KEDA object providing ``caCert``, ``tlsClientCert`` and ``tlsClientKey``.
-        :param server_secret_name: 
+        plaintext when unset.
+
+        :param authentication_ref: KEDA object providing caCert, tlsClientCert and tlsClientKey.
+        :param server_secret_name: Secret with tls.crt, tls.key and ca.crt for the scaler; its certificate must be valid for -scaler..svc.
 
         :schema: LlmServiceSpecScalingExternalScalerTls
         '''
@@ -5316,7 +5449,7 @@ class LlmServiceSpecScalingExternalScalerTls:
     def authentication_ref(
         self,
     ) -> "LlmServiceSpecScalingExternalScalerTlsAuthenticationRef":
-        '''The KEDA object providing ``caCert``, ``tlsClientCert`` and ``tlsClientKey``.
+        '''KEDA object providing caCert, tlsClientCert and tlsClientKey.
 
         :schema: LlmServiceSpecScalingExternalScalerTls#authenticationRef
         '''
@@ -5326,7 +5459,8 @@ class LlmServiceSpecScalingExternalScalerTls:
 
     @builtins.property
     def server_secret_name(self) -> builtins.str:
-        '''
+        '''Secret with tls.crt, tls.key and ca.crt for the scaler; its certificate must be valid for -scaler..svc.
+
         :schema: LlmServiceSpecScalingExternalScalerTls#serverSecretName
         '''
         result = self._values.get("server_secret_name")
@@ -5357,10 +5491,10 @@ class LlmServiceSpecScalingExternalScalerTlsAuthenticationRef:
         name: builtins.str,
         kind: typing.Optional["LlmServiceSpecScalingExternalScalerTlsAuthenticationRefKind"] = None,
     ) -> None:
-        '''The KEDA object providing ``caCert``, ``tlsClientCert`` and ``tlsClientKey``.
+        '''KEDA object providing caCert, tlsClientCert and tlsClientKey.
 
-        :param name: 
-        :param kind: 
+        :param name: Name of the KEDA authentication object.
+        :param kind: TriggerAuthentication (namespaced) or ClusterTriggerAuthentication.
 
         :schema: LlmServiceSpecScalingExternalScalerTlsAuthenticationRef
         '''
@@ -5376,7 +5510,8 @@ class LlmServiceSpecScalingExternalScalerTlsAuthenticationRef:
 
     @builtins.property
     def name(self) -> builtins.str:
-        '''
+        '''Name of the KEDA authentication object.
+
         :schema: LlmServiceSpecScalingExternalScalerTlsAuthenticationRef#name
         '''
         result = self._values.get("name")
@@ -5387,7 +5522,8 @@ class LlmServiceSpecScalingExternalScalerTlsAuthenticationRef:
     def kind(
         self,
     ) -> typing.Optional["LlmServiceSpecScalingExternalScalerTlsAuthenticationRefKind"]:
-        '''
+        '''TriggerAuthentication (namespaced) or ClusterTriggerAuthentication.
+
         :schema: LlmServiceSpecScalingExternalScalerTlsAuthenticationRef#kind
         '''
         result = self._values.get("kind")
@@ -5409,7 +5545,8 @@ class LlmServiceSpecScalingExternalScalerTlsAuthenticationRef:
     jsii_type="ionoctayaserving.LlmServiceSpecScalingExternalScalerTlsAuthenticationRefKind"
 )
 class LlmServiceSpecScalingExternalScalerTlsAuthenticationRefKind(enum.Enum):
-    '''
+    '''TriggerAuthentication (namespaced) or ClusterTriggerAuthentication.
+
     :schema: LlmServiceSpecScalingExternalScalerTlsAuthenticationRefKind
     '''
 
@@ -5421,7 +5558,10 @@ class LlmServiceSpecScalingExternalScalerTlsAuthenticationRefKind(enum.Enum):
 
 @jsii.enum(jsii_type="ionoctayaserving.LlmServiceSpecScalingMetric")
 class LlmServiceSpecScalingMetric(enum.Enum):
-    '''
+    '''Scaling metric;
+
+    only queueDepth is implemented (kvCacheUtil is reserved).
+
     :schema: LlmServiceSpecScalingMetric
     '''
 
