@@ -17,10 +17,12 @@ from noctaya.constructs.cache import Cache, CacheProps
 from noctaya.constructs.chart import LLMServiceChart
 from noctaya.constructs.gateway import Gateway, GatewayProps
 from noctaya.constructs.install import OperatorInstall, OperatorInstallProps
+from noctaya.constructs.observability import Observability, ObservabilityProps
 from noctaya.constructs.prewarm import Prewarm, PrewarmProps
 from noctaya.constructs.scaler import AggregateScaler, AggregateScalerProps
+from noctaya.constructs.security import ScalerSecurity, ScalerSecurityProps
 from noctaya.constructs.settings import RenderSettings
-from noctaya.constructs.synthesis import render_llmservice
+from noctaya.constructs.synthesis import render_install, render_llmservice
 
 __all__ = [
     "AggregateScaler",
@@ -34,10 +36,15 @@ __all__ = [
     "Gateway",
     "GatewayProps",
     "LLMServiceChart",
+    "Observability",
+    "ObservabilityProps",
     "OperatorInstall",
     "OperatorInstallProps",
     "Prewarm",
     "PrewarmProps",
     "RenderSettings",
+    "ScalerSecurity",
+    "ScalerSecurityProps",
+    "render_install",
     "render_llmservice",
 ]
