@@ -156,6 +156,9 @@ class ProxyHandler:
         except asyncio.CancelledError:
             self.metrics.request(route, 499)  # client closed the connection
             raise
+        except ConnectionError:  # a heartbeat or body write found the client gone
+            self.metrics.request(route, 499)
+            return exchange.sse if exchange.sse is not None else web.Response(status=499)
         self.metrics.request(route, response.status)
         return response
 
