@@ -133,7 +133,9 @@ def end_to_end(repeats: int) -> str:
             samples = []
             for _ in range(repeats):
                 started = time.perf_counter()
-                subprocess.run(argv, cwd=ROOT, env=env, check=True, capture_output=True, timeout=300)
+                done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+                if done.returncode != 0:
+                    raise SystemExit(f"{name} failed ({done.returncode}):\n{done.stderr}")
                 samples.append(time.perf_counter() - started)
             results[name] = samples
     base = reporting.percentile(next(iter(results.values())), 50)
