@@ -182,7 +182,7 @@ class Toleration(meta.ApiModel):
 
 # ---------------------------------------------------------------------------------------------- probes
 class ExecAction(meta.ApiModel):
-    command: Annotated[list[str], pydantic.Field(min_length=1, max_length=meta.MAX_ITEMS)]
+    command: Annotated[list[str], pydantic.Field(min_length=1)]
 
 
 class HTTPHeader(meta.ApiModel):
@@ -200,9 +200,7 @@ class HTTPGetAction(meta.ApiModel):
     port: Port
     host: str | None = None
     scheme: URIScheme | None = None
-    http_headers: Annotated[list[HTTPHeader], pydantic.Field(max_length=meta.MAX_ITEMS)] = pydantic.Field(
-        default_factory=list
-    )
+    http_headers: list[HTTPHeader] = pydantic.Field(default_factory=list)
 
 
 class TCPSocketAction(meta.ApiModel):

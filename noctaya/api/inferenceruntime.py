@@ -242,9 +242,7 @@ class InferenceRuntimeStatus(meta.ApiModel):
     """The runtime controller is passive; status only records what it last saw (extension)."""
 
     observed_generation: Annotated[int | None, pydantic.Field(ge=0)] = None
-    conditions: Annotated[
-        list[meta.Condition], pydantic.Field(max_length=32, json_schema_extra=meta.CONDITIONS_LIST)
-    ] = pydantic.Field(default_factory=list)
+    conditions: meta.Conditions = pydantic.Field(default_factory=list)
 
 
 class InferenceRuntime(meta.ApiModel):

@@ -160,7 +160,7 @@ class ModelSpec(meta.ApiModel):
 class RuntimeSelector(meta.ApiModel):
     """Vendors in preference order: the first with a runtime wins, then the highest priority within it."""
 
-    vendor: Annotated[list[inferenceruntime.Vendor], pydantic.Field(min_length=1, max_length=8)]
+    vendor: Annotated[list[inferenceruntime.Vendor], pydantic.Field(min_length=1)]
     """Accelerator vendors in order of preference."""
 
 
@@ -259,9 +259,9 @@ class Scaling(meta.ApiModel):
         meta.CrossFieldRule(cel=_MIN_LE_MAX, fields=("min", "max"), holds=lambda min, max: min <= max),
     )
 
-    min: Annotated[int, pydantic.Field(ge=0, le=10_000)] = 0
+    min: Annotated[int, pydantic.Field(ge=0)] = 0
     """Fewest backend replicas; 0 scales to zero."""
-    max: Annotated[int, pydantic.Field(ge=1, le=10_000)] = 1
+    max: Annotated[int, pydantic.Field(ge=1)] = 1
     """Most backend replicas; at least min."""
     metric: ScalingMetric = ScalingMetric.QUEUE_DEPTH
     """Scaling metric; only queueDepth is implemented (kvCacheUtil is reserved)."""
@@ -351,7 +351,7 @@ class Endpoint(meta.ApiModel):
 
     open_ai_compatible: bool = pydantic.Field(default=True, alias="openAICompatible")
     """Informational: the backend speaks the OpenAI API."""
-    max_queue: Annotated[int, pydantic.Field(ge=1, le=1_000_000)] = 100
+    max_queue: Annotated[int, pydantic.Field(ge=1)] = 100
     """Cold admission slots per gateway replica; a full queue answers 429."""
     resources: GatewayResources | None = None
     """Gateway container resources."""
@@ -359,7 +359,7 @@ class Endpoint(meta.ApiModel):
     """Require a Bearer API key on proxied routes."""
     cold_start: ColdStart = pydantic.Field(default_factory=ColdStart)
     """Behaviour while the backend is cold."""
-    replicas: Annotated[int | None, pydantic.Field(ge=1, le=100)] = None  # extension
+    replicas: Annotated[int | None, pydantic.Field(ge=1)] = None  # extension
     """Extension: gateway replicas; the operator-wide default (1) when unset."""
 
 
@@ -377,9 +377,7 @@ class LLMServiceSpec(meta.ApiModel):
     """Model cache and prewarming."""
     endpoint: Endpoint = pydantic.Field(default_factory=Endpoint)
     """The always-on gateway in front of the backend."""
-    image_pull_secrets: Annotated[list[meta.LocalObjectReference], pydantic.Field(max_length=64)] = (
-        pydantic.Field(default_factory=list)
-    )
+    image_pull_secrets: list[meta.LocalObjectReference] = pydantic.Field(default_factory=list)
     """Applied to backend, gateway and prewarm Pods."""
 
 
@@ -484,9 +482,7 @@ class LLMServiceStatus(meta.ApiModel):
     """Ready backend replicas (gateways excluded)."""
     endpoint_url: str | None = pydantic.Field(default=None, alias="endpointURL")
     """In-cluster base URL of the gateway, ending in /v1."""
-    conditions: Annotated[
-        list[meta.Condition], pydantic.Field(max_length=32, json_schema_extra=meta.CONDITIONS_LIST)
-    ] = pydantic.Field(default_factory=list)
+    conditions: meta.Conditions = pydantic.Field(default_factory=list)
     """Ready, Degraded, AutoscalingReady and CacheReady."""
     last_activation: Activation | None = None  # extension
     """Extension: timings of the last scale-from-zero activation."""

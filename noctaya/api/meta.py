@@ -180,6 +180,23 @@ CONDITIONS_LIST: Final[dict[str, Any]] = {
 }
 
 
+def _unique_types(conditions: list[Condition]) -> list[Condition]:
+    seen: set[str] = set()
+    for condition in conditions:
+        if condition.type in seen:
+            raise ValueError(f"duplicate condition type {condition.type!r}")
+        seen.add(condition.type)
+    return conditions
+
+
+#: A status' conditions: at most one per type (the API server keys the list by type).
+Conditions = Annotated[
+    list[Condition],
+    pydantic.Field(max_length=32, json_schema_extra=CONDITIONS_LIST),
+    pydantic.AfterValidator(_unique_types),
+]
+
+
 def find_condition(conditions: list[Condition], type_: str) -> Condition | None:
     """The condition of the given type, if present."""
     return next((c for c in conditions if c.type == type_), None)

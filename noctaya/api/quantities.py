@@ -3,7 +3,7 @@
 Grammar (``k8s.io/apimachinery/pkg/api/resource``): ``<signedNumber><suffix>`` where the suffix is a
 binary SI one (``Ki Mi Gi Ti Pi Ei``), a decimal SI one (``n u m "" k M G T P E``) or a decimal
 exponent (``e3``, ``E-6``). The value is exact (``Decimal``); precision finer than ``1n`` is rounded
-up to the next nano unit, as the API server does.
+away from zero to the next nano unit, as the API server does.
 
 ``str()`` prints the canonical form the API server stores, following its rules: the suffix family of
 the input is kept; no fraction is printed and the suffix is the largest that keeps the value exact
@@ -185,8 +185,8 @@ class Quantity:
 
 
 def _round_to_nano(value: decimal.Decimal) -> decimal.Decimal:
-    """Round up to a whole number of nano units (the API server's smallest scale)."""
-    return value.quantize(_NANO, rounding=decimal.ROUND_CEILING, context=_CONTEXT).normalize(_CONTEXT)
+    """Round away from zero to a whole number of nano units (the API server's smallest scale)."""
+    return value.quantize(_NANO, rounding=decimal.ROUND_UP, context=_CONTEXT).normalize(_CONTEXT)
 
 
 def _decimal_parts(value: decimal.Decimal) -> tuple[int, int]:

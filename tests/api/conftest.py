@@ -80,23 +80,23 @@ class CrdCheck:
     # ------------------------------------------------------------------ the API server's steps
     def defaulted(self, obj: Any) -> Any:
         obj = copy.deepcopy(obj)
-        self._default(self.schema, obj)
+        self.default_into(self.schema, obj)
         return obj
 
-    def _default(self, node: dict[str, Any], value: Any) -> None:
+    def default_into(self, node: dict[str, Any], value: Any) -> None:
         if isinstance(value, dict):
             for name, sub in node.get("properties", {}).items():
                 if name not in value and "default" in sub:
                     value[name] = copy.deepcopy(sub["default"])
                 if name in value:
-                    self._default(sub, value[name])
+                    self.default_into(sub, value[name])
             extra = node.get("additionalProperties")
             if isinstance(extra, dict):
                 for item in value.values():
-                    self._default(extra, item)
+                    self.default_into(extra, item)
         elif isinstance(value, list) and isinstance(node.get("items"), dict):
             for item in value:
-                self._default(node["items"], item)
+                self.default_into(node["items"], item)
 
     def schema_errors(self, obj: Any) -> list[tuple[str, str]]:
         return [(render_path(e.absolute_path), e.message) for e in self._validator.iter_errors(obj)]

@@ -5,7 +5,8 @@ Aspects:
 - their schemas are structural: every node typed (or the canonical int-or-string), no ``$ref``,
   ``anyOf`` other than int-or-string, ``oneOf``/``allOf``/``not``/``const``/``nullable``, no
   ``additionalProperties`` beside ``properties``; only the root lists apiVersion/kind/metadata;
-- every default validates against its own node; every enum is typed string;
+- every default validates against its own node and passes the node's CEL rules; every enum is typed
+  string;
 - every CEL rule compiles (cel-python) and has a message; the strings and lists a rule reads are
   bounded (``maxLength``/``maxItems``) so the API server's cost estimate stays finite;
 - names, short names (``llms``, ``irt``), category ``noctaya``, scope, status subresource and the
@@ -17,6 +18,7 @@ Aspects:
 
 from __future__ import annotations
 
+import copy
 import pathlib
 from collections.abc import Iterator
 from typing import Any
@@ -26,6 +28,7 @@ import kubernetes_validate
 import pydantic
 import pytest
 import yaml
+from celpy import adapter
 
 from noctaya.api import crds, meta
 
@@ -69,7 +72,7 @@ def test_schema_is_structural(crd: dict[str, Any]) -> None:
     schema = _schema(crd)
     assert set(schema["properties"]) == {"apiVersion", "kind", "metadata", "spec", "status"}
     assert schema["properties"]["metadata"] == {"type": "object"}
-    count = 0
+    count = defaults = 0
     for path, node in _nodes(schema):
         count += 1
         assert set(node) <= ALLOWED_KEYS, f"{path}: unexpected keys {set(node) - ALLOWED_KEYS}"
@@ -91,7 +94,8 @@ def test_schema_is_structural(crd: dict[str, Any]) -> None:
         if "default" in node:
             sub = {k: v for k, v in node.items() if k not in ("default", "x-kubernetes-validations")}
             jsonschema.Draft4Validator(sub).validate(node["default"])
-    assert count > 50
+            defaults += 1
+    assert count > 50 and defaults > 5
 
 
 @pytest.mark.parametrize("crd", CRDS, ids=_kind)
@@ -110,6 +114,20 @@ def test_cel_rules_compile_and_read_bounded_values(crd: dict[str, Any], crd_chec
             "x-kubernetes-validations" in n for _, n in _nodes(node["items"])
         ):
             assert "maxItems" in node, f"{path}: CEL rules inside an unbounded list"
+
+
+@pytest.mark.parametrize("crd", CRDS, ids=_kind)
+def test_defaults_pass_their_own_cel_rules(crd: dict[str, Any], crd_checks: dict[str, Any]) -> None:
+    check = crd_checks[_kind(crd)]
+    for path, node in _nodes(_schema(crd)):
+        if "default" in node and "x-kubernetes-validations" in node:
+            default = copy.deepcopy(node["default"])
+            check.default_into(node, default)  # nested defaults apply to a defaulted block too
+            for rule in node["x-kubernetes-validations"]:
+                assert check.program(rule["rule"]).evaluate({"self": adapter.json_to_cel(default)}), (
+                    path,
+                    rule,
+                )
 
 
 def test_names_scope_subresources_and_columns() -> None:
