@@ -192,7 +192,9 @@ def test_cdk8s_app_fills_the_output_directory(tmp_path: pathlib.Path) -> None:
     dist = ROOT / "dist"
     for name in files:
         if name.startswith("examples/") or name == "install.yaml":
-            assert (dist / name).read_bytes() == (tmp_path / name).read_bytes(), f"dist/{name} is stale"
+            assert (dist / name).read_bytes() == (tmp_path / name).read_bytes(), (
+                f"dist/{name} is stale: re-render with `.venv/bin/python -m noctaya.constructs`"
+            )
 
 
 def test_cdk8s_yaml_points_at_the_app() -> None:

@@ -38,4 +38,7 @@ def test_the_examples_are_all_covered(rendered: dict[str, Any]) -> None:
 def test_rendered_example(name: str, rendered: dict[str, Any], snapshot: SnapshotAssertion) -> None:
     text = output.to_yaml(rendered[name])
     assert text == snapshot
-    assert (DIST / "llm" / f"{name}.yaml").read_text(encoding="utf-8") == text
+    committed = (DIST / "llm" / f"{name}.yaml").read_text(encoding="utf-8")
+    assert committed == text, (
+        "dist/examples is stale: re-render with `.venv/bin/python -m noctaya.constructs`"
+    )
