@@ -212,7 +212,7 @@ class ExternalScalerServicer:
     async def _abort(self, context: grpc.aio.ServicerContext, method: str, code: grpc.StatusCode,
                      message: str) -> None:
         self._count(method, code.name)
-        logger.info("ExternalScaler %s refused: %s", method, message)
+        logger.debug("ExternalScaler %s refused: %s", method, message)  # counted in metrics
         await context.abort(code, message)
 
     def _count(self, method: str, code: str) -> None:

@@ -28,6 +28,7 @@ class TokenFile:
         self.path = pathlib.Path(path)
         self._identity: tuple[int, int, int] | None = None
         self._token: bytes | None = None
+        self._logged = ""  # the last problem logged, so a broken file does not flood the log
         self.reloads = 0
 
     def token(self) -> bytes:
@@ -64,6 +65,9 @@ class TokenFile:
         try:
             expected = self.token()
         except TokenError as exc:
-            logger.error("refusing demand reports: %s", exc)
+            if str(exc) != self._logged:
+                logger.error("refusing demand reports: %s", exc)
+                self._logged = str(exc)
             return False
+        self._logged = ""
         return hmac.compare_digest(expected, presented)

@@ -2,10 +2,16 @@
 
 Aspects: defaults (fake engine backend, 0..3 replicas, one gateway, co-located scaler); gateway
 options pass through to the gateway config; --min above --max, a backend command without {port},
-a listen address without a fixed port and a bad gateway option all exit 2 naming the option.
+a listen address without a fixed port and a bad gateway option all exit 2 naming the option; a
+part that does not start (the gateway's port is taken) exits 1 with the reason.
 """
 
 from __future__ import annotations
+
+import pathlib
+import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -74,3 +80,31 @@ def test_argument_types_are_checked(argv: list[str], capsys: pytest.CaptureFixtu
         command.main(argv)
     assert info.value.code == 2
     assert argv[0] in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)
+def test_a_part_that_does_not_start_exits_1_and_says_why(tmp_path: pathlib.Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "noctaya",
+                "dev",
+                "--listen",
+                f"127.0.0.1:{port}",
+                "--plain",
+                "--run-dir",
+                str(tmp_path),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=50,
+            check=False,
+        )
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "gateway-0 exited" in out.stderr
+    assert "address already in use" in out.stderr.lower() or "errno 98" in out.stderr.lower()
