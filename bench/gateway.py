@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import typing
 from collections.abc import Iterator
 from typing import Any
 
@@ -301,32 +302,97 @@ async def load_paced(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class _SseCounter(asyncio.Protocol):
+    """One keep-alive connection that sends a streaming request, counts ``data: `` events in the raw
+    bytes (minimal HTTP handling, so the client is not the bottleneck), and sends the next request when
+    the response ends (chunked terminator, or ``Content-Length`` bytes when a proxy sent the whole
+    body at once)."""
+
+    END = b"\r\n0\r\n\r\n"
+
+    def __init__(self, *, request: bytes, deadline: float, stats: dict[str, int], done: asyncio.Future[None]):
+        self.request = request
+        self.deadline = deadline
+        self.stats = stats
+        self.done = done
+        self.tail = b""
+        self.head = b""  # response headers not yet complete
+        self.remaining: int | None = None  # body bytes left when Content-Length was given
+        self.transport: asyncio.Transport | None = None
+
+    def __call__(self) -> _SseCounter:
+        return self
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = typing.cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        self._next()
+
+    def _next(self) -> None:
+        self.tail, self.head, self.remaining = b"", b"", None
+        if self.transport is None:
+            return
+        if asyncio.get_running_loop().time() < self.deadline:
+            self.head = b"?"  # waiting for headers
+            self.transport.write(self.request)
+        else:
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self.head:
+            self.head = (self.head + data) if self.head != b"?" else data
+            end = self.head.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            match = re.search(rb"(?im)^content-length:\s*(\d+)", self.head[:end])
+            data = self.head[end + 4 :]
+            self.head = b""
+            if match:
+                self.remaining = int(match.group(1))
+        joined = self.tail + data
+        self.stats["chunks"] += joined.count(b"data: ") - self.tail.count(b"data: ")
+        self.tail = joined[-32:]
+        if self.remaining is not None:
+            self.remaining -= len(data)
+            finished = self.remaining <= 0
+        else:
+            finished = joined.endswith(self.END)
+        if finished:
+            self.stats["completed"] += 1
+            self._next()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+
 async def load_sse(job: dict[str, Any]) -> dict[str, Any]:
-    """``streams`` concurrent streaming requests, each restarted when it ends, for ``seconds``."""
+    """``streams`` connections, each streaming request after request, for ``seconds``."""
     url, streams, seconds = job["url"], job["streams"], job["seconds"]
+    parts = url.split("/", 3)
+    host, port = parts[2].split(":")
     body = json.dumps({**CHAT_BODY, "max_tokens": job["tokens"], "stream": True}).encode()
-    headers = {"Content-Type": "application/json"}
-    chunks = 0
-    completed = 0
+    request = (
+        f"POST /{parts[3]} HTTP/1.1\r\nHost: {parts[2]}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
     loop = asyncio.get_running_loop()
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector) as session:
-        deadline = loop.time() + seconds
-
-        async def worker() -> None:
-            nonlocal chunks, completed
-            while loop.time() < deadline:
-                async with session.post(url, data=body, headers=headers) as response:
-                    async for data in response.content.iter_any():
-                        chunks += data.count(b"data: ")
-                        if loop.time() >= deadline:
-                            return
-                completed += 1
-
-        began = loop.time()
-        await asyncio.gather(*(worker() for _ in range(streams)))
-        elapsed = loop.time() - began
-    return {"chunks": chunks, "chunks_per_s": chunks / elapsed, "streams_completed": completed}
+    stats = {"chunks": 0, "completed": 0}
+    began = loop.time()
+    deadline = began + seconds
+    done: list[asyncio.Future[None]] = []
+    transports = []
+    for _ in range(streams):
+        future: asyncio.Future[None] = loop.create_future()
+        counter = _SseCounter(request=request, deadline=deadline, stats=stats, done=future)
+        transport, _protocol = await loop.create_connection(counter, host, int(port))
+        done.append(future)
+        transports.append(transport)
+    await asyncio.sleep(max(0.0, deadline - loop.time()))
+    chunks, elapsed = stats["chunks"], loop.time() - began
+    for transport in transports:
+        transport.close()
+    await asyncio.wait(done, timeout=5)
+    return {"chunks": chunks, "chunks_per_s": chunks / elapsed, "streams_completed": stats["completed"]}
 
 
 async def load_held(job: dict[str, Any]) -> dict[str, Any]:
@@ -553,7 +619,7 @@ def paced_phase(
 
 
 def sse_phase(
-    targets: dict[str, tuple[str, int | None]], *, streams: int, seconds: float, tokens: int
+    targets: dict[str, tuple[str, int | None]], *, streams: int, seconds: float, tokens: int, backend_pid: int
 ) -> None:
     rows = []
     results = {}
@@ -565,18 +631,33 @@ def sse_phase(
             "seconds": seconds,
             "tokens": tokens,
         }
-        with measured(pid) as usage:
+        with measured(pid) as usage, measured(backend_pid) as backend:
             result = run_worker(job, timeout=seconds + 60)
         results[name] = result
-        cores = usage["cpu"] / usage["wall"] if pid else float("nan")
-        per_k = (
-            cores / (result["chunks_per_s"] / 1000) * 100 if pid and result["chunks_per_s"] else float("nan")
+        chunks = result["chunks"]
+        # CPU per chunk does not depend on the wall time (worker start-up is not counted against it)
+        per_k = usage["cpu"] / chunks * 1000 * 100 if pid and chunks else float("nan")
+        rows.append(
+            [
+                name,
+                result["chunks_per_s"],
+                int(result["streams_completed"]),
+                usage["cpu"] / seconds if pid else float("nan"),
+                per_k,
+                backend["cpu"] / seconds,
+            ]
         )
-        rows.append([name, result["chunks_per_s"], int(result["streams_completed"]), cores, per_k])
     print(
         reporting.table(
             f"SSE relay, {streams} concurrent streams ({tokens} tokens each, {seconds:g}s)",
-            ["path", "chunks/s", "streams done", "proxy CPU (cores)", "proxy CPU % per 1k chunks/s"],
+            [
+                "path",
+                "chunks/s",
+                "streams done",
+                "proxy CPU (cores)",
+                "proxy core-% per 1k chunks/s",
+                "backend CPU (cores)",
+            ],
             rows,
         )
     )
@@ -773,7 +854,7 @@ def main(argv: list[str] | None = None) -> int:
         backend_port = free_port()
         engine = Process(
             "engine",
-            [PYTHON, "-m", "noctaya.dev.fake_engine", "--port", str(backend_port), "--tokens", "64"],
+            [PYTHON, "-m", "noctaya.dev.fake_engine", "--port", str(backend_port), "--tokens", "256"],
             log=tmp / "engine.log",
         )
         processes = [engine]
@@ -805,7 +886,7 @@ def main(argv: list[str] | None = None) -> int:
                     request_phase(targets, clients=clients, seconds=seconds, client=args.client, tmp=tmp)
                     paced_phase(targets, clients=clients, rate=1000, seconds=seconds)
             if "sse" in phases:
-                sse_phase(targets, streams=256, seconds=seconds, tokens=64)
+                sse_phase(targets, streams=256, seconds=seconds, tokens=256, backend_pid=engine.pid)
             if "reject" in phases:
                 reject_phase(tmp, seconds=seconds, client=args.client, nginx_reject=nginx_reject)
             if "held" in phases:
