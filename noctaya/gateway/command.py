@@ -36,7 +36,6 @@ from pydantic import alias_generators
 from noctaya.gateway import app as app_
 from noctaya.gateway import config as config_
 from noctaya.gateway import keys
-from noctaya.scaler import hosting
 
 logger = logging.getLogger("noctaya.gateway")
 
@@ -157,7 +156,7 @@ def main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         config = config_from_args(args)
-        extra_contexts = hosting.gateway_contexts(config)  # co-located scaler or demand reporter
+        extra_contexts = _scaler_contexts(config)  # co-located scaler or demand reporter
     except config_.ConfigError as exc:
         print(f"noctaya gateway: invalid configuration:\n{exc}", file=sys.stderr)
         return 2
