@@ -28,6 +28,8 @@ from noctaya.constructs import gateway, kube, volumes
 COMPONENT: Final = "operator"
 NAME: Final = "noctaya-operator"
 GROUP: Final = "serving.noctaya.io"
+#: ``/healthz`` and ``/metrics`` of the operator (``--health-listen``)
+HEALTH_PORT: Final = 8081
 
 _RULES: Final[tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]] = (
     # (apiGroups, resources, verbs)
@@ -161,6 +163,8 @@ class OperatorInstall(constructs.Construct):
                     field_ref=k8s.ObjectFieldSelector(field_path="metadata.namespace")
                 ),
             ),
+            # the operator reads every flag from NOCTAYA_<FLAG>; POD_NAMESPACE places its Lease
+            k8s.EnvVar(name="NOCTAYA_HEALTH_LISTEN", value=f":{HEALTH_PORT}"),
             k8s.EnvVar(name="NOCTAYA_GATEWAY_IMAGE", value=props.gateway_image or props.image),
             k8s.EnvVar(name="NOCTAYA_DEFAULT_GATEWAY_REPLICAS", value=str(props.default_gateway_replicas)),
             # jsii's generated bindings type-check every struct at run time unless Python runs
@@ -173,7 +177,7 @@ class OperatorInstall(constructs.Construct):
             command=["noctaya"],
             args=["operator"],
             env=env,
-            ports=[k8s.ContainerPort(name="health", container_port=8080, protocol="TCP")],
+            ports=[k8s.ContainerPort(name="health", container_port=HEALTH_PORT, protocol="TCP")],
             liveness_probe=k8s.Probe(
                 http_get=k8s.HttpGetAction(path="/healthz", port=kube.int_or_string("health")),
                 period_seconds=10,

@@ -195,6 +195,12 @@ def test_operator_install(synth: Synth) -> None:
     assert deployment["spec"]["replicas"] == 2
     assert deployment["spec"]["template"]["spec"]["containers"][0]["args"] == ["operator"]
     assert "podAntiAffinity" in deployment["spec"]["template"]["spec"]["affinity"]
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert env["NOCTAYA_HEALTH_LISTEN"] == ":8081" and env["PYTHONOPTIMIZE"] == "1"
+    assert "POD_NAMESPACE" in env
+    assert container["ports"] == [{"containerPort": 8081, "name": "health", "protocol": "TCP"}]
+    assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
     assert next(m for m in manifests if m["kind"] == "PodDisruptionBudget")["spec"]["minAvailable"] == 1
     single = synth(
         lambda c: install.OperatorInstall(
