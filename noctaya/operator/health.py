@@ -221,7 +221,9 @@ def pod_progress(pod: Body) -> Finding:
         return Finding(reason="Starting", message=f"pod {name} is waiting to be scheduled")
     if scheduled is None:
         return Finding(reason="Starting", message=f"pod {name} is waiting to be scheduled")
-    containers = (pod.get("status") or {}).get("containerStatuses") or []
+    containers = [
+        c for c in (pod.get("status") or {}).get("containerStatuses") or [] if isinstance(c, Mapping)
+    ]
     if containers and all((c.get("state") or {}).get("running") for c in containers):
         return Finding(
             reason="ModelLoading", message=f"pod {name} is running and loading the model (not Ready yet)"

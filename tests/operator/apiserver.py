@@ -324,6 +324,14 @@ class ApiServer(kmock.KubernetesEmulator):
         if method == "DELETE":
             obj = self._existing(key)
             body = request.data if isinstance(request.data, dict) else {}
+            wanted_uid = (body.get("preconditions") or {}).get("uid")
+            if wanted_uid and wanted_uid != obj["metadata"].get("uid"):
+                raise ApiError(
+                    409,
+                    "Conflict",
+                    f"Precondition failed: UID in precondition: {wanted_uid}, "
+                    f"UID in object meta: {obj['metadata'].get('uid')}",
+                )
             propagation = params.get("propagationPolicy") or body.get("propagationPolicy") or "Background"
             return aiohttp.web.json_response(self._delete(key, propagation=propagation) or obj)
         if method == "PUT":

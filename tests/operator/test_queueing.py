@@ -1,0 +1,166 @@
+"""The deduplicating work queue.
+
+Aspects: a burst of marks for one key costs one pass; a key is never processed twice at once and a
+mark during a pass runs it once more afterwards; distinct keys run concurrently up to ``workers``;
+failures retry with capped exponential backoff, reset by success; "run again after" delays, with the
+earliest pending time winning; ``forget`` drops a key; stopping cancels workers and timers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from noctaya.operator import queueing
+
+Process = Callable[[str], Awaitable[float | None]]
+
+
+@contextlib.asynccontextmanager
+async def running(
+    process: Process, *, workers: int = 2, base: float = 0.01, cap: float = 0.04
+) -> AsyncIterator[queueing.WorkQueue[str]]:
+    queue: queueing.WorkQueue[str] = queueing.WorkQueue(
+        process=process, workers=workers, base_backoff=base, max_backoff=cap
+    )
+    task = asyncio.create_task(queue.run())
+    try:
+        yield queue
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def idle(queue: queueing.WorkQueue[str]) -> None:
+    for _ in range(500):
+        await asyncio.sleep(0.005)
+        if queue.depth == 0 and queue.in_flight == 0:
+            return
+    raise AssertionError("queue did not drain")
+
+
+async def test_a_burst_costs_one_pass() -> None:
+    seen: list[str] = []
+
+    async def process(key: str) -> None:
+        seen.append(key)
+
+    async with running(process) as queue:
+        for _ in range(100):
+            queue.add("a")
+        assert queue.depth == 1
+        await idle(queue)
+    assert seen == ["a"]
+
+
+async def test_never_twice_at_once_and_marks_during_a_pass_rerun() -> None:
+    active: set[str] = set()
+    overlaps = 0
+    calls = 0
+    gate = asyncio.Event()
+
+    async def process(key: str) -> None:
+        nonlocal overlaps, calls
+        calls += 1
+        overlaps += key in active
+        active.add(key)
+        await gate.wait()
+        active.discard(key)
+
+    async with running(process, workers=4) as queue:
+        queue.add("a")
+        await asyncio.sleep(0.02)
+        for _ in range(10):
+            queue.add("a")  # while in flight
+        gate.set()
+        await idle(queue)
+    assert overlaps == 0
+    assert calls == 2
+
+
+async def test_distinct_keys_run_concurrently_up_to_the_bound() -> None:
+    running_now = 0
+    peak = 0
+
+    async def process(key: str) -> None:
+        nonlocal running_now, peak
+        running_now += 1
+        peak = max(peak, running_now)
+        await asyncio.sleep(0.02)
+        running_now -= 1
+
+    async with running(process, workers=3) as queue:
+        for i in range(10):
+            queue.add(str(i))
+        await idle(queue)
+    assert peak == 3
+    assert queue.processed == 10
+
+
+async def test_failures_back_off_exponentially_and_success_resets() -> None:
+    times: list[float] = []
+    loop = asyncio.get_running_loop()
+
+    async def process(key: str) -> None:
+        times.append(loop.time())
+        if len(times) <= 4:
+            raise RuntimeError("boom")
+
+    async with running(process, base=0.01, cap=0.04) as queue:
+        queue.add("a")
+        for _ in range(200):
+            await asyncio.sleep(0.005)
+            if len(times) == 5:
+                break
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert len(times) == 5
+    assert gaps[0] >= 0.009 and gaps[1] >= 0.019 and gaps[2] >= 0.039 and gaps[3] >= 0.039
+    assert gaps[3] < 0.039 + 0.03  # capped at max_backoff
+
+
+async def test_requeue_after_and_earliest_wins() -> None:
+    calls: list[float] = []
+    loop = asyncio.get_running_loop()
+
+    async def process(key: str) -> float | None:
+        calls.append(loop.time())
+        return 0.05 if len(calls) == 1 else None
+
+    async with running(process) as queue:
+        start = loop.time()
+        queue.add("a")
+        await asyncio.sleep(0.1)
+        assert len(calls) == 2 and calls[1] - start >= 0.05
+        queue.add("b", after=5.0)
+        queue.add("b", after=0.01)  # earlier wins
+        queue.add("b", after=1.0)  # later is ignored
+        await asyncio.sleep(0.05)
+    assert len(calls) == 3
+
+
+async def test_forget_drops_a_key() -> None:
+    seen: list[str] = []
+
+    async def process(key: str) -> None:
+        seen.append(key)
+
+    async with running(process, workers=1) as queue:
+        gate_key = "x"
+        queue.add("b", after=0.02)
+        queue.add(gate_key)
+        queue.forget(gate_key)
+        queue.forget("b")
+        await asyncio.sleep(0.05)
+    assert seen == []
+
+
+def test_needs_a_worker() -> None:
+    async def process(key: str) -> None:
+        return None
+
+    with pytest.raises(ValueError):
+        queueing.WorkQueue(process=process, workers=0)
