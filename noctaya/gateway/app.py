@@ -72,6 +72,8 @@ def make_app(
         the_admission.set_ready(ready)
         if ready:
             the_activation.backend_ready()
+        elif the_admission.queued:  # went cold with requests still waiting: they need a lease again
+            the_activation.ensure_open()
 
     the_readiness = readiness.Readiness(
         url=config.backend_url + config.readiness_path,
