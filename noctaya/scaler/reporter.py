@@ -2,11 +2,12 @@
 
 One ``Reporter`` per gateway process. It names itself with a process-unique member id and numbers
 every report with a fresh, increasing sequence (a retry is a new report, never a replay). It sends at
-once when demand turns active or idle (the transition KEDA must see within milliseconds), and
-otherwise every ``interval`` (2 s) as a heartbeat that also carries the current level for
-``GetMetrics``. A failed report is retried with a backoff that doubles from 100 ms and is capped at
-``interval``, so the member never outlives the scaler's 10 s expiry while the scaler is reachable
-and never hammers it while it is not. On shutdown the member withdraws.
+once when demand turns active or idle (the transition KEDA must see within milliseconds), other
+changes of the level at most every ``min_gap`` (250 ms, so ``GetMetrics`` stays current without a
+report per request), and otherwise every ``interval`` (2 s) as a heartbeat. A failed report is
+retried with a backoff that doubles from 100 ms and is capped at ``interval``, so the member never
+outlives the scaler's 10 s expiry while the scaler is reachable and never hammers it while it is
+not. On shutdown the member withdraws.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from noctaya.scaler import tokens as tokens_mod
 logger = logging.getLogger(__name__)
 
 FIRST_BACKOFF = 0.1
+MIN_GAP = 0.25  # level changes while active are reported at most this often
 WITHDRAW_TIMEOUT = 1.0
 
 
@@ -46,6 +48,7 @@ class Reporter:
         token_file: str,
         service: servicer_mod.ServiceRef,
         interval: float = 2.0,
+        min_gap: float = MIN_GAP,
         member: str | None = None,  # None: a fresh process-unique id
     ) -> None:
         if not interval > 0:
@@ -55,36 +58,53 @@ class Reporter:
         self.tokens = tokens_mod.TokenFile(path=token_file)
         self.service = service
         self.interval = interval
+        self.min_gap = min_gap
         self.member = member or new_member_id()
         self.sequence = 0
         self.sent = 0
         self.failures = 0  # consecutive
-        self._wake = asyncio.Event()
+        self._changed = asyncio.Event()  # demand changed since the last report
+        self._transition = asyncio.Event()  # ... and crossed between idle and active
         self._active = source.demand() > 0
 
     def _on_demand(self, value: int) -> None:
+        self._changed.set()
         active = value > 0
         if active != self._active:
             self._active = active
-            self._wake.set()
+            self._transition.set()
 
     async def run(self, *, session: aiohttp.ClientSession) -> None:
         """Report until cancelled."""
         unsubscribe = self.source.subscribe(self._on_demand)
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                self._wake.clear()
+                self._changed.clear()
+                self._transition.clear()
                 if await self._send(session, {"demand": self.source.demand()},
                                     limit=min(2.0, self.interval)):
-                    try:
-                        async with asyncio.timeout(self.interval):
-                            await self._wake.wait()
-                    except TimeoutError:
-                        pass
+                    await self._pause(sent_at=loop.time())
                 else:
                     await asyncio.sleep(min(self.interval, FIRST_BACKOFF * 2 ** (self.failures - 1)))
         finally:
             unsubscribe()
+
+    async def _pause(self, *, sent_at: float) -> None:
+        """Until the next report is due: a transition at once, another change after ``min_gap``,
+        otherwise the heartbeat ``interval``."""
+        loop = asyncio.get_running_loop()
+        while not self._transition.is_set():
+            changed = self._changed.is_set()
+            due = sent_at + (min(self.min_gap, self.interval) if changed else self.interval)
+            remaining = due - loop.time()
+            if remaining <= 0:
+                return
+            try:
+                async with asyncio.timeout(remaining):
+                    await (self._transition if changed else self._changed).wait()
+            except TimeoutError:
+                return
 
     async def withdraw(self, *, session: aiohttp.ClientSession) -> bool:
         """Tell the scaler this member is gone (best effort, bounded by a short timeout)."""

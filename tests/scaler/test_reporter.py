@@ -1,10 +1,11 @@
 """The gateway-side reporter against a real aggregate scaler in-process.
 
 Aspects: the first report registers the member at once; an idle -> active transition is reported
-within milliseconds (not at the next heartbeat) and so is the way back; heartbeats carry the level
-in between; every report has a fresh increasing sequence; a down scaler is retried with a bounded
-backoff and the member reappears when it comes back (heartbeats rebuild a restarted scaler); a bad
-token is retried, not fatal; withdraw removes the member; member ids are unique and well-formed.
+within milliseconds (not at the next heartbeat) and so is the way back; level changes in between
+are coalesced (at most one report per ``min_gap``) and heartbeats repeat the level; every report
+has a fresh increasing sequence; a down scaler is retried with a bounded backoff and the member
+reappears when it comes back (heartbeats rebuild a restarted scaler); a bad token is retried, not
+fatal; withdraw removes the member; member ids are unique and well-formed.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ async def running(rep: reporter.Reporter) -> AsyncIterator[aiohttp.ClientSession
                 await task
 
 
-async def test_transitions_are_reported_at_once_and_heartbeats_carry_the_level(
+async def test_transitions_at_once_level_changes_coalesced_then_withdraw(
     token_file: pathlib.Path,
 ) -> None:
     port = free_port()
@@ -79,14 +80,20 @@ async def test_transitions_are_reported_at_once_and_heartbeats_carry_the_level(
             token_file=str(token_file),
             service=SERVICE,
             interval=30.0,
+            min_gap=0.3,
         )
         async with running(rep) as session:
             await until(lambda: len(scaler.membership) == 1)
             signal.set(3)
-            await until(lambda: scaler.membership.demand() == 3, within=0.5)  # not waiting 30 s
-            signal.set(5)  # a level change while active waits for the heartbeat
-            await asyncio.sleep(0.1)
-            assert scaler.membership.demand() == 3
+            await until(lambda: scaler.membership.demand() == 3, within=0.2)  # not waiting 30 s
+            sent = rep.sent
+            started = asyncio.get_running_loop().time()
+            for value in range(4, 60):  # a burst of level changes while active: coalesced
+                signal.set(value)
+                await asyncio.sleep(0.01)
+            await until(lambda: scaler.membership.demand() == 59, within=1.0)
+            elapsed = asyncio.get_running_loop().time() - started
+            assert rep.sent - sent <= elapsed / 0.3 + 2
             signal.set(0)
             await until(lambda: scaler.membership.demand() == 0, within=0.5)
             sequences = [m.sequence for m in scaler.membership.members()]
@@ -110,7 +117,7 @@ async def test_heartbeat_interval_and_rebuild_after_scaler_restart(token_file: p
         async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
             await until(lambda: scaler.membership.demand() == 2)
             signal.set(4)
-            signal.set(7)  # level change while active: the next heartbeat carries it
+            signal.set(7)  # level changes while active reach the scaler within min_gap
             await until(lambda: scaler.membership.demand() == 7, within=1.0)
         await until(lambda: rep.failures >= 1)
         async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
