@@ -164,7 +164,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
     )
     return runner.Settings(
         backend_cmd=args.backend_cmd,
-        listen_host=host if host != "0.0.0.0" else "127.0.0.1",
+        listen_host=host,
         listen_port=port,
         readiness_path=args.readiness_path,
         gateways=args.gateways,

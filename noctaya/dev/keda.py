@@ -92,16 +92,20 @@ class LocalKeda:
         self.server_name = server_name
         self.on_event = on_event
         self.seen = Observation()
-        self.ref = pb.ScaledObjectRef(name=scaling.name, namespace=scaling.namespace,
-                                      scalerMetadata={"scalerAddress": address})
+        self.ref = pb.ScaledObjectRef(
+            name=scaling.name, namespace=scaling.namespace, scalerMetadata={"scalerAddress": address}
+        )
         self.last_active = -math.inf
         self._recommendations: collections.deque[tuple[float, int]] = collections.deque(maxlen=4096)
 
     # ---------------------------------------------------------------- running
     async def run(self) -> None:
         options = [("grpc.ssl_target_name_override", self.server_name)] if self.server_name else []
-        channel = (grpc.aio.insecure_channel(self.address) if self.credentials is None
-                   else grpc.aio.secure_channel(self.address, self.credentials, options=options))
+        channel = (
+            grpc.aio.insecure_channel(self.address)
+            if self.credentials is None
+            else grpc.aio.secure_channel(self.address, self.credentials, options=options)
+        )
         async with channel:
             stub = pb_grpc.ExternalScalerStub(channel)
             async with asyncio.TaskGroup() as group:
@@ -154,9 +158,12 @@ class LocalKeda:
             target = first.targetSizeFloat if first.targetSizeFloat > 0 else float(first.targetSize)
             if not target > 0:
                 raise ValueError("metric target is not positive")
-            reply = await stub.GetMetrics(pb.GetMetricsRequest(
-                scaledObjectRef=self.ref, metricName=first.metricName or self.scaling.metric_name),
-                timeout=CALL_TIMEOUT)
+            reply = await stub.GetMetrics(
+                pb.GetMetricsRequest(
+                    scaledObjectRef=self.ref, metricName=first.metricName or self.scaling.metric_name
+                ),
+                timeout=CALL_TIMEOUT,
+            )
             values = reply.metricValues
             metric = 0.0
             if values:
@@ -178,6 +185,10 @@ class LocalKeda:
         """One polling cycle's decision (KEDA's executor, then the HPA)."""
         scaling = self.scaling
         current = self.target.desired
+        if current < scaling.min_replicas:  # minReplicaCount holds whatever the scaler says
+            self.on_event(f"keda: scale {current} -> {scaling.min_replicas} (minReplicaCount)")
+            self.target.scale(scaling.min_replicas)
+            current = scaling.min_replicas
         if active:
             self.last_active = now
             if current == 0:

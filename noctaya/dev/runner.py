@@ -112,7 +112,9 @@ class DevRunner:
     # ---------------------------------------------------------------- public
     @property
     def url(self) -> str:
-        return f"http://{self.settings.listen_host}:{self.settings.listen_port}/v1"
+        host = self.settings.listen_host
+        host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+        return f"http://{host}:{self.settings.listen_port}/v1"
 
     async def run(self, stop: asyncio.Event) -> int:
         """Run until ``stop`` is set; raises :class:`StartError` when a child does not come up."""
@@ -269,7 +271,8 @@ class DevRunner:
         s = self.settings
         lines = [
             f"noctaya dev: OpenAI-compatible endpoint at {self.url}",
-            f'  from openai import OpenAI; client = OpenAI(base_url="{self.url}", api_key="...")',
+            f'  from openai import OpenAI; client = OpenAI(base_url="{self.url}", api_key="...")'
+            + (f"  (api_key: the key in {s.gateway['apiKeyFile']})" if s.gateway.get("apiKeyFile") else ""),
             f"  backend: {s.backend_cmd}",
             f"  scaling: min {s.scaling.min_replicas}, max {s.scaling.max_replicas}, target {s.target}, "
             f"cooldown {s.scaling.cooldown:g}s, polling {s.scaling.polling_interval:g}s, "

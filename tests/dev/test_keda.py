@@ -151,10 +151,12 @@ def test_scale_to_zero_only_after_cooldown_and_with_min_zero() -> None:
     assert target.desired == 1  # inactive, but the cooldown has not passed
     decide(local, metric=0, now=130.5)
     assert target.desired == 0
-    pinned = Target(desired=2)
+    pinned = Target(desired=0)
     keep = keda.LocalKeda(address="unused:1", scaling=scaling(min_replicas=2, cooldown=0.0), target=pinned)
     decide(keep, metric=0, now=1000)
-    assert pinned.desired == 2
+    assert pinned.desired == 2  # minReplicaCount comes up without demand
+    decide(keep, metric=0, now=2000)
+    assert pinned.calls == [2]
 
 
 class EmptySpec:
