@@ -18,7 +18,7 @@ from pydantic_core import core_schema
 
 from noctaya.api import meta, quantities
 
-#: Environment variable names: any printable ASCII except '=' (what the API server accepts).
+#: Environment variable names: letters, digits, '_', '-' and '.', not starting with a digit.
 ENV_NAME_PATTERN: Final = r"^[-._a-zA-Z][-._a-zA-Z0-9]*$"
 
 
