@@ -66,11 +66,14 @@ class View:
 
     def status(self, snapshot: Snapshot) -> None:
         line = snapshot.line()
-        self._status = line
         if self.live:
+            if line == self._status:
+                return
+            self._status = line
             self.out.write(f"\r\x1b[2K{line}")
             self.out.flush()
             return
+        self._status = line
         now = time.monotonic()
         if line != self._printed and now - self._printed_at >= self.min_interval:
             self.out.write(f"{time.strftime('%H:%M:%S')} status: {line}\n")
