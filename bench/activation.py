@@ -1,6 +1,6 @@
 """Activation signal benchmark: request arrival -> ``StreamIsActive`` ``true`` received, p50/p99.
 
-    .venv/bin/python -m bench.activation [--samples N]
+    .venv/bin/python -m bench.activation [--samples N] [--in-process-only]
 
 Everything runs on 127.0.0.1 with the backend down, so every request is a cold admission. Each
 sample: the client (this process) holds a ``StreamIsActive`` stream as KEDA does, pauses a random
@@ -280,25 +280,34 @@ async def aggregated_processes(samples: int, tmp: pathlib.Path, gateways: int = 
     return ms
 
 
-async def main_async(samples: int) -> None:
+async def main_async(samples: int, *, process_modes: bool) -> None:
     event_ms, tick_ms = await in_process(samples)
-    with tempfile.TemporaryDirectory(prefix="noctaya-bench-") as tmp:
-        colocated_ms = await colocated_process(samples, pathlib.Path(tmp))
-        aggregated_ms = await aggregated_processes(samples, pathlib.Path(tmp))
-    base50, base99 = reporting.percentile(tick_ms, 50), reporting.percentile(tick_ms, 99)
-    rows = []
-    for name, values in [
+    measured = [
         ("200 ms ticker (baseline, in-process)", tick_ms),
         ("event-driven, in-process gateway", event_ms),
-        ("co-located, gateway process", colocated_ms),
-        ("aggregate, 3 gateway processes + scaler", aggregated_ms),
-    ]:
-        p50, p99 = reporting.percentile(values, 50), reporting.percentile(values, 99)
-        rows.append([name, len(values), p50, p99, reporting.ratio(p50, base50), reporting.ratio(p99, base99)])
+    ]
+    if process_modes:
+        with tempfile.TemporaryDirectory(prefix="noctaya-bench-") as tmp:
+            measured.append(
+                ("co-located, gateway process", await colocated_process(samples, pathlib.Path(tmp)))
+            )
+            measured.append(
+                (
+                    "aggregate, 3 gateway processes + scaler",
+                    await aggregated_processes(samples, pathlib.Path(tmp)),
+                )
+            )
+    base50, base99 = reporting.percentile(tick_ms, 50), reporting.percentile(tick_ms, 99)
+    rows = []
+    for name, values in measured:
+        p50, p90, p99 = (reporting.percentile(values, q) for q in (50, 90, 99))
+        rows.append(
+            [name, len(values), p50, p90, p99, reporting.ratio(p50, base50), reporting.ratio(p99, base99)]
+        )
     print(
         reporting.table(
             "request arrival -> StreamIsActive true received (ms)",
-            ["mode", "samples", "p50 ms", "p99 ms", "p50 vs ticker", "p99 vs ticker"],
+            ["mode", "samples", "p50 ms", "p90 ms", "p99 ms", "p50 vs ticker", "p99 vs ticker"],
             rows,
         )
     )
@@ -307,10 +316,11 @@ async def main_async(samples: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.activation", description=__doc__.split("\n")[0])
     parser.add_argument("--samples", type=int, default=100, help="cold requests per mode (100)")
+    parser.add_argument("--in-process-only", action="store_true", help="skip the process modes (3, 4)")
     args = parser.parse_args()
     import uvloop
 
-    uvloop.run(main_async(max(1, args.samples)))
+    uvloop.run(main_async(max(1, args.samples), process_modes=not args.in_process_only))
 
 
 if __name__ == "__main__":
