@@ -23,6 +23,10 @@ from noctaya.gateway import config as gateway_config
 if TYPE_CHECKING:  # imported when the runner starts: gRPC must see GRPC_ENABLE_FORK_SUPPORT first
     from noctaya.dev import runner
 
+DESCRIPTION = (
+    "Run gateway(s), the ExternalScaler, a local KEDA and backend replicas as local processes: point an "
+    "OpenAI client at the printed URL and watch the backend scale 0 -> 1 -> N -> 0."
+)
 DEFAULT_BACKEND = (
     f"{shlex.quote(sys.executable)} -m noctaya.dev.fake_engine --port {{port}} "
     "--ready-delay 2s --tokens 16 --token-delay 50ms"
@@ -64,7 +68,7 @@ def _count(low: int, high: int) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="noctaya dev", description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p = argparse.ArgumentParser(prog="noctaya dev", description=DESCRIPTION)
     p.add_argument(
         "--backend-cmd",
         default=DEFAULT_BACKEND,

@@ -3,7 +3,8 @@
 Aspects: two gateways each holding a stream, one of them replaced (SIGTERM, then a new process) while
 demand is held: both streams complete, the backend never drops to 0, the replacement registers as a
 new member; forged, stale, replayed and oversized demand reports are refused with their reasons and
-the sum KEDA reads over gRPC is unchanged; a withdraw removes a member at once.
+the sum KEDA reads over gRPC is unchanged; a withdraw removes a member at once; a gateway killed
+without a withdraw expires after the member ttl and its replacement registers as a new member.
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ async def scaler_health(port: int) -> dict[str, Any]:
     async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{port}/healthz") as response:
         result: dict[str, Any] = await response.json()
         return result
+
+
+async def members(port: int, count: int) -> None:
+    """Wait until the aggregate scaler sums ``count`` members."""
+    async with asyncio.timeout(10):
+        while (await scaler_health(port))["members"] != count:  # noqa: ASYNC110 - polling over HTTP
+            await asyncio.sleep(0.05)
 
 
 async def grpc_demand(port: int) -> int:
@@ -128,3 +136,19 @@ async def test_forged_stale_and_oversized_reports_do_not_disturb_the_sum(start_d
     ] == 200
     assert await grpc_demand(grpc_port) == 0
     assert (await scaler_health(port))["members"] == 2
+
+
+@pytest.mark.timeout(40)
+async def test_a_killed_gateway_expires_and_its_replacement_registers(start_dev: Any) -> None:
+    dev = await start_dev("--member-ttl", "1s", gateways=2)
+    state = dev.state()
+    port = state["scalerReportPort"]
+    assert (await scaler_health(port))["members"] == 2
+    os.kill(state["gateways"][1]["pid"], signal.SIGKILL)  # no withdraw: the member must expire
+    await members(port, 1)
+    await dev.wait(
+        lambda s: s["gateways"][1]["generation"] == 2 and s["gateways"][1]["healthy"],
+        within=20,
+        what="gateway-1 replaced",
+    )
+    await members(port, 2)
