@@ -4,8 +4,8 @@ Fields, defaults and rules are those of API.md; extensions are marked. Every nes
 default, so a minimal document (model source + runtime) parses into a fully defaulted object, and the
 CRD carries the same defaults (``default: {}`` on the blocks) so the API server fills in the same.
 
-Rules (a cross-field rule is one ``meta.Rule``: the pydantic check raises its message, the CRD carries
-its CEL):
+Rules (each is one ``meta.Rule`` / ``meta.CrossFieldRule``: pydantic checks it and reports its message,
+the CRD carries its CEL, so both refuse the same documents with the same words):
 - ``model``: exactly one of ``source`` / ``catalogRef``; ``source.uri`` is one of the forms of
   ``noctaya.api.sources``; ``source.secretRef`` only for ``oci://``.
 - ``runtime``: exactly one of ``name`` / ``selector``; ``selector.vendor`` at least one known vendor.
@@ -21,6 +21,7 @@ its CEL):
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal
 
 import pydantic
@@ -42,7 +43,9 @@ DEFAULT_CACHE_SIZE: Final = quantities.Quantity.parse("50Gi")
 
 
 # ------------------------------------------------------------------------------------------ duration rules
-def _duration_rule(rule: meta.Rule, check: Any) -> Any:
+def _duration_rule(rule: meta.Rule, check: Callable[[durations.Duration], bool]) -> pydantic.AfterValidator:
+    """The pydantic side of a CEL rule on one duration field."""
+
     def validate(value: durations.Duration) -> durations.Duration:
         if not check(value):
             raise ValueError(rule.message)

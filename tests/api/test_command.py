@@ -95,6 +95,8 @@ def test_missing_empty_and_garbage_inputs_are_problems(tmp_path: pathlib.Path) -
     (tmp_path / "empty.yaml").write_text("# nothing\n")
     code, out = _run([str(tmp_path / "empty.yaml")])
     assert code == 1 and "no documents found" in out
+    code, out = _run(["/dev/zero"])
+    assert code == 1 and "/dev/zero: not a regular file" in out
     code, out = _run(["-"], stdin=b"\x00" * 100)
     assert code == 1 and "binary data" in out
     code, out = _run(["-"], stdin=b"a: " + b"x" * (9 * 1024 * 1024))
