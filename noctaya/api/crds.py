@@ -15,8 +15,10 @@ How a model becomes a structural OpenAPI v3 schema (what the API server requires
    ``type``, except int-or-string nodes (``x-kubernetes-int-or-string`` with the canonical
    ``anyOf [integer, string]``); no ``oneOf``/``allOf``/``not``/``const``/``$ref`` remains. Anything it
    cannot express is an error at generation time, never a silently wrong CRD.
-3. CEL rules come from the models' ``json_schema_extra`` (``meta.cel(rule)``), so each rule sits on
-   the node of the model it belongs to; the root of an LLMService also checks ``metadata.name``.
+3. CEL rules come from the models: a model's ``cross_field_rules`` land on its object node, a field's
+   rules (``json_schema_extra=meta.cel(...)``: durations, URIs, templates, ports) on the field's node;
+   the root of an LLMService also checks ``metadata.name``. The same rule objects drive the pydantic
+   checks, so the messages are the same offline and in the cluster.
 4. The wrapper adds group, names (short names ``llms``/``irt``, category ``noctaya``), scope, the
    status subresource and the printer columns of API.md.
 """
