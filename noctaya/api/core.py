@@ -70,7 +70,10 @@ _PORT_RULE = meta.Rule(
 
 #: A container port by number or name, checked offline and by the CRD's CEL rule.
 Port = Annotated[
-    PortRef, pydantic.AfterValidator(_check_port), pydantic.Field(json_schema_extra=meta.cel(_PORT_RULE))
+    PortRef,
+    pydantic.AfterValidator(_check_port),
+    # maxLength bounds the string the CEL rule reads (the API server's cost estimate needs a bound)
+    pydantic.Field(json_schema_extra={"maxLength": 15, **meta.cel(_PORT_RULE)}),
 ]
 
 

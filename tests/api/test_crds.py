@@ -108,7 +108,8 @@ def test_cel_rules_compile_and_read_bounded_values(crd: dict[str, Any], crd_chec
         check.program(rule["rule"])  # compiles
     # every string node with a rule is bounded; every list holding ruled items is bounded
     for path, node in _nodes(_schema(crd)):
-        if node.get("type") == "string" and "x-kubernetes-validations" in node:
+        is_string = node.get("type") == "string" or node.get("x-kubernetes-int-or-string")
+        if is_string and "x-kubernetes-validations" in node:
             assert "maxLength" in node, f"{path}: a CEL rule on an unbounded string"
         if node.get("type") == "array" and any(
             "x-kubernetes-validations" in n for _, n in _nodes(node["items"])
