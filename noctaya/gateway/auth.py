@@ -23,6 +23,17 @@ class KeyFile:
 
     def __init__(self, *, path: str | None) -> None:
         self.path = path
+        self._last_problem: str | None = None  # logged once per change, not once per request
+
+    def _problem(self, problem: str | None) -> None:
+        if problem != self._last_problem:
+            if problem is not None:
+                logger.warning(
+                    "API key file %s: %s; denying every request until it is fixed", self.path, problem
+                )
+            else:
+                logger.info("API key file %s is usable again", self.path)
+            self._last_problem = problem
 
     @property
     def enabled(self) -> bool:
@@ -36,14 +47,14 @@ class KeyFile:
             with open(self.path, "rb") as handle:
                 raw = handle.read(MAX_KEY_FILE_BYTES + 1)
         except OSError as exc:
-            logger.warning("API key file %s unreadable: %s; denying requests", self.path, exc)
+            self._problem(f"unreadable ({exc.strerror or exc})")
             return []
         if len(raw) > MAX_KEY_FILE_BYTES:
-            logger.warning(
-                "API key file %s larger than %d bytes; denying requests", self.path, MAX_KEY_FILE_BYTES
-            )
+            self._problem(f"larger than {MAX_KEY_FILE_BYTES} bytes")
             return []
-        return [line.strip() for line in raw.splitlines() if line.strip()]
+        keys = [line.strip() for line in raw.splitlines() if line.strip()]
+        self._problem(None if keys else "empty")
+        return keys
 
     def allows(self, authorization: str | None) -> bool:
         """True if authentication is off, or the header carries one of the accepted keys."""
