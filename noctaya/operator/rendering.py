@@ -4,7 +4,8 @@ cdk8s runs on jsii, whose kernel is one Node.js process driven over a pipe witho
 chart is synthesized on a single-worker executor (never concurrently, never on the event loop).
 Reconciles triggered by Pods and Jobs changing do not change what is rendered, so the result is cached
 by a digest of everything that shapes it — the LLMService's identity and spec, the runtime's spec, the
-render settings — in a bounded LRU (:data:`CACHE_SIZE` entries, a few KiB each).
+render settings — in a bounded LRU (:data:`CACHE_SIZE` entries, a few KiB each). The returned
+manifests are shared with the cache: callers must not mutate them (the applier works on copies).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
-import copy
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -71,14 +71,14 @@ class Renderer:
         cached = self._cache.get(key)
         if cached is not None:
             self._cache.move_to_end(key)
-            return copy.deepcopy(cached)
+            return cached
         loop = asyncio.get_running_loop()
         call: Callable[[], list[dict[str, Any]]] = lambda: self._render(  # noqa: E731
             service=service, runtime=runtime, settings=settings
         )
         objects = await loop.run_in_executor(self._executor, call)
         self.renders += 1
-        self._cache[key] = copy.deepcopy(objects)
+        self._cache[key] = objects
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return objects

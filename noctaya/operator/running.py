@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -106,6 +107,8 @@ class Operator:
 
     async def run(self, *, stop: asyncio.Event) -> None:
         """Serve health, then alternate standby and leadership terms until ``stop`` is set."""
+        gc.collect()
+        gc.freeze()  # the large, long-lived import graph (cdk8s bindings) leaves the collector's scans
         runner = await self._serve_health()
         try:
             while not stop.is_set():

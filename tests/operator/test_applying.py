@@ -1,0 +1,178 @@
+"""The apply/prune engine against the API server emulator.
+
+Aspects: server-side apply creates, then skips objects whose desired hash the live object already
+carries, and applies again after a change or drift; create-once objects are created, then skipped or
+refused by name (never patched), including when the create races with an existing object (409) and
+for PVCs/Jobs rendered without a spec hash; prune deletes only owned objects of managed kinds no longer
+desired; every write is fenced by ``may_write``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from kubernetes_asyncio import client as k8s_client
+
+from noctaya.operator import apiclient, applying
+from tests.operator.apiserver import ApiServer
+
+OWNER = "owner-uid"
+REF = {
+    "apiVersion": "serving.noctaya.io/v1alpha1",
+    "kind": "LLMService",
+    "name": "qwen",
+    "uid": OWNER,
+    "controller": True,
+    "blockOwnerDeletion": True,
+}
+
+
+def configmap(name: str = "qwen-gateway", value: str = "1") -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": name,
+            "namespace": "ai",
+            "labels": {"serving.noctaya.io/llmservice": "qwen"},
+            "ownerReferences": [REF],
+        },
+        "data": {"v": value},
+    }
+
+
+def pvc(size: str = "10Gi", spec_hash: str | None = "h1") -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "name": "qwen-cache",
+        "namespace": "ai",
+        "ownerReferences": [REF],
+        "labels": {"serving.noctaya.io/llmservice": "qwen"},
+    }
+    if spec_hash is not None:
+        meta["annotations"] = {applying.SPEC_HASH: spec_hash}
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": meta,
+        "spec": {"resources": {"requests": {"storage": size}}},
+    }
+
+
+@pytest.fixture
+async def client(server: ApiServer) -> AsyncIterator[apiclient.Client]:
+    async with k8s_client.ApiClient(k8s_client.Configuration(host=str(server.url).rstrip("/"))) as api:
+        yield apiclient.Client(api=api)
+
+
+def live(server: ApiServer) -> dict[applying.ObjectKey, dict[str, Any]]:
+    return {
+        applying.key_of(obj): obj
+        for (res, ns, _), obj in server.store.items()
+        if ns == "ai" and res in {"v1/configmaps", "v1/persistentvolumeclaims", "v1/secrets"}
+    }
+
+
+async def test_apply_then_skip_then_apply_a_change(server: ApiServer, client: apiclient.Client) -> None:
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    assert report.created == [("v1", "ConfigMap", "qwen-gateway")]
+    obj = server.must("v1/configmaps", "ai", "qwen-gateway")
+    assert obj["metadata"]["annotations"][applying.APPLIED_HASH] == applying.digest(configmap())
+    rv = obj["metadata"]["resourceVersion"]
+
+    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    assert report.skipped == [("v1", "ConfigMap", "qwen-gateway")] and report.writes == 0
+    assert server.must("v1/configmaps", "ai", "qwen-gateway")["metadata"]["resourceVersion"] == rv
+
+    report = await applier.sync(
+        namespace="ai", owner_uid=OWNER, desired=[configmap(value="2")], live=live(server)
+    )
+    assert report.applied == [("v1", "ConfigMap", "qwen-gateway")]
+    assert server.must("v1/configmaps", "ai", "qwen-gateway")["data"] == {"v": "2"}
+
+
+async def test_drift_is_repaired(server: ApiServer, client: apiclient.Client) -> None:
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    drifted = copy.deepcopy(server.must("v1/configmaps", "ai", "qwen-gateway"))
+    drifted["data"] = {"v": "hand-edited"}
+    drifted["metadata"]["annotations"].pop(applying.APPLIED_HASH)
+    server.upsert("v1/configmaps", drifted)
+    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    assert report.applied and server.must("v1/configmaps", "ai", "qwen-gateway")["data"] == {"v": "1"}
+
+
+async def test_create_once_is_refused_by_name_and_left_untouched(
+    server: ApiServer, client: apiclient.Client
+) -> None:
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[pvc()], live=live(server))
+    assert report.created == [("v1", "PersistentVolumeClaim", "qwen-cache")]
+    before = copy.deepcopy(server.must("v1/persistentvolumeclaims", "ai", "qwen-cache"))
+    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[pvc()], live=live(server))
+    assert report.skipped and not report.refused
+    report = await applier.sync(
+        namespace="ai", owner_uid=OWNER, desired=[pvc("20Gi", "h2")], live=live(server)
+    )
+    (refusal,) = report.refused
+    assert refusal.cache
+    assert refusal.message.startswith("PersistentVolumeClaim ai/qwen-cache was created from a different spec")
+    assert "kubectl -n ai delete persistentvolumeclaim qwen-cache" in refusal.message
+    assert server.must("v1/persistentvolumeclaims", "ai", "qwen-cache") == before
+
+
+async def test_create_once_race_reads_the_existing_object(
+    server: ApiServer, client: apiclient.Client
+) -> None:
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    await applier.sync(namespace="ai", owner_uid=OWNER, desired=[pvc()], live=live(server))
+    stale_view: dict[applying.ObjectKey, dict[str, Any]] = {}  # the watch has not shown it yet
+    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[pvc("20Gi", "h2")], live=stale_view)
+    assert [r.key for r in report.refused] == [("v1", "PersistentVolumeClaim", "qwen-cache")]
+    assert ("v1", "PersistentVolumeClaim", "qwen-cache") in report.live
+
+
+async def test_pvc_without_a_spec_hash_is_still_create_once(
+    server: ApiServer, client: apiclient.Client
+) -> None:
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    await applier.sync(namespace="ai", owner_uid=OWNER, desired=[pvc(spec_hash=None)], live=live(server))
+    created = server.must("v1/persistentvolumeclaims", "ai", "qwen-cache")
+    assert applying.SPEC_HASH in created["metadata"]["annotations"]
+    report = await applier.sync(
+        namespace="ai", owner_uid=OWNER, desired=[pvc("30Gi", None)], live=live(server)
+    )
+    assert report.refused and server.must("v1/persistentvolumeclaims", "ai", "qwen-cache") == created
+
+
+async def test_prune_only_owned_managed_objects(server: ApiServer, client: apiclient.Client) -> None:
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    await applier.sync(
+        namespace="ai", owner_uid=OWNER, desired=[configmap("a"), configmap("b")], live=live(server)
+    )
+    foreign = configmap("c")
+    foreign["metadata"]["ownerReferences"] = [{**REF, "uid": "someone-else"}]
+    server.upsert("v1/configmaps", foreign)
+    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap("a")], live=live(server))
+    assert report.pruned == [("v1", "ConfigMap", "b")]
+    assert server.obj("v1/configmaps", "ai", "b") is None
+    assert server.obj("v1/configmaps", "ai", "c") is not None
+
+
+async def test_writes_are_fenced(server: ApiServer, client: apiclient.Client) -> None:
+    leader = False
+    applier = applying.Applier(client=client, field_manager="noctaya", may_write=lambda: leader)
+    with pytest.raises(applying.NotLeaderError):
+        await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    assert server.obj("v1/configmaps", "ai", "qwen-gateway") is None
+    leader = True
+    await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    assert server.obj("v1/configmaps", "ai", "qwen-gateway") is not None
+
+
+def test_unknown_kinds_are_rejected() -> None:
+    with pytest.raises(apiclient.UnknownKindError):
+        apiclient.kind_of({"apiVersion": "example.com/v1", "kind": "Widget"})
