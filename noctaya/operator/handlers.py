@@ -108,6 +108,7 @@ def make_registry() -> kopf.OperatorRegistry:
         if type == "DELETED":
             ctx.inventory.drop_service(key)
             ctx.queue.forget(key)
+            ctx.queue.add(key)  # one last pass drops what the reconciler keeps for it
             return
         before = ctx.inventory.services.get(key)
         ctx.inventory.put_service(raw)

@@ -145,8 +145,11 @@ class Reconciler:
 
     async def _pass(self, key: inventory_.ServiceKey) -> float | None:
         body = self._inv.services.get(key)
-        if body is None or (body.get("metadata") or {}).get("deletionTimestamp"):
-            return None  # gone or going: owner references make the garbage collector clean up
+        if body is None:
+            self._renderer.forget(key)
+            return None  # gone: owner references make the garbage collector clean up
+        if (body.get("metadata") or {}).get("deletionTimestamp"):
+            return None  # going (another controller's finalizer holds it): nothing to change
         meta = body.get("metadata") or {}
         generation = int(meta.get("generation") or 0)
         outcome = status.Outcome(endpoint_url=endpoint_url(name=key[1], namespace=key[0]))

@@ -4,8 +4,10 @@ cdk8s runs on jsii, whose kernel is one Node.js process driven over a pipe witho
 chart is synthesized on a single-worker executor (never concurrently, never on the event loop).
 Reconciles triggered by Pods and Jobs changing do not change what is rendered, so the result is cached
 by a digest of everything that shapes it — the LLMService's identity and spec, the runtime's spec, the
-render settings — in a bounded LRU (:data:`CACHE_SIZE` entries, a few KiB each). The returned
-manifests are shared with the cache: callers must not mutate them (the applier works on copies).
+render settings. One entry per LLMService (the latest render), so memory follows the number of services,
+not the history of changes, with :data:`CACHE_SIZE` services at most; :meth:`Renderer.forget` drops a
+deleted service. The returned manifests are shared with the cache: callers must not mutate them (the
+applier works on copies).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any, Final, Protocol
 from noctaya.api import inferenceruntime, llmservice
 from noctaya.constructs import settings as render_settings
 
-CACHE_SIZE: Final = 1024
+CACHE_SIZE: Final = 10_000
 
 
 class RenderFn(Protocol):
@@ -45,7 +47,10 @@ class Renderer:
     def __init__(self, *, render: RenderFn, cache_size: int = CACHE_SIZE) -> None:
         self._render = render
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="jsii")
-        self._cache: collections.OrderedDict[str, list[dict[str, Any]]] = collections.OrderedDict()
+        # (namespace, name) -> (digest of the inputs, manifests)
+        self._cache: collections.OrderedDict[tuple[str, str], tuple[str, list[dict[str, Any]]]] = (
+            collections.OrderedDict()
+        )
         self._cache_size = cache_size
         self.renders = 0  # actual syntheses (cache misses)
 
@@ -68,20 +73,29 @@ class Renderer:
             settings.owner_references,
             settings.scaler_token,
         )
-        cached = self._cache.get(key)
-        if cached is not None:
-            self._cache.move_to_end(key)
-            return cached
+        service_key = (str(service.metadata.namespace), str(service.metadata.name))
+        cached = self._cache.get(service_key)
+        if cached is not None and cached[0] == key:
+            self._cache.move_to_end(service_key)
+            return cached[1]
         loop = asyncio.get_running_loop()
         call: Callable[[], list[dict[str, Any]]] = lambda: self._render(  # noqa: E731
             service=service, runtime=runtime, settings=settings
         )
         objects = await loop.run_in_executor(self._executor, call)
         self.renders += 1
-        self._cache[key] = objects
+        self._cache[service_key] = (key, objects)
+        self._cache.move_to_end(service_key)
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return objects
+
+    def forget(self, key: tuple[str, str]) -> None:
+        """Drop the cached render of a deleted LLMService."""
+        self._cache.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._cache)
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

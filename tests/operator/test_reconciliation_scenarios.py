@@ -336,6 +336,7 @@ async def test_delete_cleans_up(
     inv = replica.operator.inventory
     assert inv is not None
     await wait_for(lambda: (NS, "qwen") not in inv.services and not inv.owned((NS, "qwen")))
+    await wait_for(lambda: len(replica.operator.renderer) == 0, message="cached render dropped")
 
 
 async def test_scale_from_zero_and_back_reports_phases_and_timings(
