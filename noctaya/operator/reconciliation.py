@@ -98,6 +98,17 @@ def problems_of(error: pydantic.ValidationError, *, limit: int = 5) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
+def scaled_object_problem(scaled_object: Mapping[str, Any] | None) -> health.Finding | None:
+    """KEDA's own verdict on the ScaledObject, when it reports one and it is not Ready."""
+    for cond in ((scaled_object or {}).get("status") or {}).get("conditions") or []:
+        if isinstance(cond, Mapping) and cond.get("type") == "Ready" and cond.get("status") == "False":
+            detail = cond.get("message") or cond.get("reason") or "not ready"
+            return health.Finding(
+                reason="ScaledObjectNotReady", message=f"KEDA reports the ScaledObject is not ready: {detail}"
+            )
+    return None
+
+
 def endpoint_url(*, name: str, namespace: str) -> str:
     return f"http://{name}-gateway.{namespace}.svc/v1"
 
@@ -227,6 +238,10 @@ class Reconciler:
                     reason="ObjectSpecChanged", message="; ".join(r.message for r in other_refusals)
                 ),
             )
+        if not_ready := scaled_object_problem(
+            self._inv.find(key, "keda.sh/v1alpha1", "ScaledObject", key[1])
+        ):
+            outcome = dataclasses.replace(outcome, autoscaling=not_ready)
         await self._report(key, body, generation=generation, outcome=outcome)
         return again
 

@@ -382,3 +382,52 @@ async def test_api_server_outage_and_recovery(
     update_spec(server, endpoint={"maxQueue": 7})
     await wait_for(lambda: max_queue(server) == 7, within=15, message="change applied after recovery")
     await wait_for(lambda: status_of(server).get("observedGeneration") == 2, within=10)
+
+
+async def test_fewer_gateways_prune_the_aggregate_scaler(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body(endpoint={"replicas": 2}))
+    await operators()
+    await wait_for(lambda: phase(server) == "Ready")
+    assert server.obj(DEPLOYMENTS, NS, "qwen-scaler") is not None
+    assert server.obj("policy/v1/poddisruptionbudgets", NS, "qwen-gateway") is not None
+    update_spec(server, endpoint={"replicas": 1})
+    await wait_for(lambda: server.obj(DEPLOYMENTS, NS, "qwen-scaler") is None, message="scaler pruned")
+    await wait_for(lambda: server.obj("policy/v1/poddisruptionbudgets", NS, "qwen-gateway") is None)
+    assert server.obj(DEPLOYMENTS, NS, "qwen-gateway") is not None
+
+
+async def test_keda_reporting_a_broken_scaled_object_is_shown(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    await operators()
+    await wait_for(lambda: phase(server) == "Ready")
+    server.patch_status(
+        "keda.sh/v1alpha1/scaledobjects",
+        NS,
+        "qwen",
+        {
+            "conditions": [
+                {
+                    "type": "Ready",
+                    "status": "False",
+                    "reason": "ScaledObjectCheckFailed",
+                    "message": "external scaler qwen-scaler.ai.svc:9090 unreachable",
+                }
+            ]
+        },
+    )
+    await wait_for(lambda: condition(server, "AutoscalingReady").get("reason") == "ScaledObjectNotReady")
+    assert "unreachable" in condition(server, "AutoscalingReady")["message"]
+    assert phase(server) == "Ready"  # the backend still serves
+    server.patch_status(
+        "keda.sh/v1alpha1/scaledobjects",
+        NS,
+        "qwen",
+        {"conditions": [{"type": "Ready", "status": "True", "reason": "ScaledObjectReady"}]},
+    )
+    await wait_for(lambda: condition(server, "AutoscalingReady").get("status") == "True")
