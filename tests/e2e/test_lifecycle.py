@@ -177,21 +177,23 @@ async def test_streams_in_flight_survive_a_scale_down_drain(start_dev: Any) -> N
     dev = await start_dev(
         *FAST,
         "--target",
-        "1",
+        "4",
         "--max",
         "2",
-        engine={"ready_delay": "500ms", "tokens": 40, "token_delay": "50ms"},
+        engine={"ready_delay": "300ms", "tokens": 200, "token_delay": "50ms"},
     )
     client = dev.client()
-    first = [asyncio.create_task(stream_text(client)) for _ in range(2)]
+    warm = [asyncio.create_task(stream_text(client, max_tokens=40)) for _ in range(8)]  # demand 8: 2 replicas
     await dev.wait(lambda s: s["status"]["replicas_ready"] == 2, within=15, what="2 ready replicas")
-    late = [asyncio.create_task(stream_text(client, max_tokens=40)) for _ in range(2)]
-    for text in await asyncio.gather(*first):
-        assert text.split() == ["tok"] * 40
-    # the first streams ended: demand falls, the local KEDA scales 2 -> 1 while the late ones run
-    await dev.wait(lambda s: s["status"]["replicas_desired"] <= 1, within=15, what="scale-down")
-    for text in await asyncio.gather(*late):
-        assert text.split() == ["tok"] * 40
+    # with both replicas serving, new connections spread over them
+    long = [asyncio.create_task(stream_text(client, max_tokens=120)) for _ in range(4)]
+    short = [asyncio.create_task(stream_text(client, max_tokens=10)) for _ in range(4)]
+    await asyncio.gather(*warm, *short)
+    # demand falls to the 4 long streams (target 4): the local KEDA scales 2 -> 1 while they run
+    await dev.wait(lambda s: s["status"]["replicas_desired"] == 1, within=10, what="scale-down to 1")
+    assert not any(task.done() for task in long)
+    for text in await asyncio.gather(*long):
+        assert text.split() == ["tok"] * 120  # every token, also from the replica being drained
     assert "draining" in dev.output()
 
 
