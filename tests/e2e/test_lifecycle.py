@@ -5,14 +5,17 @@ starts and then completes; 0 -> 1 -> 2 -> 0 under concurrent load; 429 at queue 
 answers 503 at once and a retry succeeds; a backend that never turns ready ends in activation_timeout,
 after which demand returns to 0 and no replica lingers; a replica killed mid-stream gives that client
 an error and the next requests recover; streams in flight survive a scale-down drain; SIGINT stops
-every child while a request is held (the harness checks the same after SIGTERM for every test).
+every child while a request is held (the harness checks the same after SIGTERM for every test), and
+even a SIGKILLed runner leaves no child behind.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
+import sys
 import time
 from typing import Any
 
@@ -208,3 +211,20 @@ async def test_sigint_stops_every_child_while_a_request_is_held(start_dev: Any) 
     assert not [pid for pid in pids if dev.alive(pid)]
     held.cancel()
     await asyncio.gather(held, return_exceptions=True)
+
+
+@pytest.mark.timeout(40)
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or shutil.which("setpriv") is None,
+    reason="parent-death signals need Linux and setpriv",
+)
+async def test_children_stop_even_when_the_runner_is_killed(start_dev: Any) -> None:
+    dev = await start_dev(*FAST, "--min", "1")
+    await dev.wait(lambda s: len(s["replicas"]) == 1, within=10, what="the minReplicaCount replica")
+    pids = set(dev.pids) - {dev.proc.pid}
+    assert len(pids) == 2  # the gateway and the replica
+    dev.kill()  # SIGKILL: no chance to clean up
+    deadline = time.monotonic() + 10
+    while [pid for pid in pids if dev.alive(pid)]:
+        assert time.monotonic() < deadline, f"left behind: {[p for p in pids if dev.alive(p)]}"
+        await asyncio.sleep(0.05)
