@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import hashlib
 import json
@@ -141,7 +140,11 @@ class Applier:
         report = Report()
         wanted: dict[ObjectKey, Body] = {}
         for obj in desired:
-            wanted[key_of(obj)] = copy.deepcopy(dict(obj))
+            # only metadata.namespace and metadata.annotations are ever set here: copy just those levels
+            meta = dict(obj.get("metadata") or {})
+            if "annotations" in meta:
+                meta["annotations"] = dict(meta["annotations"] or {})
+            wanted[key_of(obj)] = {**obj, "metadata": meta}
         first = [k for k in wanted if k[:2] in _FIRST_WAVE]
         rest = [k for k in wanted if k[:2] not in _FIRST_WAVE]
         for wave in (first, rest):
