@@ -15,6 +15,9 @@ Figures, with baselines measured in the same run:
 3. **reconcile time** — cold (the spec changed: synth + apply + status) and warm (a child object
    changed: everything cached, nothing to write), p50/p99 per LLMService, as ratios to bare synth;
 4. **RSS growth** over ``--reconciles`` passes (10% with a spec change, 90% warm), after a warm-up.
+
+The install runs the operator with ``PYTHONOPTIMIZE=1`` (jsii's run-time type checks off); run
+``.venv/bin/python -O -m bench.operator`` for that configuration.
 """
 
 from __future__ import annotations
@@ -285,7 +288,14 @@ async def run(services: int, reconciles: int) -> None:
     print(
         reporting.table(
             f"RSS growth over {churn_passes} reconcile passes (aim: < 50 MiB per 5,000)",
-            ["seconds", "py RSS MiB start", "py growth MiB", "node growth MiB", "renders (cache misses)"],
+            [
+                "seconds",
+                "py RSS MiB start",
+                "py growth MiB",
+                "node growth MiB",
+                "renders (cache misses)",
+                "cached renders",
+            ],
             [
                 [
                     churn_seconds,
@@ -293,6 +303,7 @@ async def run(services: int, reconciles: int) -> None:
                     growth_end - growth_start,
                     node_growth_end - node_growth_start,
                     op.renderer.renders,
+                    len(op.renderer),
                 ]
             ],
         )

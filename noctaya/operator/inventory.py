@@ -52,7 +52,9 @@ class Inventory:
     def put_service(self, body: Mapping[str, Any]) -> ServiceKey:
         meta = body.get("metadata") or {}
         key = (str(meta.get("namespace")), str(meta.get("name")))
-        self.services[key] = _slim(body)
+        current = self.services.get(key)
+        if current is None or not _newer(current, body):
+            self.services[key] = _slim(body)
         return key
 
     def drop_service(self, key: ServiceKey) -> None:

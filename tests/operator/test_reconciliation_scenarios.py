@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from noctaya.api import llmservice
 from noctaya.operator import applying
 from tests.operator.apiserver import ApiServer
 from tests.operator.cluster import SimulatedCluster
@@ -104,6 +105,7 @@ async def test_create_applies_every_object_and_reports_ready(
         "Reconciled": ("True", "Applied"),
     }
     assert all(c["observedGeneration"] == service["metadata"]["generation"] for c in status["conditions"])
+    llmservice.LLMServiceStatus.model_validate(status)  # what we write is what the API defines
     await wait_for(lambda: [e["reason"] for e in events(server, "Serving")] == ["Serving"])
     await asyncio.sleep(0.2)
     assert len(events(server, "Serving")) == 1
@@ -358,6 +360,7 @@ async def test_scale_from_zero_and_back_reports_phases_and_timings(
     await wait_for(lambda: phase(server) == "Ready", message="Ready again")
     activation = status_of(server)["lastActivation"]
     assert activation != first
+    llmservice.LLMServiceStatus.model_validate(status_of(server))
     assert [p["name"] for p in activation["phases"]] == ["Scheduled", "ImagePulled", "ModelLoaded"]
     loaded = activation["phases"][2]["duration"]
     assert loaded.endswith("ms") and int(loaded[:-2]) >= 350
