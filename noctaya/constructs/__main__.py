@@ -1,9 +1,10 @@
 """``python -m noctaya.constructs [EXAMPLES]``: this repository's cdk8s app (``cdk8s.yaml``).
 
 Writes everything ``dist/`` holds into ``$CDK8S_OUTDIR`` (``cdk8s synth`` empties it first; default
-``dist``): the CRDs (``crds/``, from ``noctaya.api.crds``), the operator installation
-(``install.yaml``), every example LLMService rendered with its runtime (``examples/<namespace>/<name>.yaml``)
-and the security and observability examples (``examples/security/``, ``examples/observability/``).
+``dist``): the CRDs (``crds/``, from ``noctaya.api.crds``), the operator installation without the CRDs
+(``install.yaml``), every example LLMService rendered with its runtime
+(``examples/<namespace>/<name>.yaml``) and the security and observability examples
+(``examples/security/``, ``examples/observability/``).
 """
 
 from __future__ import annotations
@@ -16,15 +17,20 @@ import sys
 from noctaya.api import crds
 from noctaya.constructs import command, install, output, settings, synthesis
 
+INSTALL_HEADER = (
+    "# The Noctaya operator: namespace, RBAC, Deployment, PDB. Apply the CRDs first:\n"
+    "#   kubectl apply -f dist/crds/ && kubectl apply -f dist/install.yaml\n"
+)
+
 
 def main(argv: list[str]) -> int:
     outdir = pathlib.Path(os.environ.get("CDK8S_OUTDIR") or "dist")
     examples = pathlib.Path(argv[0] if argv else "examples")
     crds.write(outdir / "crds")
-    manifests = synthesis.render_install(
-        props=install.OperatorInstallProps(image=settings.DEFAULT_IMAGE, crds=crds.crds())
-    )
-    output.write(outdir / "install.yaml", output.to_yaml(manifests))
+    # the CRDs are in crds/ already (one file each, as `noctaya crds -o` writes them); install.yaml
+    # holds the rest, so a CRD change touches crds/ only
+    manifests = synthesis.render_install(props=install.OperatorInstallProps(image=settings.DEFAULT_IMAGE))
+    output.write(outdir / "install.yaml", INSTALL_HEADER + output.to_yaml(manifests))
     status = command.main([str(examples), "-o", str(outdir / "examples"), "--no-install"])
     if status != 0:
         return status

@@ -189,6 +189,8 @@ def test_cdk8s_app_fills_the_output_directory(tmp_path: pathlib.Path) -> None:
         "examples/security/qwen-mtls.yaml",
         "examples/observability/monitoring.yaml",
     } <= files
+    install = (tmp_path / "install.yaml").read_text()
+    assert install.startswith("# The Noctaya operator") and "kind: CustomResourceDefinition" not in install
     dist = ROOT / "dist"
     for name in files:
         if name.startswith("examples/") or name == "install.yaml":
