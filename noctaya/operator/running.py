@@ -22,7 +22,7 @@ import contextlib
 import gc
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import kopf
 from aiohttp import web
@@ -44,6 +44,10 @@ from noctaya.operator import (
 )
 
 logger = logging.getLogger(__name__)
+
+#: consecutive leadership terms in which kopf failed before reconciling anything, after which the
+#: replica reports itself unhealthy (e.g. its credentials stopped working)
+MAX_FAILED_TERMS: Final = 5
 
 
 class Operator:
@@ -88,7 +92,8 @@ class Operator:
         self._fast = fast
         self._install_signals = install_signals  # kopf installs its own handlers; ours must win
         self.leading = False
-        self.failed = False
+        self.failed = False  # /healthz turns 503: the kubelet restarts the replica
+        self.failed_terms = 0
         self.inventory: inventory.Inventory | None = None
         self.queue: queueing.WorkQueue[inventory.ServiceKey] | None = None
         self.reconciler: reconciliation.Reconciler | None = None
@@ -99,7 +104,7 @@ class Operator:
 
     def state(self) -> dict[str, Any]:
         return {
-            "healthy": not self.failed,
+            "healthy": not self.failed or bool(self.leading and self.queue and self.queue.processed),
             "leader": self.leading,
             "identity": self.config.identity,
             "queueDepth": self.queue.depth if self.queue else 0,
@@ -204,6 +209,11 @@ class Operator:
                     logger.error(
                         "kopf stopped unexpectedly: %r", None if task.cancelled() else task.exception()
                     )
+                    if queue.processed == 0:
+                        self.failed_terms += 1  # nothing reconciled in this term
+                        self.failed = self.failed_terms >= MAX_FAILED_TERMS
+            if queue.processed:
+                self.failed_terms, self.failed = 0, False
         finally:
             self.leading = False
             self.metrics.leader.set(0)

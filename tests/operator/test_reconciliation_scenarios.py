@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from noctaya.api import llmservice
-from noctaya.operator import applying
+from noctaya.operator import applying, running
 from tests.operator.apiserver import ApiServer
 from tests.operator.cluster import SimulatedCluster
 from tests.operator.conftest import StartOperator, WaitFor, declare_keda
@@ -385,6 +385,7 @@ async def test_api_server_outage_and_recovery(
     update_spec(server, endpoint={"maxQueue": 7})
     await wait_for(lambda: max_queue(server) == 7, within=15, message="change applied after recovery")
     await wait_for(lambda: status_of(server).get("observedGeneration") == 2, within=10)
+    assert replica.operator.state()["healthy"]
 
 
 async def test_fewer_gateways_prune_the_aggregate_scaler(
@@ -434,3 +435,21 @@ async def test_keda_reporting_a_broken_scaled_object_is_shown(
         {"conditions": [{"type": "Ready", "status": "True", "reason": "ScaledObjectReady"}]},
     )
     await wait_for(lambda: condition(server, "AutoscalingReady").get("status") == "True")
+
+
+async def test_a_long_outage_turns_liveness_red_then_green(
+    server: ApiServer,
+    cluster: SimulatedCluster,
+    operators: StartOperator,
+    wait_for: WaitFor,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(running, "MAX_FAILED_TERMS", 2)
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    await server.outage()
+    replica = await operators(leader_election=False)
+    await wait_for(lambda: not replica.operator.state()["healthy"], within=20, message="unhealthy")
+    server.recover()
+    await wait_for(lambda: phase(server) == "Ready", within=15, message="Ready after recovery")
+    await wait_for(lambda: replica.operator.state()["healthy"], within=10, message="healthy again")
