@@ -27,6 +27,10 @@ from noctaya.runtime import delivery
 COMPONENT: Final = "backend"
 CONTAINER: Final = "server"
 DRAIN_GRACE_MARGIN_SECONDS: Final = 10
+#: allowance for scheduling and pulling a large serving image, on top of the startup budget
+PULL_ALLOWANCE_SECONDS: Final = 300
+#: Kubernetes' own default progress deadline; never go below it
+MIN_PROGRESS_DEADLINE_SECONDS: Final = 600
 #: the Service port is always named ``http`` (metrics discovery), whatever the container calls it
 SERVICE_PORT_NAME: Final = "http"
 
@@ -77,6 +81,20 @@ def default_probe(*, path: str, port_name: str, startup: bool) -> dict[str, Any]
     if startup:
         probe.update(periodSeconds=10, failureThreshold=60)
     return probe
+
+
+def progress_deadline_seconds(*, startup: Mapping[str, Any], marker_wait_seconds: int | None) -> int:
+    """The Deployment's progress deadline: long enough for a slow but healthy cold start.
+
+    A model that legitimately needs the whole startup-probe budget (plus the wait for a prewarm
+    marker, plus pulling the image) must not be reported as ``ProgressDeadlineExceeded``; a stuck one
+    still is, once that budget is spent.
+    """
+    budget = int(startup.get("initialDelaySeconds", 0)) + int(startup.get("periodSeconds", 10)) * int(
+        startup.get("failureThreshold", 3)
+    )
+    total = budget + (marker_wait_seconds or 0) + PULL_ALLOWANCE_SECONDS
+    return max(MIN_PROGRESS_DEADLINE_SECONDS, total)
 
 
 def _grace(props: BackendProps) -> int | None:
@@ -137,7 +155,9 @@ class Backend(constructs.Construct):
             lifecycle=lifecycle,
         )
         init = None
+        marker_wait = None
         if props.ready_marker and props.model_volume:
+            marker_wait = props.ready_marker_timeout_seconds
             init = [
                 volumes.marker_wait_container(
                     image=props.wait_image,
@@ -163,6 +183,9 @@ class Backend(constructs.Construct):
             metadata=ident.metadata(name=ident.backend, component=COMPONENT),
             spec=k8s.DeploymentSpec(
                 # no replicas: KEDA owns the field, and leaving it out keeps apply from fighting KEDA
+                progress_deadline_seconds=progress_deadline_seconds(
+                    startup=startup, marker_wait_seconds=marker_wait
+                ),
                 selector=k8s.LabelSelector(match_labels=selector),
                 template=k8s.PodTemplateSpec(
                     metadata=k8s.ObjectMeta(

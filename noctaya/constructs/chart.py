@@ -108,6 +108,7 @@ class LLMServiceChart(cdk8s.Chart):
                     hub_image=settings.hub_image,
                     oras_image=settings.oras_image,
                     stage_image=settings.stage_image,
+                    stage_size_limit=str(spec.cache.effective_size) if plan.staging.kind == "oci" else None,
                     backoff_limit=settings.prewarm_backoff_limit,
                     active_deadline_seconds=settings.prewarm_deadline_seconds,
                 ),

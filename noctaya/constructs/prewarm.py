@@ -128,6 +128,8 @@ class PrewarmProps:
     hub_image: str = HUB_IMAGE
     oras_image: str = ORAS_IMAGE
     stage_image: str = STAGE_IMAGE
+    #: bound of the ORAS staging emptyDir (oci:// only); the artifact never exceeds the cache it fills
+    stage_size_limit: str | None = None
     #: bounds: retries and the whole Job's deadline
     backoff_limit: int = 3
     active_deadline_seconds: int = 6 * 3600
@@ -227,7 +229,8 @@ class Prewarm(constructs.Construct):
         if isinstance(staging.source, sources.OciSource):
             pull, stage = _oci_containers(props, staging.source, mount)
             init, containers = [pull], [stage]
-            pod_volumes.append(k8s.Volume(name="stage", empty_dir=k8s.EmptyDirVolumeSource()))
+            limit = kube.quantity(props.stage_size_limit) if props.stage_size_limit else None
+            pod_volumes.append(k8s.Volume(name="stage", empty_dir=k8s.EmptyDirVolumeSource(size_limit=limit)))
             if props.registry_secret:
                 pod_volumes.append(_registry_volume(props.registry_secret))
         else:

@@ -2,7 +2,9 @@
 
 Aspects: a minimal backend is exactly the expected Deployment (no replicas, defaults for probes) and
 Service (port ``http`` even when the container names its port otherwise); the drain widens the grace
-to drain + 10 s and keeps a larger base grace; the marker wait is bounded and read-only; runtime
+to drain + 10 s and keeps a larger base grace; the progress deadline covers the startup-probe budget,
+the marker wait and an image pull, and never drops below Kubernetes' default; the marker wait is
+bounded and read-only; runtime
 probes of every handler type translate, and unknown probe fields are refused.
 """
 
@@ -35,6 +37,7 @@ def test_minimal_backend(synth: Synth) -> None:
         "kind": "Deployment",
         "metadata": {"labels": LABELS, "name": "m", "namespace": "ns"},
         "spec": {
+            "progressDeadlineSeconds": 900,
             "selector": {
                 "matchLabels": {"app.kubernetes.io/component": "backend", naming.LLMSERVICE_LABEL: "m"}
             },
@@ -75,6 +78,21 @@ def test_grace(drain: int | None, base: int | None, grace: int | None) -> None:
         identity=IDENTITY, image="e", pre_stop_drain_seconds=drain, termination_grace_period_seconds=base
     )
     assert backend.grace_seconds(props) == grace
+
+
+@pytest.mark.parametrize(
+    ("startup", "marker", "deadline"),
+    [
+        ({"periodSeconds": 10, "failureThreshold": 60}, None, 900),  # API default startup probe
+        ({"periodSeconds": 30, "failureThreshold": 120, "initialDelaySeconds": 60}, None, 3960),
+        ({"periodSeconds": 10, "failureThreshold": 60}, 3600, 4500),  # waits for a prewarm first
+        ({}, None, 600),  # a tiny budget keeps Kubernetes' default
+    ],
+)
+def test_progress_deadline_covers_a_slow_healthy_start(
+    startup: dict[str, int], marker: int | None, deadline: int
+) -> None:
+    assert backend.progress_deadline_seconds(startup=startup, marker_wait_seconds=marker) == deadline
 
 
 def test_marker_wait_is_bounded(synth: Synth) -> None:

@@ -96,7 +96,9 @@ def test_cache_baked_image_refused(synth: Synth) -> None:
         synth(lambda c: cache.Cache(c, "c", props=cache.CacheProps(identity=IDENTITY, strategy="BakedImage")))
 
 
-def _prewarm(synth: Synth, uri: str, secret: str | None = None) -> dict[str, Any]:
+def _prewarm(
+    synth: Synth, uri: str, secret: str | None = None, stage_size_limit: str | None = None
+) -> dict[str, Any]:
     plan = delivery.plan(
         source=sources.parse_source(uri),
         strategy="SharedPVC",
@@ -116,6 +118,7 @@ def _prewarm(synth: Synth, uri: str, secret: str | None = None) -> dict[str, Any
                 staging=staging,
                 cache_volume=plan.volume,
                 registry_secret=secret,
+                stage_size_limit=stage_size_limit,
                 tolerations=({"key": "gpu", "operator": "Exists"},),
             ),
         )
@@ -143,8 +146,12 @@ def test_hub_prewarm(synth: Synth) -> None:
 
 
 def test_oci_prewarm(synth: Synth) -> None:
-    job = _prewarm(synth, "oci://r.example.com/m/q@sha256:" + "f" * 64, secret="regcred")
+    job = _prewarm(
+        synth, "oci://r.example.com/m/q@sha256:" + "f" * 64, secret="regcred", stage_size_limit="20Gi"
+    )
     pod = job["spec"]["template"]["spec"]
+    stage_volume = next(v for v in pod["volumes"] if v["name"] == "stage")
+    assert stage_volume == {"name": "stage", "emptyDir": {"sizeLimit": "20Gi"}}  # bounded like the cache
     (pull,) = pod["initContainers"]
     (stage,) = pod["containers"]
     assert pull["command"] == ["oras"]
