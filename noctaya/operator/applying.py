@@ -5,7 +5,9 @@
   their owners).
 - **Hash-skip**: each applied object carries ``serving.noctaya.io/applied-hash``, the hash of what was
   rendered; when the live object (from the watch cache) already carries the desired hash, no request
-  is sent. A missing or drifted object has no or another hash and is applied again.
+  is sent. A missing or drifted object has no or another hash and is applied again; so is an object
+  someone edited while keeping the annotation (its generation, or resourceVersion for kinds without
+  one, differs from what our last apply produced).
 - **Create-once** objects (annotated ``serving.noctaya.io/spec-hash`` by the constructs: cache PVC,
   prewarm Job, scaler token Secret; PVCs and Jobs are create-once even without the annotation, hashed
   here) are created when absent and never patched; when the live object
@@ -77,6 +79,14 @@ def annotations_of(obj: Mapping[str, Any]) -> Mapping[str, str]:
     return (obj.get("metadata") or {}).get("annotations") or {}
 
 
+def fingerprint(obj: Mapping[str, Any]) -> tuple[str, str]:
+    """What changes when someone changes the object: its ``generation`` where the kind has one (status
+    writes leave it alone), else its ``resourceVersion``; with the uid, so a re-created object differs."""
+    meta = obj.get("metadata") or {}
+    version = meta.get("generation") if meta.get("generation") is not None else meta.get("resourceVersion")
+    return str(meta.get("uid")), str(version)
+
+
 def owned_by(obj: Mapping[str, Any], uid: str) -> bool:
     refs = (obj.get("metadata") or {}).get("ownerReferences") or []
     return any(isinstance(r, Mapping) and r.get("uid") == uid and r.get("controller") for r in refs)
@@ -124,20 +134,29 @@ class Applier:
         self._client = client
         self._manager = field_manager
         self._may_write = may_write
+        # (namespace, service) -> key -> fingerprint of the object our last apply produced: a live object
+        # with the desired hash but another fingerprint was edited by someone else and is applied again
+        self._applied: dict[tuple[str, str], dict[ObjectKey, tuple[str, str]]] = {}
 
     def _check(self) -> None:
         if not self._may_write():
             raise NotLeaderError("leadership lost: refusing to write")
 
+    def forget(self, *, namespace: str, service: str) -> None:
+        """Drop what is remembered about a deleted LLMService's objects."""
+        self._applied.pop((namespace, service), None)
+
     async def sync(
         self,
         *,
         namespace: str,
+        service: str,
         owner_uid: str,
         desired: Iterable[Mapping[str, Any]],
         live: Mapping[ObjectKey, Mapping[str, Any]],
     ) -> Report:
         report = Report()
+        applied = self._applied.setdefault((namespace, service), {})
         wanted: dict[ObjectKey, Body] = {}
         for obj in desired:
             # only metadata.namespace and metadata.annotations are ever set here: copy just those levels
@@ -148,7 +167,9 @@ class Applier:
         first = [k for k in wanted if k[:2] in _FIRST_WAVE]
         rest = [k for k in wanted if k[:2] not in _FIRST_WAVE]
         for wave in (first, rest):
-            await asyncio.gather(*(self._one(namespace, wanted[k], live.get(k), report) for k in wave))
+            await asyncio.gather(
+                *(self._one(namespace, wanted[k], live.get(k), applied, report) for k in wave)
+            )
         stale = [
             (k, obj)
             for k, obj in live.items()
@@ -158,9 +179,18 @@ class Applier:
             and not (obj.get("metadata") or {}).get("deletionTimestamp")
         ]
         await asyncio.gather(*(self._prune(namespace, k, obj, report) for k, obj in stale))
+        for key in [k for k in applied if k not in wanted]:
+            del applied[key]
         return report
 
-    async def _one(self, namespace: str, obj: Body, live: Mapping[str, Any] | None, report: Report) -> None:
+    async def _one(
+        self,
+        namespace: str,
+        obj: Body,
+        live: Mapping[str, Any] | None,
+        applied: dict[ObjectKey, tuple[str, str]],
+        report: Report,
+    ) -> None:
         key = key_of(obj)
         meta = obj.setdefault("metadata", {})
         meta.setdefault("namespace", namespace)
@@ -172,12 +202,19 @@ class Applier:
             await self._create_once(namespace, key, obj, once, live, report)
             return
         wanted_hash = digest(obj)
-        if live is not None and annotations_of(live).get(APPLIED_HASH) == wanted_hash:
+        known = applied.get(key)
+        if (
+            live is not None
+            and annotations_of(live).get(APPLIED_HASH) == wanted_hash
+            and (known is None or known == fingerprint(live))
+        ):
             report.skipped.append(key)
             return
         meta.setdefault("annotations", {})[APPLIED_HASH] = wanted_hash
         self._check()
-        report.live[key] = await self._client.apply(obj, field_manager=self._manager)
+        result = await self._client.apply(obj, field_manager=self._manager)
+        report.live[key] = result
+        applied[key] = fingerprint(result)
         (report.created if live is None else report.applied).append(key)
 
     async def _create_once(

@@ -158,6 +158,7 @@ class Reconciler:
         body = self._inv.services.get(key)
         if body is None:
             self._renderer.forget(key)
+            self._applier.forget(namespace=key[0], service=key[1])
             return None  # gone: owner references make the garbage collector clean up
         if (body.get("metadata") or {}).get("deletionTimestamp"):
             return None  # going (another controller's finalizer holds it): nothing to change
@@ -217,7 +218,11 @@ class Reconciler:
             return None
 
         report = await self._applier.sync(
-            namespace=key[0], owner_uid=str(meta.get("uid")), desired=desired, live=self._inv.owned(key)
+            namespace=key[0],
+            service=key[1],
+            owner_uid=str(meta.get("uid")),
+            desired=desired,
+            live=self._inv.owned(key),
         )
         for obj in report.live.values():
             self._inv.put_owned(obj)

@@ -182,6 +182,7 @@ class Operator:
         watchers = [
             asyncio.create_task(queue.run(), name="reconcile queue"),
             asyncio.create_task(stop.wait(), name="stop waiter"),
+            asyncio.create_task(self._resync(inv, queue), name="periodic resync"),
         ]
         if self.elector is not None:
             watchers.append(asyncio.create_task(self.elector.hold(), name="lease renewal"))
@@ -224,6 +225,15 @@ class Operator:
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*watchers, *kopf_tasks, return_exceptions=True), 10)
             await _sweep(before)
+
+    async def _resync(
+        self, inv: inventory.Inventory, queue: queueing.WorkQueue[inventory.ServiceKey]
+    ) -> None:
+        """Mark every service now and then: a level-based pass repairs drift no watch reported."""
+        while True:
+            await asyncio.sleep(self.config.resync_period)
+            for key in list(inv.services):
+                queue.add(key)
 
     async def _serve_health(self) -> web.AppRunner | None:
         listen = settings.parse_listen(self.config.health_listen) if self.config.health_listen else None

@@ -40,6 +40,7 @@ class OperatorSettings:
     requeue_max_backoff: float = 300.0  # ceiling of the per-service retry backoff
     requeue_base_backoff: float = 1.0
     keda_recheck: float = 30.0  # how often a service waiting for the ScaledObject CRD is retried
+    resync_period: float = 600.0  # every service is reconciled at least this often (drift repair)
     request_timeout: float = 30.0  # per Kubernetes API request
     # serving
     health_listen: str = ":8081"  # /healthz and /metrics; empty disables
@@ -71,8 +72,8 @@ class OperatorSettings:
             problems.append("--workers: must be >= 1")
         if not (0 < self.requeue_base_backoff <= self.requeue_max_backoff):
             problems.append("--requeue-base-backoff must be > 0 and <= --requeue-max-backoff")
-        if self.keda_recheck <= 0 or self.request_timeout <= 0:
-            problems.append("--keda-recheck and --request-timeout must be > 0")
+        if self.keda_recheck <= 0 or self.request_timeout <= 0 or self.resync_period <= 0:
+            problems.append("--keda-recheck, --resync-period and --request-timeout must be > 0")
         if self.log_format not in {"text", "json"}:
             problems.append("--log-format: must be 'text' or 'json'")
         if self.health_listen and parse_listen(self.health_listen) is None:
@@ -128,17 +129,15 @@ def _parser() -> argparse.ArgumentParser:
         help="reconcile without a Lease (one replica only)",
     )
     p.add_argument("--workers", type=int, help="concurrent reconciles (default 4)")
+    p.add_argument(
+        "--resync-period", type=float, help="seconds between full resyncs that repair drift (default 600)"
+    )
     p.add_argument("--health-listen", help="[host]:port of /healthz and /metrics (default :8081; '' off)")
     p.add_argument("--log-format", choices=["text", "json"])
     p.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     p.add_argument("--kubeconfig", help="kubeconfig file (default: in-cluster, then ~/.kube/config)")
     p.add_argument("--server", help="API server URL, overriding the kubeconfig (for local runs)")
     return p
-
-
-_TYPES: Final[dict[str, type]] = {
-    f.name: f.type if isinstance(f.type, type) else str for f in dataclasses.fields(OperatorSettings)
-}
 
 
 def _from_env(env: Mapping[str, str]) -> dict[str, object]:

@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import pathlib
 import sys
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -56,7 +57,9 @@ def declare_keda(server: ApiServer) -> None:
 
 def make_server(*, keda: bool = True) -> ApiServer:
     server = ApiServer()
-    server.resources.load_bundled()
+    with warnings.catch_warnings():  # kmock reads its bundled resources with a deprecated importlib API
+        warnings.simplefilter("ignore", DeprecationWarning)
+        server.resources.load_bundled()
     server.declare(LLMSERVICES, kind="LLMService")
     server.declare(RUNTIMES, kind="InferenceRuntime", namespaced=False)
     for name in (NS, "noctaya-system"):

@@ -77,18 +77,22 @@ def live(server: ApiServer) -> dict[applying.ObjectKey, dict[str, Any]]:
 
 async def test_apply_then_skip_then_apply_a_change(server: ApiServer, client: apiclient.Client) -> None:
     applier = applying.Applier(client=client, field_manager="noctaya")
-    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+    )
     assert report.created == [("v1", "ConfigMap", "qwen-gateway")]
     obj = server.must("v1/configmaps", "ai", "qwen-gateway")
     assert obj["metadata"]["annotations"][applying.APPLIED_HASH] == applying.digest(configmap())
     rv = obj["metadata"]["resourceVersion"]
 
-    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+    )
     assert report.skipped == [("v1", "ConfigMap", "qwen-gateway")] and report.writes == 0
     assert server.must("v1/configmaps", "ai", "qwen-gateway")["metadata"]["resourceVersion"] == rv
 
     report = await applier.sync(
-        namespace="ai", owner_uid=OWNER, desired=[configmap(value="2")], live=live(server)
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap(value="2")], live=live(server)
     )
     assert report.applied == [("v1", "ConfigMap", "qwen-gateway")]
     assert server.must("v1/configmaps", "ai", "qwen-gateway")["data"] == {"v": "2"}
@@ -96,26 +100,54 @@ async def test_apply_then_skip_then_apply_a_change(server: ApiServer, client: ap
 
 async def test_drift_is_repaired(server: ApiServer, client: apiclient.Client) -> None:
     applier = applying.Applier(client=client, field_manager="noctaya")
-    await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+    )
     drifted = copy.deepcopy(server.must("v1/configmaps", "ai", "qwen-gateway"))
     drifted["data"] = {"v": "hand-edited"}
     drifted["metadata"]["annotations"].pop(applying.APPLIED_HASH)
     server.upsert("v1/configmaps", drifted)
-    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+    )
     assert report.applied and server.must("v1/configmaps", "ai", "qwen-gateway")["data"] == {"v": "1"}
+
+
+async def test_an_edit_that_keeps_the_annotation_is_repaired(
+    server: ApiServer, client: apiclient.Client
+) -> None:
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+    )
+    edited = copy.deepcopy(server.must("v1/configmaps", "ai", "qwen-gateway"))
+    edited["data"] = {"v": "hand-edited"}  # the applied-hash annotation is still there
+    server.upsert("v1/configmaps", edited)
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+    )
+    assert report.applied and server.must("v1/configmaps", "ai", "qwen-gateway")["data"] == {"v": "1"}
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+    )
+    assert report.skipped and not report.applied
 
 
 async def test_create_once_is_refused_by_name_and_left_untouched(
     server: ApiServer, client: apiclient.Client
 ) -> None:
     applier = applying.Applier(client=client, field_manager="noctaya")
-    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[pvc()], live=live(server))
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[pvc()], live=live(server)
+    )
     assert report.created == [("v1", "PersistentVolumeClaim", "qwen-cache")]
     before = copy.deepcopy(server.must("v1/persistentvolumeclaims", "ai", "qwen-cache"))
-    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[pvc()], live=live(server))
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[pvc()], live=live(server)
+    )
     assert report.skipped and not report.refused
     report = await applier.sync(
-        namespace="ai", owner_uid=OWNER, desired=[pvc("20Gi", "h2")], live=live(server)
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[pvc("20Gi", "h2")], live=live(server)
     )
     (refusal,) = report.refused
     assert refusal.cache
@@ -128,9 +160,11 @@ async def test_create_once_race_reads_the_existing_object(
     server: ApiServer, client: apiclient.Client
 ) -> None:
     applier = applying.Applier(client=client, field_manager="noctaya")
-    await applier.sync(namespace="ai", owner_uid=OWNER, desired=[pvc()], live=live(server))
+    await applier.sync(namespace="ai", service="qwen", owner_uid=OWNER, desired=[pvc()], live=live(server))
     stale_view: dict[applying.ObjectKey, dict[str, Any]] = {}  # the watch has not shown it yet
-    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[pvc("20Gi", "h2")], live=stale_view)
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[pvc("20Gi", "h2")], live=stale_view
+    )
     assert [r.key for r in report.refused] == [("v1", "PersistentVolumeClaim", "qwen-cache")]
     assert ("v1", "PersistentVolumeClaim", "qwen-cache") in report.live
 
@@ -139,11 +173,13 @@ async def test_pvc_without_a_spec_hash_is_still_create_once(
     server: ApiServer, client: apiclient.Client
 ) -> None:
     applier = applying.Applier(client=client, field_manager="noctaya")
-    await applier.sync(namespace="ai", owner_uid=OWNER, desired=[pvc(spec_hash=None)], live=live(server))
+    await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[pvc(spec_hash=None)], live=live(server)
+    )
     created = server.must("v1/persistentvolumeclaims", "ai", "qwen-cache")
     assert applying.SPEC_HASH in created["metadata"]["annotations"]
     report = await applier.sync(
-        namespace="ai", owner_uid=OWNER, desired=[pvc("30Gi", None)], live=live(server)
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[pvc("30Gi", None)], live=live(server)
     )
     assert report.refused and server.must("v1/persistentvolumeclaims", "ai", "qwen-cache") == created
 
@@ -151,12 +187,18 @@ async def test_pvc_without_a_spec_hash_is_still_create_once(
 async def test_prune_only_owned_managed_objects(server: ApiServer, client: apiclient.Client) -> None:
     applier = applying.Applier(client=client, field_manager="noctaya")
     await applier.sync(
-        namespace="ai", owner_uid=OWNER, desired=[configmap("a"), configmap("b")], live=live(server)
+        namespace="ai",
+        service="qwen",
+        owner_uid=OWNER,
+        desired=[configmap("a"), configmap("b")],
+        live=live(server),
     )
     foreign = configmap("c")
     foreign["metadata"]["ownerReferences"] = [{**REF, "uid": "someone-else"}]
     server.upsert("v1/configmaps", foreign)
-    report = await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap("a")], live=live(server))
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap("a")], live=live(server)
+    )
     assert report.pruned == [("v1", "ConfigMap", "b")]
     assert server.obj("v1/configmaps", "ai", "b") is None
     assert server.obj("v1/configmaps", "ai", "c") is not None
@@ -166,10 +208,14 @@ async def test_writes_are_fenced(server: ApiServer, client: apiclient.Client) ->
     leader = False
     applier = applying.Applier(client=client, field_manager="noctaya", may_write=lambda: leader)
     with pytest.raises(applying.NotLeaderError):
-        await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+        await applier.sync(
+            namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+        )
     assert server.obj("v1/configmaps", "ai", "qwen-gateway") is None
     leader = True
-    await applier.sync(namespace="ai", owner_uid=OWNER, desired=[configmap()], live=live(server))
+    await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+    )
     assert server.obj("v1/configmaps", "ai", "qwen-gateway") is not None
 
 

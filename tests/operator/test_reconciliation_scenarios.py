@@ -453,3 +453,21 @@ async def test_a_long_outage_turns_liveness_red_then_green(
     server.recover()
     await wait_for(lambda: phase(server) == "Ready", within=15, message="Ready after recovery")
     await wait_for(lambda: replica.operator.state()["healthy"], within=10, message="healthy again")
+
+
+async def test_hand_edits_are_repaired_and_resync_runs(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    replica = await operators(resync_period=0.3)
+    await wait_for(lambda: phase(server) == "Ready")
+    edited = copy.deepcopy(server.must("v1/configmaps", NS, "qwen-gateway"))
+    edited["data"] = {"config.yaml": "maxQueue: 1\n"}  # the applied-hash annotation is kept
+    server.upsert("v1/configmaps", edited)
+    await wait_for(lambda: max_queue(server) == 100, message="hand edit reverted")
+    reconciler = replica.operator.reconciler
+    assert reconciler is not None
+    before = len(reconciler.passes)
+    await asyncio.sleep(1.0)
+    assert len(reconciler.passes) - before >= 2  # periodic resync passes, with nothing changed
