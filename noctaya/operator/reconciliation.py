@@ -138,6 +138,9 @@ class Reconciler:
         self._config = config
         self.passes: list[tuple[inventory_.ServiceKey, float, float]] = []  # (key, start, end): last 1000
         self._passes_cap = 1000
+        # parsed models by resourceVersion (bounded by the objects that exist)
+        self._services: dict[inventory_.ServiceKey, tuple[object, llmservice.LLMService]] = {}
+        self._runtime_cache: dict[str, tuple[object, inferenceruntime.InferenceRuntime | None]] = {}
 
     async def __call__(self, key: inventory_.ServiceKey) -> float | None:
         started = time.monotonic()
@@ -159,16 +162,16 @@ class Reconciler:
         if body is None:
             self._renderer.forget(key)
             self._applier.forget(namespace=key[0], service=key[1])
+            self._services.pop(key, None)
             return None  # gone: owner references make the garbage collector clean up
         if (body.get("metadata") or {}).get("deletionTimestamp"):
             return None  # going (another controller's finalizer holds it): nothing to change
         meta = body.get("metadata") or {}
         generation = int(meta.get("generation") or 0)
         outcome = status.Outcome(endpoint_url=endpoint_url(name=key[1], namespace=key[0]))
-        again: float | None = None
 
         try:
-            service = llmservice.LLMService.model_validate({k: v for k, v in body.items() if k != "status"})
+            service = self._parse_service(key, body)
         except pydantic.ValidationError as e:
             outcome = dataclasses.replace(
                 outcome,
@@ -248,19 +251,40 @@ class Reconciler:
         ):
             outcome = dataclasses.replace(outcome, autoscaling=not_ready)
         await self._report(key, body, generation=generation, outcome=outcome)
-        return again
+        return None
+
+    def _parse_service(self, key: inventory_.ServiceKey, body: Mapping[str, Any]) -> llmservice.LLMService:
+        """The parsed LLMService, parsed once per resourceVersion."""
+        version = (body.get("metadata") or {}).get("resourceVersion")
+        cached = self._services.get(key)
+        if cached is not None and version is not None and cached[0] == version:
+            return cached[1]
+        service = llmservice.LLMService.model_validate({k: v for k, v in body.items() if k != "status"})
+        self._services[key] = (version, service)
+        return service
 
     def _runtimes(self) -> list[inferenceruntime.InferenceRuntime]:
+        """Every valid InferenceRuntime, each parsed once per resourceVersion; invalid ones are logged."""
         parsed = []
+        for name in [n for n in self._runtime_cache if n not in self._inv.runtimes]:
+            del self._runtime_cache[name]
         for name, body in self._inv.runtimes.items():
-            try:
-                parsed.append(
-                    inferenceruntime.InferenceRuntime.model_validate(
-                        {k: v for k, v in body.items() if k != "status"}
+            version = (body.get("metadata") or {}).get("resourceVersion")
+            cached = self._runtime_cache.get(name)
+            if cached is None or version is None or cached[0] != version:
+                try:
+                    runtime: inferenceruntime.InferenceRuntime | None = (
+                        inferenceruntime.InferenceRuntime.model_validate(
+                            {k: v for k, v in body.items() if k != "status"}
+                        )
                     )
-                )
-            except pydantic.ValidationError as e:
-                logger.warning("ignoring invalid InferenceRuntime %s: %s", name, problems_of(e))
+                except pydantic.ValidationError as e:
+                    logger.warning("ignoring invalid InferenceRuntime %s: %s", name, problems_of(e))
+                    runtime = None
+                cached = (version, runtime)
+                self._runtime_cache[name] = cached
+            if cached[1] is not None:
+                parsed.append(cached[1])
         return parsed
 
     async def _scaler_token(self, key: inventory_.ServiceKey, service: llmservice.LLMService) -> str | None:

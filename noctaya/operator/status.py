@@ -156,6 +156,14 @@ def compose(
         )
 
     problem = outcome.blocked or outcome.other_problem
+    if (
+        problem is None
+        and outcome.autoscaling is not None
+        and outcome.autoscaling.reason == "ScaledObjectCRDMissing"
+    ):
+        problem = health_.Finding(
+            reason=outcome.autoscaling.reason, message=f"nothing is applied: {outcome.autoscaling.message}"
+        )
     if problem is not None:
         wanted.append(_condition(RECONCILED, False, problem.reason, problem.message))
     else:

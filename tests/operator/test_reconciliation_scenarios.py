@@ -152,6 +152,7 @@ async def test_missing_keda_crd_blocks_the_backend_until_installed(
     cond = condition(server, "AutoscalingReady")
     assert cond["reason"] == "ScaledObjectCRDMissing"
     assert "scaledobjects.keda.sh" in cond["message"]
+    assert condition(server, "Reconciled")["reason"] == "ScaledObjectCRDMissing"
     assert server.obj(DEPLOYMENTS, NS, "qwen") is None
     assert owned(server) == []
     assert phase(server) == "Pending"
