@@ -472,3 +472,17 @@ async def test_hand_edits_are_repaired_and_resync_runs(
     before = len(reconciler.passes)
     await asyncio.sleep(1.0)
     assert len(reconciler.passes) - before >= 2  # periodic resync passes, with nothing changed
+
+
+async def test_runtime_deleted_keeps_the_workload_and_says_so(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body())
+    await operators()
+    await wait_for(lambda: phase(server) == "Ready")
+    objects = owned(server)
+    server.remove(RUNTIMES, None, "vllm")
+    await wait_for(lambda: condition(server, "Reconciled").get("reason") == "RuntimeNotFound")
+    assert owned(server) == objects  # nothing pruned: the backend keeps serving
+    assert phase(server) == "Ready"
