@@ -140,7 +140,7 @@ class Intake:
             raise Refused(413, "too_large", f"report larger than {self.max_body_bytes} bytes")
         try:
             async with asyncio.timeout(BODY_TIMEOUT):
-                raw = await request.content.read(self.max_body_bytes + 1)
+                raw = await _read_body(request, limit=self.max_body_bytes + 1)
         except TimeoutError:
             raise Refused(400, "bad_request", "report body not received in time") from None
         if len(raw) > self.max_body_bytes:
@@ -172,6 +172,19 @@ class Intake:
     async def handle_metrics(self, request: web.Request) -> web.Response:
         return web.Response(body=prometheus_client.generate_latest(self.registry),
                             headers={"Content-Type": prometheus_client.CONTENT_TYPE_LATEST})
+
+
+async def _read_body(request: web.Request, *, limit: int) -> bytes:
+    """The body up to ``limit`` bytes (a body may arrive in several chunks)."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = await request.content.read(limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def _describe(outcome: membership_mod.Outcome, membership: membership_mod.Membership) -> str:

@@ -5,7 +5,8 @@ report with demand); a forged token, a missing header, an oversized body, malfor
 types, out-of-range values, a report for another service, stale and replayed sequences and a full
 member table are each refused with their own status and reason without disturbing the sum; the token
 file is reread after rotation; refusals are counted by reason in /metrics; withdraw removes a member;
-the documented JSON schema accepts exactly what the scaler accepts; config errors name the field.
+the documented JSON schema accepts exactly what the scaler accepts; config errors name the field; a
+body that arrives in slow chunks is read whole.
 """
 
 from __future__ import annotations
@@ -241,3 +242,23 @@ def test_config_errors_name_the_field() -> None:
         10.0,
         32,
     )
+
+
+async def test_a_report_body_in_slow_chunks_is_read_whole(scaler: aggregate.AggregateScaler) -> None:
+    body = json.dumps(report("gw-slow", 1, 9)).encode()
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for i in range(0, len(body), 7):
+            yield body[i : i + 7]
+            await asyncio.sleep(0.01)
+
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"http://127.0.0.1:{scaler.report_port}/v1/reports",
+            data=chunks(),
+            headers={"Authorization": f"Bearer {TOKEN}"},
+        ) as response,
+    ):
+        assert response.status == 200, await response.text()
+    assert await grpc_demand(scaler) == 9
