@@ -23,6 +23,7 @@ itself (discovery stays kmock's):
 from __future__ import annotations
 
 import asyncio
+import base64
 import collections
 import copy
 import datetime
@@ -485,6 +486,14 @@ class ApiServer(kmock.KubernetesEmulator):
             if not isinstance(value, str) or len(value) > 63:
                 raise ApiError(422, "Invalid", f"metadata.labels: Invalid value for {label_key!r}")
 
+    @staticmethod
+    def _secret_data(resource: str, obj: dict[str, Any]) -> None:
+        """``stringData`` is write-only: the server folds it into base64 ``data``."""
+        if resource == "v1/secrets" and obj.get("stringData"):
+            data = obj.setdefault("data", {})
+            for key, value in obj.pop("stringData").items():
+                data[key] = base64.b64encode(str(value).encode()).decode()
+
     def _has_status(self, resource: str) -> bool:
         return "status" in self.resources[resource].subresources
 
@@ -506,6 +515,7 @@ class ApiServer(kmock.KubernetesEmulator):
         info = self.resources[resource]
         obj.setdefault("apiVersion", resource.rsplit("/", 1)[0])
         obj.setdefault("kind", info.kind)
+        self._secret_data(resource, obj)
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = now_iso()
         meta["generation"] = 1
@@ -570,6 +580,7 @@ class ApiServer(kmock.KubernetesEmulator):
             else:
                 meta.pop(fixed, None)
         self._validate(resource, key, new)
+        self._secret_data(resource, new)
         if resource == "apps/v1/deployments":
             new.setdefault("spec", {}).setdefault("replicas", 1)
         body_of = {k: v for k, v in new.items() if k not in {"metadata", "status"}}

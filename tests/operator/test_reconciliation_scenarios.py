@@ -252,15 +252,25 @@ async def test_scaler_token_is_generated_once_and_kept(
 ) -> None:
     server.upsert(RUNTIMES, runtime_body())
     server.upsert(LLMSERVICES, service_body(endpoint={"replicas": 2}))
-    await operators()
+    replica = await operators()
+    tokens: list[str | None] = []
+    real_render = replica.operator.renderer._render
+
+    def spy(**kwargs: Any) -> list[dict[str, Any]]:  # the real render, recording the token it was given
+        tokens.append(kwargs["settings"].scaler_token)
+        return real_render(**kwargs)
+
+    replica.operator.renderer._render = spy
     await wait_for(lambda: server.obj(SECRETS, NS, "qwen-scaler-token") is not None)
     secret = server.must(SECRETS, NS, "qwen-scaler-token")
-    token = secret.get("data", {}).get("token") or secret.get("stringData", {}).get("token")
-    assert token and len(base64.b64decode(token) if "data" in secret else token) >= 32
+    assert "stringData" not in secret
+    token = base64.b64decode(secret["data"]["token"]).decode()
+    assert len(token) >= 32
     rv = secret["metadata"]["resourceVersion"]
     update_spec(server, endpoint={"replicas": 2, "maxQueue": 50})
     await wait_for(lambda: status_of(server).get("observedGeneration") == 2)
     assert server.must(SECRETS, NS, "qwen-scaler-token")["metadata"]["resourceVersion"] == rv
+    assert len(tokens) >= 2 and set(tokens) == {token}  # read back from the Secret, never regenerated
     assert condition(server, "Reconciled")["status"] == "True"
 
 
