@@ -44,7 +44,7 @@ def _digest(*parts: object) -> str:
 class Renderer:
     """Renders on one dedicated thread with an LRU of results; :meth:`close` stops the thread."""
 
-    def __init__(self, *, render: RenderFn, cache_size: int = CACHE_SIZE) -> None:
+    def __init__(self, *, render: RenderFn, cache_size: int = CACHE_SIZE, timeout: float = 60.0) -> None:
         self._render = render
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="jsii")
         # (namespace, name) -> (digest of the inputs, manifests)
@@ -52,6 +52,7 @@ class Renderer:
             collections.OrderedDict()
         )
         self._cache_size = cache_size
+        self._timeout = timeout
         self.renders = 0  # actual syntheses (cache misses)
 
     async def render(
@@ -82,7 +83,8 @@ class Renderer:
         call: Callable[[], list[dict[str, Any]]] = lambda: self._render(  # noqa: E731
             service=service, runtime=runtime, settings=settings
         )
-        objects = await loop.run_in_executor(self._executor, call)
+        # bounded: a wedged jsii kernel fails the pass (retried with backoff) instead of holding a worker
+        objects = await asyncio.wait_for(loop.run_in_executor(self._executor, call), self._timeout)
         self.renders += 1
         self._cache[service_key] = (key, objects)
         self._cache.move_to_end(service_key)

@@ -78,7 +78,7 @@ class Operator:
                     retry_period=config.retry_period,
                 ),
             )
-        self.renderer = rendering.Renderer(render=render)
+        self.renderer = rendering.Renderer(render=render, timeout=config.render_timeout)
         self.discovery = reconciliation.Discovery(
             client=self.client, ttl_absent=min(5.0, config.keda_recheck)
         )

@@ -42,6 +42,7 @@ class OperatorSettings:
     keda_recheck: float = 30.0  # how often a service waiting for the ScaledObject CRD is retried
     resync_period: float = 600.0  # every service is reconciled at least this often (drift repair)
     request_timeout: float = 30.0  # per Kubernetes API request
+    render_timeout: float = 60.0  # per chart synthesis on the jsii thread
     # serving
     health_listen: str = ":8081"  # /healthz and /metrics; empty disables
     log_format: str = "text"  # text | json
@@ -72,8 +73,10 @@ class OperatorSettings:
             problems.append("--workers: must be >= 1")
         if not (0 < self.requeue_base_backoff <= self.requeue_max_backoff):
             problems.append("--requeue-base-backoff must be > 0 and <= --requeue-max-backoff")
-        if self.keda_recheck <= 0 or self.request_timeout <= 0 or self.resync_period <= 0:
-            problems.append("--keda-recheck, --resync-period and --request-timeout must be > 0")
+        if min(self.keda_recheck, self.request_timeout, self.resync_period, self.render_timeout) <= 0:
+            problems.append(
+                "--keda-recheck, --resync-period, --request-timeout, --render-timeout must be > 0"
+            )
         if self.log_format not in {"text", "json"}:
             problems.append("--log-format: must be 'text' or 'json'")
         if self.health_listen and parse_listen(self.health_listen) is None:
@@ -129,8 +132,15 @@ def _parser() -> argparse.ArgumentParser:
         help="reconcile without a Lease (one replica only)",
     )
     p.add_argument("--workers", type=int, help="concurrent reconciles (default 4)")
+    p.add_argument("--request-timeout", type=float, help="seconds per Kubernetes API request (default 30)")
+    p.add_argument("--render-timeout", type=float, help="seconds per chart synthesis (default 60)")
     p.add_argument(
         "--resync-period", type=float, help="seconds between full resyncs that repair drift (default 600)"
+    )
+    p.add_argument(
+        "--keda-recheck",
+        type=float,
+        help="seconds between checks for the KEDA CRD while a service waits for it (default 30)",
     )
     p.add_argument("--health-listen", help="[host]:port of /healthz and /metrics (default :8081; '' off)")
     p.add_argument("--log-format", choices=["text", "json"])
@@ -157,6 +167,9 @@ def _from_env(env: Mapping[str, str]) -> dict[str, object]:
     return values
 
 
+_FIELD_TYPES: Final[dict[str, str]] = {f.name: str(f.type) for f in dataclasses.fields(OperatorSettings)}
+
+
 def _convert(name: str, raw: object) -> object:
     if name == "namespaces":
         items = raw if isinstance(raw, list) else [raw]
@@ -165,17 +178,10 @@ def _convert(name: str, raw: object) -> object:
         if raw.lower() not in {"true", "false", "1", "0", "yes", "no"}:
             raise ValueError(f"{ENV_PREFIX}LEADER_ELECTION: {raw!r} is not a boolean")
         return raw.lower() in {"true", "1", "yes"}
-    if name in {"default_gateway_replicas", "workers"}:
+    kind = _FIELD_TYPES.get(name)
+    if kind == "int":
         return int(str(raw))
-    if name in {
-        "lease_duration",
-        "renew_deadline",
-        "retry_period",
-        "requeue_max_backoff",
-        "requeue_base_backoff",
-        "keda_recheck",
-        "request_timeout",
-    }:
+    if kind == "float":
         return float(str(raw))
     return raw
 

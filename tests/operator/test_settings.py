@@ -67,10 +67,15 @@ def test_environment_and_precedence() -> None:
         "NOCTAYA_LEADER_ELECTION": "false",
         "NOCTAYA_LEASE_DURATION": "20",
         "POD_NAMESPACE": "noctaya",
+        "NOCTAYA_RESYNC_PERIOD": "120",
+        "NOCTAYA_WORKERS": "6",
+        "NOCTAYA_RENDER_TIMEOUT": "5",
     }
     s = settings.load(["--gateway-image", "flag:1"], env=env)
     assert s.gateway_image == "flag:1" and s.namespaces == ("a", "b")
     assert not s.leader_election and s.lease_duration == 20 and s.lease_namespace == "noctaya"
+    assert (s.resync_period, s.workers, s.render_timeout) == (120.0, 6, 5.0)
+    assert (s.resync_period, s.workers, s.render_timeout) == (120.0, 6, 5.0)
 
 
 @pytest.mark.parametrize(
@@ -80,6 +85,8 @@ def test_environment_and_precedence() -> None:
         (["--lease-duration", "5", "--lease-renew-deadline", "10"], {}, "--lease-retry-period"),
         (["-n", "Not_A_Namespace"], {}, "--namespace"),
         (["--workers", "0"], {}, "--workers"),
+        (["--resync-period", "0"], {}, "--resync-period"),
+        (["--resync-period", "0"], {}, "--resync-period"),
         (["--health-listen", "nowhere"], {}, "--health-listen"),
         ([], {"NOCTAYA_LEADER_ELECTION": "maybe"}, "NOCTAYA_LEADER_ELECTION"),
         ([], {"NOCTAYA_WORKERS": "many"}, "many"),
