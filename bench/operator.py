@@ -116,8 +116,6 @@ def bare_synth(samples: int) -> list[float]:
 
 
 async def run(services: int, reconciles: int) -> None:
-    import concurrent.futures
-
     import kopf
     from kubernetes_asyncio import client as k8s_client
 
@@ -130,9 +128,10 @@ async def run(services: int, reconciles: int) -> None:
     proc.start()
     url = parent.recv()
 
-    # 1. bare synth on the same kind of thread the operator uses
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        synth = await asyncio.get_running_loop().run_in_executor(pool, bare_synth, 100)
+    # 1. bare synth on the thread the operator uses
+    from noctaya.operator import rendering
+
+    synth = await asyncio.get_running_loop().run_in_executor(rendering.jsii_thread(), bare_synth, 100)
     gc.collect()
 
     config = settings.OperatorSettings(

@@ -1,7 +1,8 @@
 """Synthesis inside the operator: every jsii call on one thread, identical inputs rendered once.
 
-cdk8s runs on jsii, whose kernel is one Node.js process driven over a pipe without locking, so the
-chart is synthesized on a single-worker executor (never concurrently, never on the event loop).
+cdk8s runs on jsii, whose kernel is one Node.js process per Python process driven over a pipe without
+locking, so every chart is synthesized on one process-wide single-worker executor (:func:`jsii_thread`;
+never concurrently, never on the event loop), however many renderers exist.
 Reconciles triggered by Pods and Jobs changing do not change what is rendered, so the result is cached
 by a digest of everything that shapes it — the LLMService's identity and spec, the runtime's spec, the
 render settings. One entry per LLMService (the latest render), so memory follows the number of services,
@@ -36,17 +37,27 @@ class RenderFn(Protocol):
     ) -> list[dict[str, Any]]: ...
 
 
+_JSII_THREAD: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def jsii_thread() -> concurrent.futures.ThreadPoolExecutor:
+    """The one thread every jsii call of this process runs on (created on first use, never shut down)."""
+    global _JSII_THREAD
+    if _JSII_THREAD is None:
+        _JSII_THREAD = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="jsii")
+    return _JSII_THREAD
+
+
 def _digest(*parts: object) -> str:
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 class Renderer:
-    """Renders on one dedicated thread with an LRU of results; :meth:`close` stops the thread."""
+    """Renders on the jsii thread, keeping the latest render of each service."""
 
     def __init__(self, *, render: RenderFn, cache_size: int = CACHE_SIZE, timeout: float = 60.0) -> None:
         self._render = render
-        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="jsii")
         # (namespace, name) -> (digest of the inputs, manifests)
         self._cache: collections.OrderedDict[tuple[str, str], tuple[str, list[dict[str, Any]]]] = (
             collections.OrderedDict()
@@ -84,7 +95,7 @@ class Renderer:
             service=service, runtime=runtime, settings=settings
         )
         # bounded: a wedged jsii kernel fails the pass (retried with backoff) instead of holding a worker
-        objects = await asyncio.wait_for(loop.run_in_executor(self._executor, call), self._timeout)
+        objects = await asyncio.wait_for(loop.run_in_executor(jsii_thread(), call), self._timeout)
         self.renders += 1
         self._cache[service_key] = (key, objects)
         self._cache.move_to_end(service_key)
@@ -100,7 +111,8 @@ class Renderer:
         return len(self._cache)
 
     def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Drop every cached render (the jsii thread is shared and stays)."""
+        self._cache.clear()
 
 
 def owner_reference(body: Mapping[str, Any]) -> dict[str, Any]:
