@@ -13,6 +13,11 @@ call in a ``finally``. Two states decide where a request goes:
 A ticket whose client leaves is removed at once (O(1)); a ticket that was granted but never used
 returns its in-flight slot. Counts are mirrored into :class:`~noctaya.gateway.demand.Demand` on
 every change.
+
+With ``max_wait`` set, no ticket waits longer than that from its own arrival: it ends with a fresh
+``wait_expired()`` error. Tickets queue in arrival order, so the oldest one always has the earliest
+deadline and one timer (at the head's deadline, moved along as the head expires) covers them all:
+nothing is allocated per waiter beyond its ticket and future.
 """
 
 from __future__ import annotations
@@ -53,13 +58,24 @@ class Ticket:
 class Admission:
     """Queue slots + in-flight capacity; the only writer of queued/in-flight demand."""
 
-    def __init__(self, *, max_queue: int, max_in_flight: int, demand: demand_.Demand) -> None:
+    def __init__(
+        self,
+        *,
+        max_queue: int,
+        max_in_flight: int,
+        demand: demand_.Demand,
+        max_wait: float | None = None,
+        wait_expired: Callable[[], BaseException] = TimeoutError,
+    ) -> None:
         self.max_queue = max_queue
         self.max_in_flight = max_in_flight
+        self.max_wait = max_wait
+        self._wait_expired = wait_expired
         self._demand = demand
         self._queue: collections.OrderedDict[int, Ticket] = collections.OrderedDict()
         self._in_flight = 0
         self._ready = False
+        self._expiry: asyncio.TimerHandle | None = None  # at the oldest ticket's deadline
 
     # ------------------------------------------------------------------ state
     @property
@@ -109,6 +125,8 @@ class Admission:
         ticket = Ticket(future=loop.create_future(), enqueued_at=loop.time())
         self._queue[id(ticket)] = ticket
         self._demand.set_queued(len(self._queue))
+        if self._expiry is None and self.max_wait is not None:
+            self._expiry = loop.call_at(ticket.enqueued_at + self.max_wait, self._expire_overdue)
         if self._ready:  # the backend turned ready but in-flight was full: maybe room now
             self._dispatch()
         return ticket
@@ -145,7 +163,39 @@ class Admission:
     def _dispatch(self) -> None:
         while self._queue and self._in_flight < self.max_in_flight:
             _, ticket = self._queue.popitem(last=False)
+            if ticket.future.done():  # its waiter was cancelled (client gone) and has yet to leave
+                ticket.state = TicketState.DONE
+                continue
             ticket.state = TicketState.GRANTED
             self._in_flight += 1
             ticket.future.set_result(None)
         self._demand.set_counts(queued=len(self._queue), in_flight=self._in_flight)
+
+    def _expire_overdue(self) -> None:
+        """End every ticket past its deadline (they are at the head), then re-arm for the next."""
+        self._expiry = None
+        queue = self._queue
+        if self.max_wait is None or not queue:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        expired = 0
+        while queue:
+            ticket = next(iter(queue.values()))
+            deadline = ticket.enqueued_at + self.max_wait
+            if deadline > now:
+                self._expiry = loop.call_at(deadline, self._expire_overdue)
+                break
+            queue.popitem(last=False)
+            ticket.state = TicketState.DONE
+            if not ticket.future.done():
+                ticket.future.set_exception(self._wait_expired())
+            expired += 1
+        if expired:
+            self._demand.set_queued(len(queue))
+
+    def close(self) -> None:
+        """Stop the deadline timer (shutdown); waiting tickets are ended by drain or cancellation."""
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = None

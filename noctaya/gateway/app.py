@@ -3,7 +3,10 @@
 The parts and who owns what:
 
 - :class:`~noctaya.gateway.demand.Demand` (``keys.DEMAND``): the number the autoscaler follows;
-- :class:`~noctaya.gateway.admission.Admission`: queue slots and in-flight capacity;
+- :class:`~noctaya.gateway.admission.Admission`: queue slots and in-flight capacity, and the
+  per-request wait bound (``activation_timeout`` from arrival);
+- :class:`~noctaya.gateway.heartbeat.Heartbeat`: the one ticker that sends held streams their
+  ``: keepalive`` comments (a cleanup context);
 - :class:`~noctaya.gateway.activation.Activation`: the activation lease;
 - :class:`~noctaya.gateway.readiness.Readiness`: the probe loop (a cleanup context);
 - :class:`~noctaya.gateway.proxy.Upstream`: the pooled client session to the backend (a cleanup
@@ -35,6 +38,8 @@ from noctaya.gateway import (
     config,
     demand,
     draining,
+    errors,
+    heartbeat,
     keys,
     metrics,
     proxy,
@@ -45,6 +50,7 @@ from noctaya.gateway import (
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 """What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
 UPSTREAM = web.AppKey("noctaya.gateway.upstream", proxy.Upstream)
+HEARTBEAT = web.AppKey("noctaya.gateway.heartbeat", heartbeat.Heartbeat)
 UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled connection is not raced
 
 
@@ -58,7 +64,13 @@ def make_app(
     the_demand = demand.Demand()
     the_metrics = metrics.Metrics(max_queue=config.max_queue, max_in_flight=config.max_in_flight)
     the_admission = admission.Admission(
-        max_queue=config.max_queue, max_in_flight=config.max_in_flight, demand=the_demand
+        max_queue=config.max_queue,
+        max_in_flight=config.max_in_flight,
+        demand=the_demand,
+        # backstop to the lease: a request queued behind a full in-flight bound, or across a
+        # backend that went cold again, still ends activation_timeout after its own arrival
+        max_wait=config.activation_timeout,
+        wait_expired=lambda: errors.activation_timeout(config.activation_timeout),
     )
     the_activation = activation.Activation(
         timeout=config.activation_timeout,
@@ -107,6 +119,7 @@ def make_app(
         metrics=the_metrics,
     )
     app[UPSTREAM] = upstream
+    app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
     handler = routing.ProxyHandler(
         config=config,
         admission=the_admission,
@@ -116,10 +129,12 @@ def make_app(
         drain=the_drain,
         metrics=the_metrics,
         upstream=upstream,
+        heartbeat=app[HEARTBEAT],
     )
     routing.setup_routes(app, handler=handler)
     app.cleanup_ctx.append(_backend_context)
     app.cleanup_ctx.append(_probe_context)
+    app.cleanup_ctx.append(_heartbeat_context)
     app.cleanup_ctx.extend(extra_contexts)
     return app
 
@@ -162,3 +177,14 @@ async def _probe_context(app: web.Application) -> AsyncIterator[None]:
             await task
         app[keys.ACTIVATION].close()
         await session.close()
+
+
+async def _heartbeat_context(app: web.Application) -> AsyncIterator[None]:
+    task = asyncio.create_task(app[HEARTBEAT].run(), name="noctaya-gateway-heartbeat")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        app[keys.ADMISSION].close()

@@ -9,7 +9,8 @@ One proxied request goes through these steps, each failing fast with an OpenAI-s
 3. Backend cold: ``reject`` mode → 503 + ``Retry-After`` (the activation lease opens anyway).
    ``keepalive`` mode → take a queue slot (full → 429 + ``Retry-After``), open the lease, read the
    body (bounded) to learn ``stream``; a streaming request gets 200 + SSE headers now and a
-   ``: keepalive`` comment every heartbeat; then wait for the slot to be granted (arrival order).
+   ``: keepalive`` comment every heartbeat (from the shared ticker in ``heartbeat``); then wait for
+   the slot to be granted (arrival order), at most ``activation_timeout`` from arrival.
 4. Forward. A connect failure (nothing sent) marks the backend cold and goes back to step 2, at most
    ``connect_retries`` times; nothing that reached the backend is ever sent again.
 
@@ -32,6 +33,7 @@ from noctaya.gateway import config as config_
 from noctaya.gateway import demand as demand_
 from noctaya.gateway import draining as draining_
 from noctaya.gateway import errors, keys, metrics, proxy
+from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
 
 _JSON_TYPES = frozenset({"application/json", "application/octet-stream", "text/plain"})
@@ -123,6 +125,7 @@ class ProxyHandler:
         drain: draining_.Drain,
         metrics: metrics.Metrics,
         upstream: proxy.Upstream,
+        heartbeat: heartbeat_.Heartbeat,
     ) -> None:
         self.config = config
         self.admission = admission
@@ -132,6 +135,7 @@ class ProxyHandler:
         self.drain = drain
         self.metrics = metrics
         self.upstream = upstream
+        self.heartbeat = heartbeat
         self.keepalive = config.cold_start_mode == "keepalive"
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -206,9 +210,21 @@ class ProxyHandler:
         try:
             if body is None:
                 body = await self._read_body(request)
-            if exchange.sse is None and wants_stream(request, body):
-                exchange.sse = await proxy.start_sse(request)
-            await self._wait_granted(ticket, exchange.sse)
+            sse = exchange.sse
+            if sse is None and wants_stream(request, body):
+                sse = exchange.sse = await proxy.start_sse(request)
+            # The wait itself allocates nothing: the ticket's future is resolved by the grant, or
+            # failed by the lease, the drain or the ticket's own deadline (``Admission.max_wait``);
+            # heartbeats come from the shared ticker. Awaiting the future directly means a cancelled
+            # handler (client gone) cancels it too; admission skips such a ticket until it leaves.
+            if sse is None:
+                await ticket.future
+            else:
+                self.heartbeat.hold(sse, request=request)
+                try:
+                    await ticket.future
+                finally:
+                    self.heartbeat.release(sse)
         except BaseException:
             self.admission.leave(ticket)
             raise
@@ -227,22 +243,6 @@ class ProxyHandler:
             raise proxy.request_timeout(self.config.body_timeout) from None
         except web.HTTPRequestEntityTooLarge:
             raise proxy.too_large(self.config.max_body_bytes) from None
-
-    async def _wait_granted(self, ticket: admission_.Ticket, sse: web.StreamResponse | None) -> None:
-        """Wait for the grant; heartbeats on ``sse``. Bounded by the lease (and, as a backstop, by the
-        activation timeout counted from this request's own arrival)."""
-        future = ticket.future
-        loop = asyncio.get_running_loop()
-        deadline = ticket.enqueued_at + self.config.activation_timeout
-        interval = self.config.heartbeat_interval
-        while not future.done():
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise errors.activation_timeout(self.config.activation_timeout)
-            await asyncio.wait((future,), timeout=min(interval, remaining) if sse is not None else remaining)
-            if sse is not None and not future.done():
-                await sse.write(b": keepalive\n\n")
-        future.result()  # raises the activation-timeout / draining error set by the lease or drain
 
 
 def queue_state(app: web.Application) -> dict[str, object]:

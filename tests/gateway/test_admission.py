@@ -3,7 +3,9 @@
 Aspects: warm entry only when ready, nobody queued and capacity left; the queue bound raises
 QueueFull; grants go strictly in arrival order and move queue → in-flight in one step; a freed
 in-flight slot goes to the oldest waiter; leaving frees a queued slot (O(1)) or returns a granted
-but unused in-flight slot; fail_waiting ends every waiter with its own error; demand follows.
+but unused in-flight slot; fail_waiting ends every waiter with its own error; demand follows;
+max_wait ends each ticket at its own deadline through one timer and spares granted ones; a waiter
+cancelled before it leaves is passed over by the grant.
 """
 
 from __future__ import annotations
@@ -70,3 +72,50 @@ async def test_cancelled_waiter_is_removed() -> None:
     a.leave(ticket)
     await asyncio.gather(waiter, return_exceptions=True)
     assert ticket.future.cancelled() and a.queued == 0
+
+
+async def test_max_wait_ends_each_ticket_at_its_own_deadline() -> None:
+    d = demand.Demand()
+    a = admission.Admission(
+        max_queue=5, max_in_flight=1, demand=d, max_wait=0.05, wait_expired=lambda: RuntimeError("late")
+    )
+    first = a.enqueue()
+    await asyncio.sleep(0.03)
+    second = a.enqueue()  # its deadline is 30 ms after the first's: one timer, moved along
+    await asyncio.sleep(0.035)
+    assert first.future.done() and not second.future.done()
+    assert (a.queued, d.demand()) == (1, 1)
+    with pytest.raises(RuntimeError, match="late"):
+        await second.future
+    assert a.queued == 0 and d.demand() == 0
+    with pytest.raises(RuntimeError, match="late"):
+        await first.future
+    a.leave(first)  # harmless after the fact
+    a.close()
+
+
+async def test_max_wait_spares_granted_tickets() -> None:
+    a, _ = make(max_queue=2, max_in_flight=1)
+    a.max_wait = 0.03
+    ticket = a.enqueue()
+    a.set_ready(True)
+    await asyncio.sleep(0.05)
+    assert ticket.future.done() and ticket.future.exception() is None
+    a.settle(ticket)
+    a.release()
+    assert a.idle
+    a.close()
+
+
+async def test_a_cancelled_waiter_is_skipped_by_the_grant() -> None:
+    """A handler cancelled while awaiting its ticket (client gone) cancels the future before it
+    leaves; a grant in between passes it over and the slot goes to the next waiter."""
+    a, d = make(max_queue=3, max_in_flight=1)
+    gone, next_one = a.enqueue(), a.enqueue()
+    gone.future.cancel()
+    a.set_ready(True)
+    assert next_one.future.done() and not next_one.future.cancelled()
+    assert (a.queued, a.in_flight, d.demand()) == (0, 1, 1)
+    a.leave(gone)  # its handler's cleanup: nothing left to free
+    a.leave(next_one)  # granted but unused: the slot comes back
+    assert a.idle and d.demand() == 0
