@@ -229,6 +229,7 @@ async def run(services: int, reconciles: int) -> None:
     growth_end, node_growth_end = _rss_mib(), sum(_rss_mib(p) for p in _node_pids())
     churn_passes = queue.processed - passes_start
 
+    cached_renders = len(op.renderer)
     stop.set()
     await task
     await api.close()
@@ -302,7 +303,7 @@ async def run(services: int, reconciles: int) -> None:
                     growth_end - growth_start,
                     node_growth_end - node_growth_start,
                     op.renderer.renders,
-                    len(op.renderer),
+                    cached_renders,
                 ]
             ],
         )

@@ -15,6 +15,8 @@ import socket
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from noctaya import __version__
+
 ENV_PREFIX: Final = "NOCTAYA_"
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
@@ -24,7 +26,7 @@ class OperatorSettings:
     """Everything that shapes one operator process."""
 
     namespaces: tuple[str, ...] = ()  # watched namespaces; empty: cluster-wide
-    gateway_image: str = "ghcr.io/noctaya/noctaya:0.1.0"
+    gateway_image: str = f"ghcr.io/noctaya/noctaya:{__version__}"  # the same image runs the gateway
     default_gateway_replicas: int = 1
     field_manager: str = "noctaya-operator"
     # leader election
