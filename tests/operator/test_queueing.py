@@ -110,7 +110,7 @@ async def test_failures_back_off_exponentially_and_success_resets() -> None:
         if len(times) <= 4:
             raise RuntimeError("boom")
 
-    async with running(process, base=0.01, cap=0.04) as queue:
+    async with running(process, base=0.02, cap=0.05) as queue:
         queue.add("a")
         for _ in range(200):
             await asyncio.sleep(0.005)
@@ -118,8 +118,8 @@ async def test_failures_back_off_exponentially_and_success_resets() -> None:
                 break
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert len(times) == 5
-    assert gaps[0] >= 0.009 and gaps[1] >= 0.019 and gaps[2] >= 0.039 and gaps[3] >= 0.039
-    assert gaps[3] < 0.039 + 0.03  # capped at max_backoff
+    assert gaps[0] >= 0.019 and gaps[1] >= 0.039 and gaps[2] >= 0.049 and gaps[3] >= 0.049
+    assert gaps[3] < 0.12  # capped at 0.05 (uncapped it would be 0.16)
 
 
 async def test_requeue_after_and_earliest_wins() -> None:
