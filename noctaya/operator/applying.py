@@ -50,6 +50,8 @@ PRUNABLE: Final = frozenset(
         ("monitoring.coreos.com/v1", "ServiceMonitor"),
     }
 )
+#: applied (and answered) before everything else: a Deployment rolled for a new configuration must not
+#: start Pods that still mount the previous ConfigMap or miss a new Secret or claim
 _FIRST_WAVE: Final = frozenset(
     {("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "PersistentVolumeClaim")}
 )
