@@ -146,3 +146,32 @@ async def test_elector_never_admits_two_leaders(server: ApiServer) -> None:
         for _ in range(10):
             await asyncio.gather(*(e.try_acquire_or_renew() for e in electors))
             assert sum(e.is_leader for e in electors) == 1
+
+
+async def test_a_partitioned_leader_stops_writing_before_the_standby_starts(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    a, b = await two_replicas(server, operators, wait_for, services=1)
+    loop = asyncio.get_running_loop()
+    moments: dict[str, float] = {}
+
+    async def unreachable(*args: object, **kwargs: object) -> dict[str, object]:
+        raise OSError("network partition")
+
+    a.operator.client.request = unreachable  # type: ignore[method-assign]  # A can no longer renew
+    partitioned = loop.time()
+
+    async def watch() -> None:
+        while "b" not in moments:
+            if "a" not in moments and not a.operator.may_write():
+                moments["a"] = loop.time()
+            if b.operator.leading:
+                moments["b"] = loop.time()
+            await asyncio.sleep(0.005)
+
+    await asyncio.wait_for(watch(), 10)
+    assert "a" in moments, "the standby took over while the partitioned leader could still write"
+    assert moments["a"] < moments["b"]
+    assert moments["a"] - partitioned <= 1.3  # renew deadline 1.0 s (+ one retry period)
+    change_queue(server, "svc-0", 17)
+    await wait_for(lambda: max_queue(server, "svc-0") == 17)
