@@ -3,7 +3,8 @@
 Aspects: a standby does nothing while the leader holds the Lease; a graceful exit releases the Lease
 and the standby takes over at once (well before the Lease would expire); a crashed leader is replaced
 after the Lease expires; a leader that sees the Lease taken stops reconciling at once; reconcile passes
-of the two replicas never overlap in time; the new leader reconciles changes made after the handover.
+of the two replicas never overlap in time; a partitioned leader (cannot renew) stops writing before
+the standby takes over; the new leader reconciles changes made after the handover.
 """
 
 from __future__ import annotations
