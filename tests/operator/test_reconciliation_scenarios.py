@@ -1,11 +1,13 @@
 """The real operator (kopf + work queue + SSA) against the API server emulator and a simulated cluster.
 
 Aspects: a create renders and applies every object (owner references, labels, applied hashes, no
-backend ``replicas``), status and events; the KEDA CRD missing, then installed; runtime missing,
-ambiguous, changed (services requeued through the kopf index); a malformed spec; the aggregate
-scaler's token created once and kept; create-once cache objects refused by name and left untouched;
-prewarm failure; delete cleans up; 0 → 1 → 0 with activation timings; the API server going away and
-coming back.
+backend ``replicas``), status (valid per the API model) and events; resyncs write nothing; deleted or
+hand-edited objects are applied again; periodic resync; the KEDA CRD missing, then installed; KEDA
+reporting a broken ScaledObject; runtime missing, ambiguous, changed (only its users requeued through
+the kopf index), deleted (workload kept); a malformed spec; the aggregate scaler's token created once
+and read back; fewer gateways prune the aggregate scaler; create-once cache objects refused by name and
+left untouched; prewarm success and failure; delete cleans up; 0 → 1 → 0 with activation timings; the
+API server going away and coming back, and liveness through a long outage.
 """
 
 from __future__ import annotations
