@@ -68,10 +68,6 @@ def key_of(obj: Mapping[str, Any]) -> ObjectKey:
     return (str(obj.get("apiVersion")), str(obj.get("kind")), str((obj.get("metadata") or {}).get("name")))
 
 
-def describe(key: ObjectKey) -> str:
-    return f"{key[1]} {key[2]}"
-
-
 def digest(obj: Mapping[str, Any]) -> str:
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:20]

@@ -11,8 +11,10 @@ believed survives into the next. When the term ends, the work queue is cancelled
 continues — and every write is fenced anyway by :meth:`Operator.may_write` (the elector's own view of
 its Lease), so a leader that cannot renew stops writing before the Lease can expire for a standby.
 kopf is started with :func:`kopf.spawn_tasks` rather than :func:`kopf.operator` so that stopping it
-cancels only kopf's own tasks, never other tasks of the process. With leader election off, one term
-runs until stopped.
+cancels only kopf's own tasks, never other tasks of the process. A term that ends by itself (Lease
+lost, kopf failing during an API outage) is followed by a new one after ``retry_period``; with leader
+election off, terms simply run back to back until stopped. Repeated terms that reconcile nothing turn
+``/healthz`` red (:data:`MAX_FAILED_TERMS`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ MAX_FAILED_TERMS: Final = 5
 
 
 class Operator:
+    """Everything one replica runs: the elector, the renderer, the applier, and per term the inventory,
+    the work queue, the reconciler and kopf. ``run(stop=...)`` returns after a graceful stop."""
+
     def __init__(
         self,
         *,
