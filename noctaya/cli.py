@@ -8,6 +8,7 @@ A subcommand is a function ``main(argv: list[str]) -> int`` that parses its own 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
@@ -59,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sub is None:
         print(f"noctaya: unknown command {args[0]!r}\n\n{_usage()}", file=sys.stderr)
         return 2
+    # jsii (cdk8s) prints a banner about the Node.js version on import; it is noise in a CLI
+    os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+    os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
     entry: Callable[[list[str]], int] = getattr(importlib.import_module(sub.module), sub.function)
     return entry(args[1:])
 
