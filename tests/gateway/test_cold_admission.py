@@ -7,7 +7,8 @@ once but still opens the activation lease; queued requests reach the backend in 
 client that leaves while queued frees its slot at once (streaming or not); the activation lease keeps
 demand at 1 with nothing queued and closes after the retry grace; an activation timeout with 100
 queued clients ends every one of them (504 or a final SSE error event) and a later request opens a
-new lease; queue and in-flight always return to 0.
+new lease; a request queued behind a full in-flight bound after Ready ends at its own activation
+deadline; queue and in-flight always return to 0.
 """
 
 from __future__ import annotations
@@ -314,3 +315,31 @@ async def test_activation_timeout_through_the_sdk(
             pass
     assert "activation timeout" in str(streamed.value)
     await gateway.wait_idle()
+
+
+async def test_a_request_queued_behind_a_full_in_flight_bound_ends_at_its_own_deadline(
+    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter
+) -> None:
+    """The lease closes once the backend is Ready; a request still queued behind ``maxInFlight``
+    then ends ``activationTimeout`` after its own arrival (the admission's wait bound)."""
+    cold.state.token_delay = 0.2  # the first request keeps the one in-flight slot for ~1 s
+    gateway = await gateways.start(maxInFlight=1, activationTimeout="400ms", retryGrace="50ms")
+    url = gateway.url + "/v1/chat/completions"
+    async with aiohttp.ClientSession() as session:
+
+        async def one(stream: bool) -> tuple[int, str]:
+            async with session.post(url, json={**CHAT, "stream": stream}) as response:
+                return response.status, await response.text()
+
+        first = asyncio.create_task(one(False))
+        await gateway.wait_for(lambda: queued_is(gateway, 1))
+        second = asyncio.create_task(one(True))
+        await gateway.wait_for(lambda: queued_is(gateway, 2))
+        cold.state.ready_override = True
+        status, text = await asyncio.wait_for(second, 2.0)
+        assert status == 200  # streaming: the end is a final SSE error event
+        last = [line for line in text.splitlines() if line.startswith("data: ")][-1]
+        assert json.loads(last.removeprefix("data: "))["error"]["code"] == "activation_timeout"
+        assert (await asyncio.wait_for(first, 3.0))[0] == 200
+    await gateway.wait_idle()
+    assert gateway.app[keys.METRICS].activations_expired._value.get() == 0  # the lease did not expire
