@@ -5,7 +5,7 @@ comment at least every ``heartbeat_interval`` until it is granted, so that clien
 between do not time the connection out. Rather than a timer per request (a wait with a timeout costs
 every held request a waiter future, a set, a timer handle and a closure: about 2 KiB each, held for
 the whole wait), the handler registers its response here and simply awaits its admission ticket; one
-task walks the registered responses every interval and writes the comment to each.
+task writes the comment to every registered response once per interval.
 
 A response whose client is not reading (its transport paused for writing) is skipped for that round:
 it already has unsent bytes queued, and a write would make the ticker wait on that one client. So the
@@ -16,8 +16,11 @@ holds at most ``max_queue`` responses, since each belongs to a request holding a
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from aiohttp import web
+
+logger = logging.getLogger(__name__)
 
 KEEPALIVE = b": keepalive\n\n"
 """An SSE comment: clients ignore it, every hop sees bytes flowing."""
@@ -92,6 +95,9 @@ async def _write(held: Registry) -> int:
             # 64 KiB written) returns at once.
             await response.write(KEEPALIVE)
         except (ConnectionError, RuntimeError):  # the client is gone; its handler is being cancelled
+            held.pop(response, None)
+        except Exception:  # one broken stream must not stop the heartbeats of all the others
+            logger.exception("heartbeat write failed; the stream gets no more heartbeats")
             held.pop(response, None)
         else:
             written += 1
