@@ -19,11 +19,18 @@ _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 
 _WAIT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1800)
 
 
+_ROUTE_LABELS = {route: route for route in ROUTES}
+
+
 def route_label(path: str) -> str:
-    """Bounded label for a ``/v1/...`` path: one of :data:`ROUTES`, else ``other``."""
+    """Bounded label for a ``/v1/...`` path: one of :data:`ROUTES`, else ``other``.
+
+    Returns the shared constant, never a slice of ``path``: the label lives as long as its request
+    (a held one for minutes), so it must not cost a string per request."""
     tail = path[4:] if path.startswith("/v1/") else path
-    if tail in ROUTES:
-        return tail
+    label = _ROUTE_LABELS.get(tail)
+    if label is not None:
+        return label
     if tail.startswith("models/"):
         return "models"
     return "other"
