@@ -183,8 +183,23 @@ class ProxyHandler:
                 self.metrics.admitted_warm.inc()
             elif admission.ready:
                 raise overloaded(config.retry_after)
-            else:
-                body = await self._wait_cold(request, exchange, body)
+            else:  # cold: queue; the wait is awaited here, not in a helper coroutine (see below)
+                ticket = self._enqueue_cold(exchange)
+                try:
+                    body = await self._prepare_wait(request, exchange, body)
+                    sse = exchange.sse
+                    if sse is None:
+                        await ticket.future
+                    else:
+                        self.heartbeat.hold(sse, request=request)
+                        try:
+                            await ticket.future
+                        finally:
+                            self.heartbeat.release(sse)
+                except BaseException:
+                    admission.leave(ticket)
+                    raise
+                self._admitted_cold(ticket)
             try:
                 return await self.upstream.forward(request, body=body, sse=exchange.sse)
             except proxy.ConnectFailed as exc:
@@ -195,8 +210,15 @@ class ProxyHandler:
             finally:
                 admission.release()
 
-    async def _wait_cold(self, request: web.Request, exchange: Exchange, body: bytes | None) -> bytes:
-        """Queue until granted an in-flight slot; returns the request body (read here, bounded)."""
+    # A held request's memory is mostly what its wait keeps alive, for as long as the backend takes to
+    # start: every coroutine frame on the stack costs ~270 bytes, a wait with a timeout ~2 KiB. So the
+    # wait is a bare ``await ticket.future`` in ``_handle`` itself: the ticket's future is resolved by
+    # the grant, or failed by the lease, the drain or the ticket's own deadline (``Admission.max_wait``);
+    # heartbeats come from the shared ticker (``heartbeat``). A handler cancelled while awaiting it
+    # (client gone) cancels the future too; admission passes such a ticket over until it leaves.
+
+    def _enqueue_cold(self, exchange: Exchange) -> admission_.Ticket:
+        """Take a queue slot (or fail fast: reject mode, queue full); the lease opens either way."""
         config = self.config
         if not self.keepalive and exchange.sse is None:
             self.activation.ensure_open()
@@ -207,31 +229,20 @@ class ProxyHandler:
             self.activation.ensure_open()
             raise queue_full(config.retry_after) from None
         self.activation.ensure_open()
-        try:
-            if body is None:
-                body = await self._read_body(request)
-            sse = exchange.sse
-            if sse is None and wants_stream(request, body):
-                sse = exchange.sse = await proxy.start_sse(request)
-            # The wait itself allocates nothing: the ticket's future is resolved by the grant, or
-            # failed by the lease, the drain or the ticket's own deadline (``Admission.max_wait``);
-            # heartbeats come from the shared ticker. Awaiting the future directly means a cancelled
-            # handler (client gone) cancels it too; admission skips such a ticket until it leaves.
-            if sse is None:
-                await ticket.future
-            else:
-                self.heartbeat.hold(sse, request=request)
-                try:
-                    await ticket.future
-                finally:
-                    self.heartbeat.release(sse)
-        except BaseException:
-            self.admission.leave(ticket)
-            raise
+        return ticket
+
+    async def _prepare_wait(self, request: web.Request, exchange: Exchange, body: bytes | None) -> bytes:
+        """Read the body (bounded) to learn ``stream``; a streaming request gets its SSE headers now."""
+        if body is None:
+            body = await self._read_body(request)
+        if exchange.sse is None and wants_stream(request, body):
+            exchange.sse = await proxy.start_sse(request)
+        return body
+
+    def _admitted_cold(self, ticket: admission_.Ticket) -> None:
         self.admission.settle(ticket)
         self.metrics.admitted_cold.inc()
         self.metrics.activation_wait.observe(asyncio.get_running_loop().time() - ticket.enqueued_at)
-        return body
 
     async def _read_body(self, request: web.Request) -> bytes:
         if not request.body_exists:
