@@ -125,7 +125,11 @@ def compose(
     wanted: list[dict[str, Any]] = []
 
     if health.ready_replicas > 0:
-        wanted.append(_condition(READY, True, "Serving", f"{health.ready_replicas} backend replica(s) ready"))
+        message = f"{health.ready_replicas} backend replica(s) ready"
+        if activation is not None:  # the event for this transition tells where the cold start went
+            stages = ", ".join(f"{name} {health_.go_duration(sec)}" for name, sec in activation.stages())
+            message += f"; activation: {stages}"
+        wanted.append(_condition(READY, True, "Serving", message))
     else:
         why = (
             outcome.blocked

@@ -377,6 +377,7 @@ async def test_scale_from_zero_and_back_reports_phases_and_timings(
     assert [p["name"] for p in activation["phases"]] == ["Scheduled", "ImagePulled", "ModelLoaded"]
     loaded = activation["phases"][2]["duration"]
     assert loaded.endswith("ms") and int(loaded[:-2]) >= 350
+    await wait_for(lambda: [e for e in events(server, "Serving") if "ModelLoaded" in e["message"]])
     metrics_text = replica.operator.metrics.exposition().decode()
     assert 'noctaya_activation_phase_seconds_count{phase="ready"} 2.0' in metrics_text
 

@@ -205,6 +205,11 @@ def test_last_activation_is_kept_and_replaced() -> None:
         previous=None, generation=1, health=h(ready=1), outcome=status.Outcome(), activation=activation
     )
     assert s["lastActivation"]["startedAt"] == "C"
+    ready = next(c for c in s["conditions"] if c["type"] == "Ready")
+    assert (
+        ready["message"]
+        == "1 backend replica(s) ready; activation: Scheduled 1s, ImagePulled 1s, ModelLoaded 1s"
+    )
     kept = status.compose(
         previous=s, generation=1, health=h(ready=1), outcome=status.Outcome(), activation=None
     )
