@@ -2,7 +2,8 @@
 
 Aspects: every held stream gets one ``: keepalive`` comment per round and a released one none; the
 ticker runs on the interval; a stream whose client has gone is dropped from the registry without
-disturbing the others; the count of held streams follows hold/release.
+disturbing the others; a stream whose client is not reading (transport paused) is skipped, not waited
+on, and beats again once the client reads; the count of held streams follows hold/release.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ class Holder:
     def __init__(self, ticker: heartbeat.Heartbeat) -> None:
         self.ticker = ticker
         self.release = asyncio.Event()
+        self.fill = 0  # bytes written right after holding: more than a client that does not read takes
+        self.protocols: list[web.RequestHandler] = []
         self.app = web.Application()
         self.app.router.add_get("/", self.handle)
 
@@ -31,7 +34,10 @@ class Holder:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         self.ticker.hold(response, request=request)
+        self.protocols.append(request.protocol)
         try:
+            if self.fill:
+                await response.write(b": " + b"x" * self.fill + b"\n\n")
             await self.release.wait()
         finally:
             self.ticker.release(response)
@@ -105,3 +111,21 @@ async def test_a_gone_client_is_dropped_and_others_keep_beating(served: tuple[Ho
         assert await holder.ticker.beat() == 1
         assert await kept.content.readline() == b": keepalive\n"
         kept.release()
+
+
+async def test_a_stream_whose_client_does_not_read_is_skipped_not_waited_on(
+    served: tuple[Holder, str],
+) -> None:
+    holder, url = served
+    holder.fill = 16 * 1024 * 1024
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        await until(lambda: bool(holder.protocols) and holder.protocols[0].writing_paused)
+        assert await asyncio.wait_for(holder.ticker.beat(), 1.0) == 0  # skipped, at once
+        received = 0
+        while received < holder.fill:  # the client catches up; the server's write completes
+            received += len(await response.content.readany())
+        await until(lambda: not holder.protocols[0].writing_paused)
+        assert await holder.ticker.beat() == 1
+        tail = b""
+        while not tail.endswith(b": keepalive\n\n"):
+            tail += await asyncio.wait_for(response.content.readany(), 2.0)
