@@ -41,6 +41,7 @@ _FULL = re.compile(
     r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
     r"((?:[KMGTPE]i)|[numkMGTPE]|(?:[eE][+-]?[0-9]+))?"
 )
+_CRD_PATTERN: Final = re.compile(PATTERN)
 _BINARY: Final[dict[str, int]] = {"": 0, "Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL: Final[dict[str, int]] = {
     "n": -9,
@@ -90,6 +91,8 @@ class Quantity:
             raise QuantityError(f"quantity longer than {MAX_LENGTH} characters")
         match = _FULL.fullmatch(text)
         if match is None:
+            if _CRD_PATTERN.fullmatch(text):  # the CRD pattern allows a fraction the API server refuses
+                raise QuantityError(f"invalid quantity {text!r}: the exponent must be a whole number")
             raise QuantityError(
                 f"invalid quantity {text!r}: use a number with an optional suffix, e.g. 500m, 2, 32Gi, 1e3"
             )

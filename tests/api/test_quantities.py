@@ -76,6 +76,8 @@ def test_parse_and_print_canonically(text: str, value: str, canonical: str) -> N
         ("1 Gi", "invalid quantity"),
         ("1e", "invalid quantity"),
         ("1e99", "exponent beyond"),
+        ("0E.0", "exponent must be a whole number"),
+        ("1e1.5", "exponent must be a whole number"),
         ("9" * 40, "out of range"),
         ("1" * 65, "longer than 64"),
         ("0x10", "invalid quantity"),
