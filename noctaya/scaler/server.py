@@ -74,10 +74,13 @@ class ScalerServer:
         self.servicer.add_to_server(server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         address = grpc_address(self.listen)
-        if self.tls is None:
-            port = server.add_insecure_port(address)
-        else:
-            port = server.add_secure_port(address, self.tls.server_credentials())
+        try:
+            if self.tls is None:
+                port = server.add_insecure_port(address)
+            else:
+                port = server.add_secure_port(address, self.tls.server_credentials())
+        except RuntimeError as exc:  # gRPC raises this, not OSError, when it cannot bind
+            raise OSError(f"cannot listen for gRPC on {self.listen}: {exc}") from None
         if port == 0:
             raise OSError(f"cannot listen for gRPC on {self.listen}")
         self.port = port

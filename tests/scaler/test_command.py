@@ -1,7 +1,8 @@
 """``noctaya scaler --config FILE`` as a process.
 
 Aspects: a bad config, a missing token file and missing TLS files exit 2 with a message naming the
-field; a good config serves reports and gRPC until SIGTERM, then exits 0.
+field; a gRPC port already taken exits 2 saying so, without a traceback; a good config serves
+reports and gRPC until SIGTERM, then exits 0.
 """
 
 from __future__ import annotations
@@ -54,6 +55,25 @@ def test_bad_inputs_exit_2_naming_the_field(
     assert command.main(["--config", write(tmp_path / "c.json", tls)]) == 2
     assert "tls" in capsys.readouterr().err
     assert command.main(["--config", str(tmp_path / "nope.yaml")]) == 2
+
+
+def test_grpc_port_taken_exits_2_without_traceback(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "token").write_text("0123456789abcdef0123")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        config = {
+            "service": {"name": "qwen", "namespace": "ai"},
+            "tokenFile": str(tmp_path / "token"),
+            "grpcListen": f"127.0.0.1:{port}",
+            "reportListen": "127.0.0.1:0",
+        }
+        assert command.main(["--config", write(tmp_path / "s.json", config)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot listen for gRPC on 127.0.0.1:{port}" in err and "Traceback" not in err
 
 
 @pytest.mark.timeout(30)
