@@ -3,11 +3,13 @@
 Aspects: defaults (fake engine backend, 0..3 replicas, one gateway, co-located scaler); gateway
 options pass through to the gateway config; --min above --max, a backend command without {port},
 a listen address without a fixed port and a bad gateway option all exit 2 naming the option; a
-part that does not start (the gateway's port is taken) exits 1 with the reason.
+part that does not start (the gateway's port is taken, no openssl for --scaler-tls) exits 1 with
+the reason and no traceback.
 """
 
 from __future__ import annotations
 
+import os
 import pathlib
 import socket
 import subprocess
@@ -108,3 +110,20 @@ def test_a_part_that_does_not_start_exits_1_and_says_why(tmp_path: pathlib.Path)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "gateway-0 exited" in out.stderr
     assert "address already in use" in out.stderr.lower() or "errno 98" in out.stderr.lower()
+
+
+@pytest.mark.timeout(60)
+def test_scaler_tls_without_openssl_exits_1_without_traceback(tmp_path: pathlib.Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    out = subprocess.run(
+        [sys.executable, "-m", "noctaya", "dev", "--scaler-tls", "--listen", "127.0.0.1:1", "--plain",
+         "--run-dir", str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        timeout=50,
+        check=False,
+        env={**os.environ, "PATH": str(empty)},
+    )
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "openssl command is needed" in out.stderr and "Traceback" not in out.stderr
