@@ -86,7 +86,9 @@ class Reporter:
                                     limit=min(2.0, self.interval)):
                     await self._pause(sent_at=loop.time())
                 else:
-                    await asyncio.sleep(min(self.interval, FIRST_BACKOFF * 2 ** (self.failures - 1)))
+                    # the exponent is capped: 2 ** n past ~1000 failures no longer fits a float
+                    doubled = FIRST_BACKOFF * 2.0 ** min(self.failures - 1, 32)
+                    await asyncio.sleep(min(self.interval, doubled))
         finally:
             unsubscribe()
 

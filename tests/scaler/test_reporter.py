@@ -4,7 +4,8 @@ Aspects: the first report registers the member at once; an idle -> active transi
 within milliseconds (not at the next heartbeat) and so is the way back; level changes in between
 are coalesced (at most one report per ``min_gap``) and heartbeats repeat the level; every report
 has a fresh increasing sequence; a down scaler is retried with a bounded backoff and the member
-reappears when it comes back (heartbeats rebuild a restarted scaler); a bad token is retried, not
+reappears when it comes back (heartbeats rebuild a restarted scaler); a long outage (thousands of
+failures in a row) keeps the reporter retrying at the capped backoff; a bad token is retried, not
 fatal; withdraw removes the member; member ids are unique and well-formed.
 """
 
@@ -122,6 +123,23 @@ async def test_heartbeat_interval_and_rebuild_after_scaler_restart(token_file: p
         await until(lambda: rep.failures >= 1)
         async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
             await until(lambda: scaler.membership.demand() == 7)  # memory-only scaler rebuilt
+            assert rep.failures == 0
+
+
+async def test_a_long_outage_keeps_retrying_at_the_cap(token_file: pathlib.Path) -> None:
+    port = free_port()
+    rep = reporter.Reporter(
+        source=demand.DemandSignal(initial=1),
+        url=f"http://127.0.0.1:{port}",
+        token_file=str(token_file),
+        service=SERVICE,
+        interval=0.05,
+    )
+    rep.failures = 5000  # as after hours of a scaler that cannot be reached
+    async with running(rep):
+        await until(lambda: rep.failures >= 5003)
+        async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
+            await until(lambda: scaler.membership.demand() == 1)
             assert rep.failures == 0
 
 
