@@ -6,6 +6,9 @@ not typed models: this module maps ``(apiVersion, kind)`` to REST paths for the 
 same connection pool, TLS and credentials handling as the rest of the operator). Failures become
 :class:`ApiError` with the HTTP status and the server's own message; a missing object on read or delete
 is ``None``/``False`` rather than an exception, because the reconciler treats absence as ordinary.
+A server that cannot be reached (connection refused or reset, request timeout) is an :class:`ApiError`
+too, with status 0 and reason ``Unreachable``: every caller that survives a failed request survives an
+outage the same way.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+import aiohttp
 from kubernetes_asyncio import client as k8s_client
 from kubernetes_asyncio.client import exceptions as k8s_exceptions
 
@@ -83,7 +87,7 @@ class UnknownKindError(ValueError):
 
 
 class ApiError(Exception):
-    """A failed API request: the HTTP status, the server's reason and message."""
+    """A failed API request: the HTTP status, the server's reason and message (status 0: unreachable)."""
 
     def __init__(self, *, status: int, reason: str, message: str) -> None:
         super().__init__(f"{status} {reason}: {message}")
@@ -146,6 +150,8 @@ class Client:
             )
         except k8s_exceptions.ApiException as exc:
             raise _error(exc) from None
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            raise ApiError(status=0, reason="Unreachable", message=f"{method} {path}: {exc!r}") from None
         return result if isinstance(result, dict) else {}
 
     async def get(self, kind: Kind, *, namespace: str | None, name: str) -> Body | None:

@@ -56,7 +56,7 @@ class EventRecorder:
         event = self.body(involved=involved, transition=transition)
         try:
             await self._client.create(event)
-        except (apiclient.ApiError, OSError, TimeoutError) as e:
+        except apiclient.ApiError as e:
             logger.warning(
                 "could not post event %s for %s: %s",
                 transition.reason,

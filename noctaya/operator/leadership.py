@@ -170,7 +170,7 @@ class LeaseElector:
             return
         self._renewed_at = None
         cfg = self._config
-        with contextlib.suppress(apiclient.ApiError, OSError, TimeoutError):
+        with contextlib.suppress(apiclient.ApiError):
             lease = await self._client.get(apiclient.LEASE, namespace=cfg.namespace, name=cfg.name)
             if lease is None or (lease.get("spec") or {}).get("holderIdentity") != cfg.identity:
                 return

@@ -137,12 +137,13 @@ async def operators(server: ApiServer) -> AsyncIterator[StartOperator]:
         )
         values.update(overrides)
         config = settings.OperatorSettings(**values)
-        api = k8s_client.ApiClient(k8s_client.Configuration(host=url))
+        host = str(config.server)  # the emulator unless a test points the replica elsewhere
+        api = k8s_client.ApiClient(k8s_client.Configuration(host=host))
         op = running.Operator(
             config=config,
             api=api,
             render=synthesis.render_llmservice,
-            login=kopf.ConnectionInfo(server=url),
+            login=kopf.ConnectionInfo(server=host),
             fast=True,
         )
         stop = asyncio.Event()

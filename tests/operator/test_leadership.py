@@ -3,12 +3,14 @@
 Aspects: a missing Lease is created; a held Lease is not taken before it expires by the candidate's own
 observation, and is taken after (with ``leaseTransitions`` and ``acquireTime``); a released Lease
 (empty holder) is taken at once; ``is_leader`` turns false after ``renew_deadline`` without renewal;
-release empties the holder only when we hold it; a 409 on a racing write loses the round.
+release empties the holder only when we hold it; a 409 on a racing write loses the round; an API server
+that cannot be reached loses the round too (no exception escapes).
 """
 
 from __future__ import annotations
 
 import copy
+import socket
 from collections.abc import AsyncIterator
 
 import pytest
@@ -130,3 +132,14 @@ async def test_hold_raises_when_the_lease_is_taken(server: ApiServer, client: ap
     with pytest.raises(leadership.LeadershipLostError):
         await a.hold()
     assert not a.is_leader
+
+
+async def test_an_unreachable_server_loses_the_round() -> None:
+    with socket.socket() as probe:  # a port nobody listens on: connection refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with k8s_client.ApiClient(k8s_client.Configuration(host=f"http://127.0.0.1:{port}")) as api:
+        a = elector(apiclient.Client(api=api), "a", Clock())
+        assert not await a.try_acquire_or_renew()
+        assert not a.is_leader
+        await a.release()  # nothing held: nothing to release, no error

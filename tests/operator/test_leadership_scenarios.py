@@ -4,13 +4,15 @@ Aspects: a standby does nothing while the leader holds the Lease; a graceful exi
 and the standby takes over at once (well before the Lease would expire); a crashed leader is replaced
 after the Lease expires; a leader that sees the Lease taken stops reconciling at once; reconcile passes
 of the two replicas never overlap in time; a partitioned leader (cannot renew) stops writing before
-the standby takes over; the new leader reconciles changes made after the handover.
+the standby takes over, and keeps running as a standby; a replica that cannot reach the API server at
+all stands by instead of exiting; the new leader reconciles changes made after the handover.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import socket
 
 import pytest
 
@@ -157,9 +159,9 @@ async def test_a_partitioned_leader_stops_writing_before_the_standby_starts(
     moments: dict[str, float] = {}
 
     async def unreachable(*args: object, **kwargs: object) -> dict[str, object]:
-        raise OSError("network partition")
+        raise ConnectionRefusedError("network partition")
 
-    a.operator.client.request = unreachable  # type: ignore[method-assign]  # A can no longer renew
+    a.operator.client.api.call_api = unreachable  # type: ignore[method-assign]  # A can no longer renew
     partitioned = loop.time()
 
     async def watch() -> None:
@@ -174,5 +176,16 @@ async def test_a_partitioned_leader_stops_writing_before_the_standby_starts(
     assert "a" in moments, "the standby took over while the partitioned leader could still write"
     assert moments["a"] < moments["b"]
     assert moments["a"] - partitioned <= 1.3  # renew deadline 1.0 s (+ one retry period)
+    assert not a.task.done(), "the partitioned replica exited instead of standing by"
     change_queue(server, "svc-0", 17)
     await wait_for(lambda: max_queue(server, "svc-0") == 17)
+
+
+async def test_a_replica_without_an_api_server_stands_by(operators: StartOperator) -> None:
+    with socket.socket() as probe:  # a port nobody listens on: every request is refused
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    replica = await operators(server=url)
+    await asyncio.sleep(1.0)  # several acquisition attempts
+    assert not replica.task.done(), "the replica exited during an API outage"
+    assert not replica.operator.leading
