@@ -16,8 +16,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar
 
 import cdk8s
 from cdk8s_plus_28 import k8s
@@ -26,6 +26,8 @@ LLMSERVICE_LABEL: Final = "serving.noctaya.io/llmservice"
 SPEC_HASH_ANNOTATION: Final = "serving.noctaya.io/spec-hash"
 COMPONENT_LABEL: Final = "app.kubernetes.io/component"
 PART_OF: Final = "noctaya"
+
+_Ref = TypeVar("_Ref")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -116,19 +118,12 @@ class ServiceIdentity:
             namespace=self.namespace,
             labels=self.labels(component),
             annotations=dict(annotations) if annotations else None,
-            owner_references=[
-                k8s.OwnerReference(
-                    api_version=ref.api_version,
-                    kind=ref.kind,
-                    name=ref.name,
-                    uid=ref.uid,
-                    controller=ref.controller,
-                    block_owner_deletion=ref.block_owner_deletion,
-                )
-                for ref in self.owner_references
-            ]
-            or None,
+            owner_references=self._owners(k8s.OwnerReference),
         )
+
+    def _owners(self, cls: Callable[..., _Ref]) -> list[_Ref] | None:
+        """The owner references as ``cls`` (the L1 struct or cdk8s' own: they take the same fields)."""
+        return [cls(**dataclasses.asdict(ref)) for ref in self.owner_references] or None
 
     def api_metadata(
         self, *, name: str, component: str, annotations: Mapping[str, str] | None = None
@@ -139,18 +134,7 @@ class ServiceIdentity:
             namespace=self.namespace,
             labels=self.labels(component),
             annotations=dict(annotations) if annotations else None,
-            owner_references=[
-                cdk8s.OwnerReference(
-                    api_version=ref.api_version,
-                    kind=ref.kind,
-                    name=ref.name,
-                    uid=ref.uid,
-                    controller=ref.controller,
-                    block_owner_deletion=ref.block_owner_deletion,
-                )
-                for ref in self.owner_references
-            ]
-            or None,
+            owner_references=self._owners(cdk8s.OwnerReference),
         )
 
 
