@@ -160,19 +160,6 @@ def pod_security_context() -> k8s.PodSecurityContext:
     )
 
 
-def secret_volume(*, name: str, secret: str, items: Mapping[str, str] | None = None) -> k8s.Volume:
-    """A projected Secret volume, read-only files (0440), optional key selection (key -> path)."""
-    projection = k8s.SecretProjection(
-        name=secret, items=[k8s.KeyToPath(key=k, path=p) for k, p in items.items()] if items else None
-    )
-    return k8s.Volume(
-        name=name,
-        projected=k8s.ProjectedVolumeSource(
-            default_mode=0o440, sources=[k8s.VolumeProjection(secret=projection)]
-        ),
-    )
-
-
 def pod_disruption_budget(
     scope: constructs.Construct, id: str, *, identity: naming.ServiceIdentity, name: str, component: str
 ) -> k8s.KubePodDisruptionBudget:
@@ -212,18 +199,20 @@ class Gateway(constructs.Construct):
         mounts = [k8s.VolumeMount(name="config", mount_path=CONFIG_DIR, read_only=True)]
         if props.api_key:
             vols.append(
-                secret_volume(
+                volumes.secret_volume(
                     name="api-key", secret=props.api_key.name, items={props.api_key.key: API_KEY_FILE}
                 )
             )
             mounts.append(k8s.VolumeMount(name="api-key", mount_path=API_KEY_DIR, read_only=True))
         if props.aggregate:
             vols.append(
-                secret_volume(name="scaler-token", secret=ident.scaler_token, items={TOKEN_KEY: TOKEN_KEY})
+                volumes.secret_volume(
+                    name="scaler-token", secret=ident.scaler_token, items={TOKEN_KEY: TOKEN_KEY}
+                )
             )
             mounts.append(k8s.VolumeMount(name="scaler-token", mount_path=TOKEN_DIR, read_only=True))
         elif props.scaler_tls_secret:
-            vols.append(secret_volume(name="scaler-tls", secret=props.scaler_tls_secret))
+            vols.append(volumes.secret_volume(name="scaler-tls", secret=props.scaler_tls_secret))
             mounts.append(k8s.VolumeMount(name="scaler-tls", mount_path=TLS_DIR, read_only=True))
 
         ports = [k8s.ContainerPort(name="http", container_port=HTTP_PORT, protocol="TCP")]

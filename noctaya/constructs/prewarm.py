@@ -232,7 +232,13 @@ class Prewarm(constructs.Construct):
             limit = kube.quantity(props.stage_size_limit) if props.stage_size_limit else None
             pod_volumes.append(k8s.Volume(name="stage", empty_dir=k8s.EmptyDirVolumeSource(size_limit=limit)))
             if props.registry_secret:
-                pod_volumes.append(_registry_volume(props.registry_secret))
+                pod_volumes.append(
+                    volumes.secret_volume(
+                        name="registry",
+                        secret=props.registry_secret,
+                        items={DOCKERCONFIG_KEY: "config.json"},
+                    )
+                )
         else:
             containers = [_hub_container(props, staging.source, mount)]
         self.spec_hash = naming.props_hash(props)
@@ -269,19 +275,6 @@ class Prewarm(constructs.Construct):
                 ),
             ),
         )
-
-
-def _registry_volume(secret: str) -> k8s.Volume:
-    """The dockerconfigjson Secret as ``config.json``, readable by the pull container only."""
-    projection = k8s.SecretProjection(
-        name=secret, items=[k8s.KeyToPath(key=DOCKERCONFIG_KEY, path="config.json")]
-    )
-    return k8s.Volume(
-        name="registry",
-        projected=k8s.ProjectedVolumeSource(
-            default_mode=0o440, sources=[k8s.VolumeProjection(secret=projection)]
-        ),
-    )
 
 
 def describe(staging: delivery.StagingPlan) -> str:

@@ -108,7 +108,7 @@ class AggregateScaler(constructs.Construct):
 
         vols = [
             k8s.Volume(name="config", config_map=k8s.ConfigMapVolumeSource(name=ident.scaler)),
-            gateway.secret_volume(
+            volumes.secret_volume(
                 name="scaler-token", secret=ident.scaler_token, items={gateway.TOKEN_KEY: gateway.TOKEN_KEY}
             ),
         ]
@@ -117,7 +117,7 @@ class AggregateScaler(constructs.Construct):
             k8s.VolumeMount(name="scaler-token", mount_path=gateway.TOKEN_DIR, read_only=True),
         ]
         if props.tls_secret:
-            vols.append(gateway.secret_volume(name="scaler-tls", secret=props.tls_secret))
+            vols.append(volumes.secret_volume(name="scaler-tls", secret=props.tls_secret))
             mounts.append(k8s.VolumeMount(name="scaler-tls", mount_path=gateway.TLS_DIR, read_only=True))
         container = k8s.Container(
             name="scaler",

@@ -1,4 +1,5 @@
-"""Model volumes in Pods: the volume, its mount, and the bounded wait for a readiness marker.
+"""Volumes in Pods: the model volume, its mount, the bounded wait for a readiness marker, and the
+projected Secret files of Noctaya's own containers.
 
 A :class:`noctaya.runtime.delivery.ModelVolume` names exactly one source (a claim, a node directory or
 an emptyDir). Servers, the marker wait and the staging Job all mount it through these functions, so
@@ -8,6 +9,7 @@ the three always agree on name, path and read-only flag.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from typing import Final
 
 from cdk8s_plus_28 import k8s
@@ -36,6 +38,19 @@ def volume(model: delivery.ModelVolume) -> k8s.Volume:
             host_path=k8s.HostPathVolumeSource(path=model.host_path, type="DirectoryOrCreate"),
         )
     return k8s.Volume(name=model.name, empty_dir=k8s.EmptyDirVolumeSource())
+
+
+def secret_volume(*, name: str, secret: str, items: Mapping[str, str] | None = None) -> k8s.Volume:
+    """A projected Secret volume, read-only files (0440), optional key selection (key -> path)."""
+    projection = k8s.SecretProjection(
+        name=secret, items=[k8s.KeyToPath(key=k, path=p) for k, p in items.items()] if items else None
+    )
+    return k8s.Volume(
+        name=name,
+        projected=k8s.ProjectedVolumeSource(
+            default_mode=0o440, sources=[k8s.VolumeProjection(secret=projection)]
+        ),
+    )
 
 
 def mount(model: delivery.ModelVolume, *, read_only: bool | None = None) -> k8s.VolumeMount:
