@@ -61,6 +61,8 @@ def parse_report(raw: bytes, *, service: servicer_mod.ServiceRef, max_demand: in
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise Refused(400, "bad_request", f"body is not JSON: {exc}") from None
+    except RecursionError:  # a few KiB of brackets reach the decoder's nesting limit
+        raise Refused(400, "bad_request", "body is nested too deeply") from None
     if not isinstance(body, dict):
         raise Refused(400, "bad_request", "body must be a JSON object")
     unknown = set(body) - REPORT_KEYS
