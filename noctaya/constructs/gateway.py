@@ -234,7 +234,7 @@ class Gateway(constructs.Construct):
                 period_seconds=10,
                 failure_threshold=3,
             ),
-            resources=_resources(props.resources),
+            resources=kube.resources(props.resources),
             volume_mounts=mounts,
             security_context=volumes.restricted_security_context(),
         )
@@ -307,13 +307,3 @@ class Gateway(constructs.Construct):
                     ],
                 ),
             )
-
-
-def _resources(resources: Mapping[str, Mapping[str, str]]) -> k8s.ResourceRequirements | None:
-    requests = resources.get("requests") or {}
-    limits = resources.get("limits") or {}
-    if not requests and not limits:
-        return None
-    return k8s.ResourceRequirements(
-        requests=kube.quantities(requests) or None, limits=kube.quantities(limits) or None
-    )

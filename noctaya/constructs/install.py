@@ -183,10 +183,7 @@ class OperatorInstall(constructs.Construct):
                 period_seconds=10,
                 failure_threshold=3,
             ),
-            resources=k8s.ResourceRequirements(
-                requests=kube.quantities(props.resources.get("requests") or {}) or None,
-                limits=kube.quantities(props.resources.get("limits") or {}) or None,
-            ),
+            resources=kube.resources(props.resources),
             security_context=volumes.restricted_security_context(),
         )
         self.deployment = k8s.KubeDeployment(

@@ -43,6 +43,15 @@ def quantities(values: Mapping[str, str | int]) -> dict[str, k8s.Quantity]:
     return {name: quantity(values[name]) for name in sorted(values)}
 
 
+def resources(values: Mapping[str, Mapping[str, str | int]]) -> k8s.ResourceRequirements | None:
+    """Container resources from ``{"requests": {...}, "limits": {...}}``; ``None`` when both are empty."""
+    requests = values.get("requests") or {}
+    limits = values.get("limits") or {}
+    if not requests and not limits:
+        return None
+    return k8s.ResourceRequirements(requests=quantities(requests) or None, limits=quantities(limits) or None)
+
+
 def _check(kind: str, data: Mapping[str, Any], known: set[str]) -> None:
     unknown = sorted(set(data) - known)
     if unknown:
