@@ -9,7 +9,8 @@ phase timings of the activation that made the backend Ready.
 
 Rules: only Pods selected by the backend Deployment's ``matchLabels`` count (the gateway Pods carry the
 service label too); Pods being deleted and Pods that finished (``Succeeded``/``Failed``) are ignored;
-when several failures are present the most specific wins (:data:`FAILURE_ORDER`).
+a container that is ready again has recovered (its past termination no longer counts); when several
+failures are present the most specific wins (:data:`FAILURE_ORDER`).
 Nothing here does I/O, so every rule is unit-tested directly.
 """
 
@@ -163,7 +164,9 @@ def pod_failure(pod: Body) -> Finding | None:
         cname = c.get("name", "?")
         waiting = (c.get("state") or {}).get("waiting") or {}
         terminated = (c.get("state") or {}).get("terminated") or {}
-        last = (c.get("lastState") or {}).get("terminated") or {}
+        # a past termination matters while the container has not recovered; once it is ready again the
+        # kubelet still keeps ``lastState`` and ``restartCount`` for the Pod's lifetime
+        last = {} if c.get("ready") else (c.get("lastState") or {}).get("terminated") or {}
         restarts = int(c.get("restartCount") or 0)
         if waiting.get("reason") in IMAGE_PULL_REASONS:
             found.setdefault(

@@ -2,9 +2,10 @@
 
 Aspects: which Pods count (selected by the backend Deployment, not terminating, not finished; gateway
 Pods excluded); each failure reason from container states (image pull, OOM, crash loop, restarts),
-from the Deployment (progress deadline, ignored at zero replicas) and from the prewarm Job; the most
-specific failure wins; progress reasons (unschedulable, starting, model loading, scaled to zero,
-activating); activation phase timings and their Go-duration form.
+a container that restarted and is ready again counts as recovered, from the Deployment (progress
+deadline, ignored at zero replicas) and from the prewarm Job; the most specific failure wins; progress
+reasons (unschedulable, starting, model loading, scaled to zero, activating); activation phase timings
+and their Go-duration form.
 """
 
 from __future__ import annotations
@@ -131,6 +132,20 @@ def test_container_failures(status: dict[str, Any], reason: str, fragment: str) 
     assert h.failure is not None
     assert h.failure.reason == reason
     assert fragment in h.failure.message and "qwen-1" in h.failure.message
+
+
+@pytest.mark.parametrize("reason", ["OOMKilled", "Error"])
+def test_a_container_ready_again_has_recovered(reason: str) -> None:
+    recovered = container(
+        state={"running": {"startedAt": "2026-01-01T00:00:30Z"}},
+        ready=True,
+        restartCount=1,
+        lastState={"terminated": {"reason": reason, "exitCode": 137}},
+    )
+    p = pod(conditions=[cond("PodScheduled", "True"), cond("Ready", "True")], containers=[recovered])
+    h = health.assess(deployment=deployment(), pods=[p], prewarm_job=None)
+    assert h.ready_replicas == 1
+    assert h.failure is None
 
 
 def test_init_container_failures_count() -> None:
