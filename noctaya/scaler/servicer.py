@@ -80,10 +80,11 @@ class ExternalScalerServicer:
         self._active = self._demand > 0
         self._closing = False
         self._unsubscribe: demand_mod.Unsubscribe | None = None
-        if metrics is not None:
+        if metrics is not None:  # read at scrape time: nothing to update per demand change
             metrics.max_streams.set(max_streams)
-            metrics.demand.set(self._demand)
-            metrics.active.set(int(self._active))
+            metrics.demand.set_function(lambda: self._demand)
+            metrics.active.set_function(lambda: int(self._active))
+            metrics.streams.set_function(lambda: len(self._streams))
 
     # ---------------------------------------------------------------- lifecycle
     def add_to_server(self, server: grpc.aio.Server) -> None:
@@ -118,9 +119,6 @@ class ExternalScalerServicer:
         value = max(0, int(value))
         self._demand = value
         active = value > 0
-        if self._metrics is not None:
-            self._metrics.demand.set(value)
-            self._metrics.active.set(int(active))
         if active == self._active:
             return
         self._active = active
@@ -170,8 +168,6 @@ class ExternalScalerServicer:
                               f"too many open streams (bound {self._max_streams})")
         stream = _Stream()
         self._streams.add(stream)
-        if self._metrics is not None:
-            self._metrics.streams.set(len(self._streams))
         try:
             sent = self._active
             await self._push(context, sent)  # the current state, at once
@@ -190,8 +186,6 @@ class ExternalScalerServicer:
             self._count("StreamIsActive", "OK")
         finally:
             self._streams.discard(stream)
-            if self._metrics is not None:
-                self._metrics.streams.set(len(self._streams))
 
     # ---------------------------------------------------------------- helpers
     async def _push(self, context: grpc.aio.ServicerContext, result: bool) -> None:

@@ -6,7 +6,7 @@ the way back; IsActive agrees with the stream at every step; GetMetrics is the c
 GetMetricSpec the per-replica target (never empty); a ScaledObjectRef for another service, or one
 missing name/namespace, is INVALID_ARGUMENT on every rpc; empty or garbage metadata is ignored;
 unknown metric names are refused; the number of streams is bounded; closing ends streams with OK;
-the health service reports SERVING.
+the health service reports SERVING; the demand, active and open-stream gauges read the live state.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import grpc
+import prometheus_client
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from noctaya.scaler import demand, server, servicer
+from noctaya.scaler import demand, metrics, server, servicer
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 
@@ -199,6 +200,35 @@ async def test_shutdown_ends_streams_with_ok(signal: demand.DemandSignal) -> Non
         await srv.stop()
         assert await asyncio.wait_for(call.read(), 2) is grpc.aio.EOF
         assert await call.code() == grpc.StatusCode.OK
+
+
+async def test_gauges_read_the_live_state(signal: demand.DemandSignal) -> None:
+    registry = prometheus_client.CollectorRegistry()
+    svc = servicer.ExternalScalerServicer(
+        source=signal, service=SERVICE, metric_name="queueDepth", target=10, max_streams=4,
+        metrics=metrics.ScalerMetrics(registry=registry),
+    )
+
+    def gauges() -> tuple[float | None, ...]:
+        return tuple(registry.get_sample_value(f"noctaya_scaler_{name}")
+                     for name in ("demand", "active", "streams", "streams_max"))
+
+    async with server.ScalerServer(servicer=svc, listen="127.0.0.1:0", grace=0.1) as srv:
+        assert gauges() == (0, 0, 0, 4)
+        signal.set(3)
+        assert gauges() == (3, 1, 0, 4)
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+            call = pb_grpc.ExternalScalerStub(channel).StreamIsActive(REF)
+            assert await next_result(call) is True
+            assert gauges() == (3, 1, 1, 4)
+            signal.set(0)
+            assert await next_result(call) is False
+            assert gauges() == (0, 0, 1, 4)
+            call.cancel()
+            async with asyncio.timeout(2):
+                while svc.open_streams:  # noqa: ASYNC110 - the server notices the cancel on its own
+                    await asyncio.sleep(0.01)
+            assert gauges() == (0, 0, 0, 4)
 
 
 async def test_health_reports_serving(scaler: server.ScalerServer) -> None:
