@@ -117,20 +117,20 @@ class Intake:
         self._in_flight = 0
         metrics.max_reports_in_flight.set(max_concurrent)
         metrics.max_members.set(membership.max_members)
+        metrics.reports_in_flight.set_function(lambda: self._in_flight)  # read at scrape time
+        metrics.members.set_function(lambda: len(membership))
         membership.on_removed = lambda _member, cause: metrics.withdrawals.labels(cause=cause).inc()
 
     async def handle_report(self, request: web.Request) -> web.Response:
         if self._in_flight >= self.max_concurrent:
             return self._refuse(Refused(503, "busy", f"more than {self.max_concurrent} reports at once"))
         self._in_flight += 1
-        self.metrics.reports_in_flight.set(self._in_flight)
         try:
             return await self._process(request)
         except Refused as refusal:
             return self._refuse(refusal)
         finally:
             self._in_flight -= 1
-            self.metrics.reports_in_flight.set(self._in_flight)
 
     async def _process(self, request: web.Request) -> web.Response:
         header = request.headers.get("Authorization", "")
@@ -156,7 +156,6 @@ class Intake:
         if outcome is not membership_mod.Outcome.ACCEPTED:
             raise Refused(_STATUS[outcome], outcome.value, _describe(outcome, self.membership))
         self.metrics.reports.labels(outcome="accepted", reason="").inc()
-        self.metrics.members.set(len(self.membership))
         return web.json_response({"accepted": True, "members": len(self.membership),
                                   "demand": self.membership.demand()})
 
@@ -197,12 +196,11 @@ def _describe(outcome: membership_mod.Outcome, membership: membership_mod.Member
     return f"demand must be from 0 to {membership.max_member_demand}"
 
 
-async def _expire_forever(membership: membership_mod.Membership, metrics: metrics_mod.ScalerMetrics) -> None:
+async def _expire_forever(membership: membership_mod.Membership) -> None:
     while True:
         wait = membership.next_expiry()
         await asyncio.sleep(min(1.0, membership.ttl) if wait is None else min(wait + 0.01, 1.0))
         membership.expire()
-        metrics.members.set(len(membership))
 
 
 def make_app(intake: Intake) -> web.Application:
@@ -213,7 +211,7 @@ def make_app(intake: Intake) -> web.Application:
     app.router.add_get("/metrics", intake.handle_metrics)
 
     async def expiry(_app: web.Application) -> AsyncIterator[None]:
-        task = asyncio.create_task(_expire_forever(intake.membership, intake.metrics))
+        task = asyncio.create_task(_expire_forever(intake.membership))
         yield
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
