@@ -30,6 +30,10 @@ NAME: Final = "noctaya-operator"
 GROUP: Final = "serving.noctaya.io"
 #: ``/healthz`` and ``/metrics`` of the operator (``--health-listen``)
 HEALTH_PORT: Final = 8081
+#: the operator's only writable directory (the root filesystem is read-only): jsii unpacks its Node.js
+#: runtime into the temporary directory and keeps its package cache under ``$HOME``
+SCRATCH_DIR: Final = "/tmp"
+SCRATCH_SIZE: Final = "1Gi"
 
 _RULES: Final[tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]] = (
     # (apiGroups, resources, verbs)
@@ -164,6 +168,7 @@ class OperatorInstall(constructs.Construct):
                 ),
             ),
             # the operator reads every flag from NOCTAYA_<FLAG>; POD_NAMESPACE places its Lease
+            k8s.EnvVar(name="HOME", value=SCRATCH_DIR),
             k8s.EnvVar(name="NOCTAYA_HEALTH_LISTEN", value=f":{HEALTH_PORT}"),
             k8s.EnvVar(name="NOCTAYA_GATEWAY_IMAGE", value=props.gateway_image or props.image),
             k8s.EnvVar(name="NOCTAYA_DEFAULT_GATEWAY_REPLICAS", value=str(props.default_gateway_replicas)),
@@ -184,6 +189,7 @@ class OperatorInstall(constructs.Construct):
                 failure_threshold=3,
             ),
             resources=kube.resources(props.resources),
+            volume_mounts=[k8s.VolumeMount(name="scratch", mount_path=SCRATCH_DIR)],
             security_context=volumes.restricted_security_context(),
         )
         self.deployment = k8s.KubeDeployment(
@@ -198,6 +204,12 @@ class OperatorInstall(constructs.Construct):
                     spec=k8s.PodSpec(
                         service_account_name=NAME,
                         containers=[container],
+                        volumes=[
+                            k8s.Volume(
+                                name="scratch",
+                                empty_dir=k8s.EmptyDirVolumeSource(size_limit=kube.quantity(SCRATCH_SIZE)),
+                            )
+                        ],
                         affinity=gateway.anti_affinity(selector),
                         enable_service_links=False,
                         security_context=gateway.pod_security_context(),

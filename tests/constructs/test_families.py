@@ -5,7 +5,8 @@ ScaledObject refuses impossible bounds; each cache strategy yields a claim of th
 object, and BakedImage is refused; the prewarm Job of a hub source runs one downloader and of an
 oci:// source a pull then a stage container, with no accelerator and the registry file projected;
 the operator install grants
-Leases only in its namespace, runs 2 replicas with anti-affinity and a PDB, and drops the PDB at 1;
+Leases only in its namespace, runs 2 replicas with anti-affinity and a PDB, and drops the PDB at 1,
+with a read-only root and a bounded writable /tmp (jsii unpacks its runtime there);
 props hashes ignore fields left at their default (adding one keeps existing hashes).
 """
 
@@ -208,6 +209,13 @@ def test_operator_install(synth: Synth) -> None:
     assert "POD_NAMESPACE" in env
     assert container["ports"] == [{"containerPort": 8081, "name": "health", "protocol": "TCP"}]
     assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
+    # read-only root: jsii needs a writable temporary directory and $HOME (its package cache)
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["volumeMounts"] == [{"mountPath": "/tmp", "name": "scratch"}]
+    assert env["HOME"] == "/tmp"
+    assert deployment["spec"]["template"]["spec"]["volumes"] == [
+        {"name": "scratch", "emptyDir": {"sizeLimit": "1Gi"}}
+    ]
     assert next(m for m in manifests if m["kind"] == "PodDisruptionBudget")["spec"]["minAvailable"] == 1
     single = synth(
         lambda c: install.OperatorInstall(
