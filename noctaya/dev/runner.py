@@ -33,6 +33,7 @@ from typing import Any
 import aiohttp
 
 from noctaya.dev import certificates, keda, processes, replicas, service, view
+from noctaya.gateway import config as gateway_config
 from noctaya.scaler import credentials
 
 logger = logging.getLogger(__name__)
@@ -182,26 +183,30 @@ class DevRunner:
             "caFile": str(self.bundle.ca_cert),
         }
 
+    def scaler_document(self) -> dict[str, Any]:
+        """The aggregate scaler's config; a member's demand is bounded by one gateway's own bounds."""
+        s = self.settings
+        gateway = gateway_config.build_config(self.gateway_document(port=0))
+        return {
+            "service": {"name": s.scaling.name, "namespace": s.scaling.namespace},
+            "grpcListen": f"127.0.0.1:{self.grpc_port}",
+            "reportListen": f"127.0.0.1:{self.scaler_report_port}",
+            "target": s.target,
+            "metricName": s.scaling.metric_name,
+            "tokenFile": str(self.run_dir / "scaler-token"),
+            "maxMemberDemand": gateway.max_queue + gateway.max_in_flight,
+            "memberTtl": s.member_ttl,
+            "tls": self._tls(),
+        }
+
     async def _start_scaler(self) -> None:
         s = self.settings
         token = self.run_dir / "scaler-token"
         token.write_text(secrets.token_urlsafe(32))
         token.chmod(0o600)
         self.scaler_report_port = processes.free_port()
-        max_member = int(s.gateway.get("maxQueue", 100)) + int(s.gateway.get("maxInFlight", 1000))
-        document = {
-            "service": {"name": s.scaling.name, "namespace": s.scaling.namespace},
-            "grpcListen": f"127.0.0.1:{self.grpc_port}",
-            "reportListen": f"127.0.0.1:{self.scaler_report_port}",
-            "target": s.target,
-            "metricName": s.scaling.metric_name,
-            "tokenFile": str(token),
-            "maxMemberDemand": max_member,
-            "memberTtl": s.member_ttl,
-            "tls": self._tls(),
-        }
         path = self.run_dir / "scaler.json"
-        path.write_text(json.dumps(document, indent=2))
+        path.write_text(json.dumps(self.scaler_document(), indent=2))
         self.scaler = processes.Child(
             name="scaler",
             argv=_python_command("scaler", "--config", str(path), "--log-level", s.log_level),
@@ -211,7 +216,8 @@ class DevRunner:
         await self._wait_healthy(self.scaler, f"http://127.0.0.1:{self.scaler_report_port}/healthz")
         self.view.event(f"aggregate scaler up (reports :{self.scaler_report_port}, gRPC :{self.grpc_port})")
 
-    def _gateway(self, *, index: int, port: int) -> GatewayProcess:
+    def gateway_document(self, *, port: int) -> dict[str, Any]:
+        """The config of a gateway listening on ``port``: co-located scaler, or reporting."""
         s = self.settings
         document: dict[str, Any] = {
             **s.gateway,
@@ -234,8 +240,12 @@ class DevRunner:
                 "metricName": s.scaling.metric_name,
                 "tls": self._tls(),
             }
+        return document
+
+    def _gateway(self, *, index: int, port: int) -> GatewayProcess:
+        s = self.settings
         path = self.run_dir / f"gateway-{index}.json"
-        path.write_text(json.dumps(document, indent=2))
+        path.write_text(json.dumps(self.gateway_document(port=port), indent=2))
         child = processes.Child(
             name=f"gateway-{index}",
             argv=_python_command("gateway", "--config", str(path), "--log-level", s.log_level),
