@@ -3,7 +3,7 @@
 - ``examples`` / ``rendered``: every LLMService of ``examples/`` with the runtime it selects, and its
   rendered manifests (rendered once per session: jsii is slow to start, rendering is not).
 - ``make_service`` / ``make_runtime``: small LLMService / InferenceRuntime objects, deep-merged from
-  the spec fields a test is about.
+  the spec fields a test is about (``tests/factories.py``, shared with the runtime tests).
 - ``synth``: render one construct in a fresh chart and return its manifests.
 - ``schema_check``: validate a manifest the way a cluster would: built-in kinds against Kubernetes'
   own schemas (kubernetes-validate, strict, 1.28), KEDA / Prometheus Operator kinds against the CRD
@@ -12,9 +12,9 @@
 
 from __future__ import annotations
 
-import copy
 import pathlib
-from collections.abc import Callable, Iterator, Mapping
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import cdk8s
@@ -29,6 +29,11 @@ from noctaya.constructs import command, settings, synthesis
 from noctaya.runtime import selection
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # the shared helpers are imported as tests.<module>
+    sys.path.insert(0, str(ROOT))
+
+from tests import factories  # noqa: E402
+
 EXAMPLES = ROOT / "examples"
 KUBERNETES_VERSION = "1.28.0"
 
@@ -36,45 +41,14 @@ Manifest = dict[str, Any]
 Rendered = dict[str, list[Manifest]]
 
 
-def merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(base)
-    for key, value in extra.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
-            out[key] = merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def service(name: str = "qwen", namespace: str = "ai", **spec: Any) -> llmservice.LLMService:
-    base = {
-        "model": {"source": {"uri": "hf://Qwen/Qwen2.5-7B-Instruct"}},
-        "runtime": {"selector": {"vendor": ["nvidia"]}},
-    }
-    return llmservice.LLMService.model_validate(
-        {"metadata": {"name": name, "namespace": namespace}, "spec": merge(base, spec)}
-    )
-
-
-def runtime(name: str = "vllm-nvidia", **spec: Any) -> inferenceruntime.InferenceRuntime:
-    base: dict[str, Any] = {
-        "vendor": "nvidia",
-        "container": {"image": "vllm/vllm-openai:v0.9.2", "args": ["--model", "{{ .Model.Path }}"]},
-        "accelerator": {"resourceName": "nvidia.com/gpu"},
-    }
-    return inferenceruntime.InferenceRuntime.model_validate(
-        {"metadata": {"name": name}, "spec": merge(base, spec)}
-    )
-
-
 @pytest.fixture
 def make_service() -> Callable[..., llmservice.LLMService]:
-    return service
+    return factories.service
 
 
 @pytest.fixture
 def make_runtime() -> Callable[..., inferenceruntime.InferenceRuntime]:
-    return runtime
+    return factories.runtime
 
 
 @pytest.fixture
