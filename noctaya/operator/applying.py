@@ -15,6 +15,10 @@
   replaces it, left untouched.
 - **Prune**: owned objects (controller reference to this LLMService's uid) of the kinds the operator
   renders that are no longer desired are deleted, with a uid precondition.
+- **Rejection**: an object the API server refuses as invalid (``400``/``422``: a spec that passed CRD
+  validation but not the server's validation of what it renders, e.g. a malformed StorageClass name) is
+  *rejected*: reported by name with the server's message instead of failing the pass, and nothing that
+  depends on it (the next wave, pruning) is applied. Retrying cannot help until the spec changes.
 - **Fencing**: before every write ``may_write()`` is asked; when leadership is lost the pass stops.
 """
 
@@ -55,6 +59,9 @@ PRUNABLE: Final = frozenset(
 _FIRST_WAVE: Final = frozenset(
     {("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "PersistentVolumeClaim")}
 )
+
+#: API answers that refuse the object itself: retrying the same object cannot succeed
+REJECTING_STATUSES: Final = frozenset({400, 422})
 
 ObjectKey = tuple[str, str, str]  # (apiVersion, kind, name)
 Body = dict[str, Any]
@@ -111,6 +118,19 @@ class Refusal:
         )
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Rejection:
+    """A desired object the API server refused as invalid."""
+
+    key: ObjectKey
+    namespace: str
+    detail: str  # the server's message
+
+    @property
+    def message(self) -> str:
+        return f"the API server rejected {self.key[1]} {self.namespace}/{self.key[2]}: {self.detail}"
+
+
 @dataclasses.dataclass(kw_only=True)
 class Report:
     created: list[ObjectKey] = dataclasses.field(default_factory=list)
@@ -118,6 +138,7 @@ class Report:
     skipped: list[ObjectKey] = dataclasses.field(default_factory=list)
     pruned: list[ObjectKey] = dataclasses.field(default_factory=list)
     refused: list[Refusal] = dataclasses.field(default_factory=list)
+    rejected: list[Rejection] = dataclasses.field(default_factory=list)
     live: dict[ObjectKey, Body] = dataclasses.field(default_factory=dict)  # server responses (write-through)
 
     @property
@@ -168,6 +189,8 @@ class Applier:
             await asyncio.gather(
                 *(self._one(namespace, wanted[k], live.get(k), applied, report) for k in wave)
             )
+            if report.rejected:  # what may depend on a rejected object is neither applied nor pruned
+                return report
         stale = [
             (k, obj)
             for k, obj in live.items()
@@ -210,7 +233,11 @@ class Applier:
             return
         meta.setdefault("annotations", {})[APPLIED_HASH] = wanted_hash
         self._check()
-        result = await self._client.apply(obj, field_manager=self._manager)
+        try:
+            result = await self._client.apply(obj, field_manager=self._manager)
+        except apiclient.ApiError as e:
+            _reject_or_raise(e, key=key, namespace=namespace, report=report)
+            return
         report.live[key] = result
         applied[key] = fingerprint(result)
         (report.created if live is None else report.applied).append(key)
@@ -232,7 +259,8 @@ class Applier:
                 return
             except apiclient.ApiError as e:
                 if e.status != 409:
-                    raise
+                    _reject_or_raise(e, key=key, namespace=namespace, report=report)
+                    return
             live = await self._client.get(apiclient.kind_of(obj), namespace=namespace, name=key[2])
             if live is None:  # deleted in between: the next pass creates it
                 return
@@ -250,3 +278,9 @@ class Applier:
         uid = (obj.get("metadata") or {}).get("uid")
         if await self._client.delete(kind, namespace=namespace, name=key[2], uid=uid):
             report.pruned.append(key)
+
+
+def _reject_or_raise(error: apiclient.ApiError, *, key: ObjectKey, namespace: str, report: Report) -> None:
+    if error.status not in REJECTING_STATUSES:
+        raise error
+    report.rejected.append(Rejection(key=key, namespace=namespace, detail=error.message or error.reason))

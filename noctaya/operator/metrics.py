@@ -31,7 +31,7 @@ class Metrics:
         )
         self.objects = prometheus_client.Counter(
             "noctaya_owned_object_actions",
-            "Owned-object actions: created, applied, skipped, pruned, refused",
+            "Owned-object actions: created, applied, skipped, pruned, refused, rejected",
             ["action"],
             registry=r,
         )

@@ -11,7 +11,8 @@ Inventory` and makes the cluster match, so it is correct however often and in wh
    object is created; the pass is retried every ``keda_recheck`` seconds and when the CRD appears;
 4. read (or generate once) the aggregate scaler's token, synthesize ``LLMServiceChart`` in-process;
 5. apply (see :mod:`noctaya.operator.applying`); refusals of create-once objects become conditions
-   naming the object to delete;
+   naming the object to delete, objects the API server rejects as invalid ``Reconciled=False/InvalidSpec``
+   naming the object and the server's message;
 6. derive health from the watched Deployment, Pods and Job, write ``status`` only when it changed, post
    one Event per condition transition, and record activation timings.
 """
@@ -246,6 +247,13 @@ class Reconciler:
                     reason="ObjectSpecChanged", message="; ".join(r.message for r in other_refusals)
                 ),
             )
+        if report.rejected:
+            outcome = dataclasses.replace(
+                outcome,
+                blocked=health.Finding(
+                    reason="InvalidSpec", message="; ".join(r.message for r in report.rejected)
+                ),
+            )
         if not_ready := scaled_object_problem(
             self._inv.find(key, "keda.sh/v1alpha1", "ScaledObject", key[1])
         ):
@@ -316,6 +324,7 @@ class Reconciler:
             ("skipped", len(report.skipped)),
             ("pruned", len(report.pruned)),
             ("refused", len(report.refused)),
+            ("rejected", len(report.rejected)),
         ):
             if n:
                 self._metrics.objects.labels(action=action).inc(n)

@@ -10,7 +10,8 @@ itself (discovery stays kmock's):
 - PUT (replace), merge/strategic patch, JSON patch (a failed ``test`` is ``422``) and server-side apply
   (``application/apply-patch+yaml``: creates a missing object, removes fields the same field manager
   applied before and no longer applies, conflicts with another manager's fields unless ``force``);
-- ``404``/``409``/``422`` Status bodies; invalid names are ``422``;
+- ``404``/``409``/``422`` Status bodies; invalid names are ``422``, and so is a PVC's malformed
+  ``spec.storageClassName``;
 - ``labelSelector`` and ``fieldSelector`` (``metadata.name``/``metadata.namespace``) on list and watch;
 - watch resumes from a ``resourceVersion`` (``410 Gone`` when too old) and honours ``timeoutSeconds``;
 - the ``status`` subresource (writes to the main resource keep status, writes to ``/status`` change
@@ -485,6 +486,15 @@ class ApiServer(kmock.KubernetesEmulator):
         for label_key, value in (obj["metadata"].get("labels") or {}).items():
             if not isinstance(value, str) or len(value) > 63:
                 raise ApiError(422, "Invalid", f"metadata.labels: Invalid value for {label_key!r}")
+        if resource == "v1/persistentvolumeclaims":
+            storage_class = (obj.get("spec") or {}).get("storageClassName")
+            if storage_class and not (isinstance(storage_class, str) and _NAME.match(storage_class)):
+                raise ApiError(
+                    422,
+                    "Invalid",
+                    f'PersistentVolumeClaim "{name}" is invalid: spec.storageClassName: '
+                    f'Invalid value: "{storage_class}"',
+                )
 
     @staticmethod
     def _secret_data(resource: str, obj: dict[str, Any]) -> None:

@@ -4,7 +4,8 @@ Aspects: server-side apply creates, then skips objects whose desired hash the li
 carries, and applies again after a change or drift; create-once objects are created, then skipped or
 refused by name (never patched), including when the create races with an existing object (409) and
 for PVCs/Jobs rendered without a spec hash; prune deletes only owned objects of managed kinds no longer
-desired; every write is fenced by ``may_write``.
+desired; an object the server rejects as invalid (``422``) is reported by name, and the next wave and
+pruning are held back; every write is fenced by ``may_write``.
 """
 
 from __future__ import annotations
@@ -222,3 +223,20 @@ async def test_writes_are_fenced(server: ApiServer, client: apiclient.Client) ->
 def test_unknown_kinds_are_rejected() -> None:
     with pytest.raises(apiclient.UnknownKindError):
         apiclient.kind_of({"apiVersion": "example.com/v1", "kind": "Widget"})
+
+
+async def test_a_rejected_object_holds_back_the_next_wave(
+    server: ApiServer, client: apiclient.Client
+) -> None:
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    invalid = configmap()
+    invalid["metadata"]["labels"]["serving.noctaya.io/llmservice"] = "x" * 64  # over the label limit
+    service = {**configmap(name="qwen"), "kind": "Service", "data": None}
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[invalid, service], live=live(server)
+    )
+    assert [r.key for r in report.rejected] == [("v1", "ConfigMap", "qwen-gateway")]
+    assert "ConfigMap ai/qwen-gateway" in report.rejected[0].message
+    assert "metadata.labels" in report.rejected[0].message
+    assert report.writes == 0
+    assert server.obj("v1/services", "ai", "qwen") is None

@@ -4,10 +4,11 @@ Aspects: a create renders and applies every object (owner references, labels, ap
 backend ``replicas``), status (valid per the API model) and events; resyncs write nothing; deleted or
 hand-edited objects are applied again; periodic resync; the KEDA CRD missing, then installed; KEDA
 reporting a broken ScaledObject; runtime missing, ambiguous, changed (only its users requeued through
-the kopf index), deleted (workload kept); a malformed spec; the aggregate scaler's token created once
-and read back; fewer gateways prune the aggregate scaler; create-once cache objects refused by name and
-left untouched; prewarm success and failure; delete cleans up; 0 → 1 → 0 with activation timings; the
-API server going away and coming back, and liveness through a long outage.
+the kopf index), deleted (workload kept); a malformed spec; a spec the API server rejects in what it
+renders (a condition naming the object, nothing that depends on it applied); the aggregate scaler's
+token created once and read back; fewer gateways prune the aggregate scaler; create-once cache objects
+refused by name and left untouched; prewarm success and failure; delete cleans up; 0 → 1 → 0 with
+activation timings; the API server going away and coming back, and liveness through a long outage.
 """
 
 from __future__ import annotations
@@ -247,6 +248,30 @@ async def test_malformed_spec_becomes_a_condition(
     obj["spec"] = fixed["spec"]
     server.upsert(LLMSERVICES, obj)
     await wait_for(lambda: phase(server) == "Ready", message="Ready once fixed")
+
+
+async def test_a_rejected_object_becomes_a_condition(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body(cache={"strategy": "SharedPVC", "storageClassName": "Fast_SSD"}))
+    replica = await operators()
+    await wait_for(lambda: condition(server, "Reconciled").get("reason") == "InvalidSpec")
+    message = condition(server, "Reconciled")["message"]
+    assert "PersistentVolumeClaim ai/qwen-cache" in message and "storageClassName" in message
+    assert phase(server) == "Degraded"
+    assert server.obj(DEPLOYMENTS, NS, "qwen") is None  # the backend would wait for the claim forever
+    queue = replica.operator.queue
+    assert queue is not None
+    await asyncio.sleep(0.3)  # the echoes of what was applied settle
+    passes = queue.processed
+    await asyncio.sleep(0.5)
+    assert queue.processed == passes  # no retry loop: the next spec change triggers the next pass
+    obj = copy.deepcopy(server.must(LLMSERVICES, NS, "qwen"))
+    obj["spec"]["cache"]["storageClassName"] = "fast-ssd"
+    server.upsert(LLMSERVICES, obj)
+    await wait_for(lambda: phase(server) == "Ready", message="Ready once fixed")
+    assert condition(server, "Reconciled")["status"] == "True"
 
 
 async def test_scaler_token_is_generated_once_and_kept(
