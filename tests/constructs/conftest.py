@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pathlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import cdk8s
@@ -81,24 +81,6 @@ def rendered(
         name: synthesis.render_llmservice(service=s, runtime=r, settings=render)
         for name, (s, r) in examples.items()
     }
-
-
-def find(manifests: list[Manifest], kind: str, name: str | None = None) -> list[Manifest]:
-    return [m for m in manifests if m["kind"] == kind and (name is None or m["metadata"]["name"] == name)]
-
-
-def one(manifests: list[Manifest], kind: str, name: str | None = None) -> Manifest:
-    found = find(manifests, kind, name)
-    assert len(found) == 1, f"expected one {kind} {name or ''}, found {len(found)}"
-    return found[0]
-
-
-def containers(manifest: Manifest) -> Iterator[Manifest]:
-    """Every container and init container of a workload manifest."""
-    spec = manifest["spec"]
-    pod = spec["template"]["spec"] if "template" in spec else spec
-    yield from pod.get("initContainers", [])
-    yield from pod["containers"]
 
 
 def _crd_schemas() -> dict[tuple[str, str], Any]:
