@@ -97,7 +97,8 @@ def progress_deadline_seconds(*, startup: Mapping[str, Any], marker_wait_seconds
     return max(MIN_PROGRESS_DEADLINE_SECONDS, total)
 
 
-def _grace(props: BackendProps) -> int | None:
+def grace_seconds(props: BackendProps) -> int | None:
+    """The termination grace the Pod gets (the runtime's, widened for the drain)."""
     grace = props.termination_grace_period_seconds
     if props.pre_stop_drain_seconds is not None:
         widened = props.pre_stop_drain_seconds + DRAIN_GRACE_MARGIN_SECONDS
@@ -174,7 +175,7 @@ class Backend(constructs.Construct):
             tolerations=[kube.toleration(t) for t in props.tolerations] or None,
             scheduler_name=props.scheduler_name,
             image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
-            termination_grace_period_seconds=_grace(props),
+            termination_grace_period_seconds=grace_seconds(props),
             enable_service_links=False,
         )
         self.deployment = k8s.KubeDeployment(
@@ -218,8 +219,3 @@ class Backend(constructs.Construct):
         """The in-cluster base URL of the backend Service."""
         ident = self.props.identity
         return f"http://{ident.service_host(ident.backend)}:{self.props.port}"
-
-
-def grace_seconds(props: BackendProps) -> int | None:
-    """The termination grace the Pod gets (the runtime's, widened for the drain)."""
-    return _grace(props)
