@@ -167,7 +167,6 @@ class LLMServiceChart(cdk8s.Chart):
             )
 
         auth = endpoint.authentication
-        drain = scaling.drain_timeout
         self.gateway = gateway.Gateway(
             self,
             "Gateway",
@@ -182,8 +181,7 @@ class LLMServiceChart(cdk8s.Chart):
                 cold_start_mode=endpoint.cold_start.mode.value,
                 heartbeat_interval=str(endpoint.cold_start.heartbeat_interval),
                 activation_timeout=str(scaling.activation_timeout),
-                drain_timeout=str(drain),
-                drain_timeout_seconds=int(drain.total_seconds),
+                drain_timeout=str(scaling.drain_timeout),
                 api_key=gateway.SecretKeyRef(name=auth.secret_ref.name, key=auth.secret_ref.key)
                 if auth
                 else None,

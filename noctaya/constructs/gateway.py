@@ -23,6 +23,7 @@ import constructs
 import yaml
 from cdk8s_plus_28 import k8s
 
+from noctaya.api import durations
 from noctaya.constructs import kube, naming, volumes
 
 COMPONENT: Final = "gateway"
@@ -65,9 +66,8 @@ class GatewayProps:
     activation_timeout: str = "5m0s"
     retry_after: str = "10s"
     retry_grace: str = "10s"
+    #: in-flight requests finish within it; the Pod's grace period is this plus 10 s
     drain_timeout: str = "2m0s"
-    #: seconds of ``drain_timeout``; the grace period is this plus 10 s
-    drain_timeout_seconds: int = 120
     max_body_bytes: int = 16 * 1024 * 1024
     api_key: SecretKeyRef | None = None
     #: per-backend-replica queue target and the metric name KEDA sees
@@ -83,6 +83,11 @@ class GatewayProps:
     @property
     def aggregate(self) -> bool:
         return self.replicas > 1
+
+    @property
+    def termination_grace_period_seconds(self) -> int:
+        """Long enough for the whole drain, plus a margin for the exit itself."""
+        return int(durations.parse(self.drain_timeout).total_seconds) + DRAIN_GRACE_MARGIN_SECONDS
 
 
 def tls_files(secret: str | None) -> dict[str, Any] | None:
@@ -264,8 +269,7 @@ class Gateway(constructs.Construct):
                         enable_service_links=False,
                         image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
                         security_context=pod_security_context(),
-                        termination_grace_period_seconds=props.drain_timeout_seconds
-                        + DRAIN_GRACE_MARGIN_SECONDS,
+                        termination_grace_period_seconds=props.termination_grace_period_seconds,
                     ),
                 ),
             ),

@@ -3,7 +3,8 @@
 Aspects: the config file holds every documented key in order, with ``scaler`` (one replica) or
 ``report`` (several) and never both; durations are passed through canonically; the API key is a
 projected Secret file and the config points at it; the Pod has no service account token, runs
-non-root, and its config hash changes with the config; zero replicas are refused.
+non-root, and its config hash changes with the config; the grace period covers the drain timeout;
+zero replicas are refused.
 """
 
 from __future__ import annotations
@@ -95,6 +96,14 @@ def test_config_hash_follows_the_config(synth: Synth) -> None:
 
     assert config_hash(_props()) == config_hash(_props())
     assert config_hash(_props()) != config_hash(_props(max_queue=5))
+
+
+def test_grace_period_covers_the_drain(synth: Synth) -> None:
+    props = _props(drain_timeout="5m30s")
+    assert gateway.gateway_config(props)["drainTimeout"] == "5m30s"
+    manifests = synth(lambda c: gateway.Gateway(c, "g", props=props))
+    deployment = next(m for m in manifests if m["kind"] == "Deployment")
+    assert deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 330 + 10
 
 
 def test_zero_replicas_refused(synth: Synth) -> None:
