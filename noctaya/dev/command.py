@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from noctaya.dev import certificates, replicas, view
+from noctaya.dev import certificates, gateways, replicas, view
 from noctaya.gateway import config as gateway_config
 
 if TYPE_CHECKING:  # imported when the runner starts: gRPC must see GRPC_ENABLE_FORK_SUPPORT first
@@ -193,7 +193,7 @@ async def _main(settings: runner.Settings, out: view.View) -> int:
     try:
         return await dev.run(stop)
     except BaseExceptionGroup as group:
-        failures, rest = group.split((runner.StartError, certificates.CertificateError, OSError))
+        failures, rest = group.split((gateways.StartError, certificates.CertificateError, OSError))
         if rest is not None or failures is None:
             raise
         for exc in _leaves(failures):

@@ -32,15 +32,13 @@ from typing import Any
 
 import aiohttp
 
-from noctaya.dev import certificates, keda, processes, replicas, service, view
+from noctaya.dev import certificates, gateways, keda, processes, replicas, service, view
 from noctaya.gateway import config as gateway_config
 from noctaya.scaler import credentials
 
 logger = logging.getLogger(__name__)
 
 STATUS_INTERVAL = 0.25
-CHILD_START_TIMEOUT = 30.0
-GATEWAY_RESTART_DELAY = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,17 +65,6 @@ class Settings:
     log_level: str = "WARNING"
 
 
-@dataclasses.dataclass(eq=False)
-class GatewayProcess:
-    index: int
-    port: int
-    config_path: pathlib.Path
-    child: processes.Child
-    healthy: bool = False
-    queue: dict[str, Any] = dataclasses.field(default_factory=dict)
-    generation: int = 1
-
-
 def _python_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "noctaya", *args]
 
@@ -91,7 +78,12 @@ class DevRunner:
         )
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.backend = service.Service(port=settings.service_port)
-        self.front: service.Service | None = None  # the public Service when there are several gateways
+        # with several gateways, a public Service on the listen address spreads clients over them
+        front = (
+            service.Service(host=settings.listen_host, port=settings.listen_port)
+            if settings.gateways > 1
+            else None
+        )
         self.deployment = replicas.Deployment(
             command=settings.backend_cmd,
             readiness_path=settings.readiness_path,
@@ -101,13 +93,12 @@ class DevRunner:
             stop_grace=settings.replica_stop_grace,
             on_event=self.view.event,
         )
-        self.gateways: list[GatewayProcess] = []
+        self.gateways = gateways.Gateways(front=front, on_event=self.view.event)
         self.scaler: processes.Child | None = None
         self.scaler_report_port = 0
         self.grpc_port = processes.free_port()
         self.keda: keda.LocalKeda | None = None
         self.bundle: certificates.Bundle | None = None
-        self.stopping = False
         self._session: aiohttp.ClientSession | None = None
 
     # ---------------------------------------------------------------- public
@@ -118,18 +109,17 @@ class DevRunner:
         return f"http://{host}:{self.settings.listen_port}/v1"
 
     async def run(self, stop: asyncio.Event) -> int:
-        """Run until ``stop`` is set; raises :class:`StartError` when a child does not come up."""
-        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=1.0))
+        """Run until ``stop`` is set; raises ``gateways.StartError`` when a child does not come up."""
+        session = self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=1.0))
         try:
             async with asyncio.TaskGroup() as group:
-                keda_task = await self._start(group)
+                keda_task = await self._start(group, session=session)
                 self._announce()
-                group.create_task(self._status_forever(), name="noctaya-dev-status")
-                group.create_task(self._supervise_gateways(), name="noctaya-dev-gateways")
+                group.create_task(self._status_forever(session=session), name="noctaya-dev-status")
+                group.create_task(self.gateways.supervise(session=session), name="noctaya-dev-gateways")
                 await stop.wait()
                 # order: no more scaling, gateways drain (replicas still serve them), scaler, replicas
                 self.view.event("stopping: gateways drain, then the scaler and the replicas stop")
-                self.stopping = True
                 keda_task.cancel()
                 await self._stop_gateways_and_scaler()
                 raise _Stop
@@ -142,22 +132,20 @@ class DevRunner:
         return 0
 
     # ---------------------------------------------------------------- start
-    async def _start(self, group: asyncio.TaskGroup) -> asyncio.Task[None]:
+    async def _start(self, group: asyncio.TaskGroup, *, session: aiohttp.ClientSession) -> asyncio.Task[None]:
         s = self.settings
         await self.backend.start()
         group.create_task(self.deployment.run(), name="noctaya-dev-deployment")
         if s.scaler_tls:
             self.bundle = await asyncio.to_thread(certificates.make_bundle, directory=self.run_dir / "pki")
-        aggregate = s.gateways > 1
-        if aggregate:
-            await self._start_scaler()
-            self.front = service.Service(host=s.listen_host, port=s.listen_port)
-            await self.front.start()
+        front = self.gateways.front
+        if front is not None:
+            await self._start_scaler(session=session)
+            await front.start()
         for index in range(s.gateways):
-            port = processes.free_port() if aggregate else s.listen_port
-            gateway = self._gateway(index=index, port=port)
-            self.gateways.append(gateway)
-        await asyncio.gather(*(self._start_gateway(g) for g in self.gateways))
+            port = processes.free_port() if front is not None else s.listen_port
+            self.gateways.add(self._gateway(index=index, port=port))
+        await asyncio.gather(*(self.gateways.start(g, session=session) for g in self.gateways.members))
         self.keda = keda.LocalKeda(
             address=f"127.0.0.1:{self.grpc_port}",
             scaling=s.scaling,
@@ -199,7 +187,7 @@ class DevRunner:
             "tls": self._tls(),
         }
 
-    async def _start_scaler(self) -> None:
+    async def _start_scaler(self, *, session: aiohttp.ClientSession) -> None:
         s = self.settings
         token = self.run_dir / "scaler-token"
         token.write_text(secrets.token_urlsafe(32))
@@ -213,7 +201,9 @@ class DevRunner:
             log_path=self.run_dir / "scaler.log",
         )
         await self.scaler.start()
-        await self._wait_healthy(self.scaler, f"http://127.0.0.1:{self.scaler_report_port}/healthz")
+        await gateways.wait_healthy(
+            self.scaler, f"http://127.0.0.1:{self.scaler_report_port}/healthz", session=session
+        )
         self.view.event(f"aggregate scaler up (reports :{self.scaler_report_port}, gRPC :{self.grpc_port})")
 
     def gateway_document(self, *, port: int) -> dict[str, Any]:
@@ -242,7 +232,7 @@ class DevRunner:
             }
         return document
 
-    def _gateway(self, *, index: int, port: int) -> GatewayProcess:
+    def _gateway(self, *, index: int, port: int) -> gateways.GatewayProcess:
         s = self.settings
         path = self.run_dir / f"gateway-{index}.json"
         path.write_text(json.dumps(self.gateway_document(port=port), indent=2))
@@ -251,31 +241,7 @@ class DevRunner:
             argv=_python_command("gateway", "--config", str(path), "--log-level", s.log_level),
             log_path=self.run_dir / f"gateway-{index}.log",
         )
-        return GatewayProcess(index=index, port=port, config_path=path, child=child)
-
-    async def _start_gateway(self, gateway: GatewayProcess) -> None:
-        await gateway.child.start()
-        await self._wait_healthy(gateway.child, f"http://127.0.0.1:{gateway.port}/healthz")
-        gateway.healthy = True
-        if self.front is not None:
-            self.front.add(name=gateway.child.name, port=gateway.port)
-        self.view.event(f"{gateway.child.name} up on :{gateway.port} (pid {gateway.child.pid})")
-
-    async def _wait_healthy(self, child: processes.Child, url: str) -> None:
-        assert self._session is not None
-        deadline = time.monotonic() + CHILD_START_TIMEOUT
-        while True:
-            if not child.running:
-                raise StartError(f"{child.name} exited with code {child.returncode}:\n{child.log_tail()}")
-            with contextlib.suppress(aiohttp.ClientError, TimeoutError):
-                async with self._session.get(url) as response:
-                    if response.status == 200:
-                        return
-            if time.monotonic() > deadline:
-                raise StartError(
-                    f"{child.name} did not answer {url} within {CHILD_START_TIMEOUT:g}s:\n{child.log_tail()}"
-                )
-            await asyncio.sleep(0.05)
+        return gateways.GatewayProcess(index=index, port=port, config_path=path, child=child)
 
     def _announce(self) -> None:
         s = self.settings
@@ -294,61 +260,19 @@ class DevRunner:
             self.view.event(line)
 
     # ---------------------------------------------------------------- running
-    async def _supervise_gateways(self) -> None:
-        """Replace a gateway that exited, as a Deployment replaces its Pod."""
+    async def _status_forever(self, *, session: aiohttp.ClientSession) -> None:
         while True:
-            await asyncio.sleep(0.1)
-            for gateway in self.gateways:
-                if gateway.child.running or self.stopping:
-                    continue
-                gateway.healthy = False
-                if self.front is not None:
-                    self.front.remove(gateway.child.name)
-                self.view.event(
-                    f"{gateway.child.name} exited with code {gateway.child.returncode}; replacing it"
-                )
-                await asyncio.sleep(GATEWAY_RESTART_DELAY)
-                gateway.generation += 1
-                try:
-                    await self._start_gateway(gateway)
-                except StartError as exc:
-                    self.view.event(str(exc))
-
-    async def _status_forever(self) -> None:
-        while True:
-            await self._refresh_gateways()
+            await self.gateways.refresh(session=session)
             snapshot = self.snapshot()
             self.view.status(snapshot)
             if self.settings.state_file is not None:
                 self._write_state(snapshot)
             await asyncio.sleep(STATUS_INTERVAL)
 
-    async def _refresh_gateways(self) -> None:
-        session = self._session
-        assert session is not None
-
-        async def one(gateway: GatewayProcess) -> None:
-            if not gateway.child.running:
-                gateway.healthy, gateway.queue = False, {}
-                return
-            try:
-                async with session.get(f"http://127.0.0.1:{gateway.port}/noctaya/queue") as response:
-                    gateway.queue = await response.json() if response.status == 200 else {}
-                    gateway.healthy = response.status == 200 and not gateway.queue.get("draining", False)
-            except (aiohttp.ClientError, TimeoutError, ValueError):
-                gateway.healthy, gateway.queue = False, {}
-            if self.front is not None:
-                if gateway.healthy:
-                    self.front.add(name=gateway.child.name, port=gateway.port)
-                else:
-                    self.front.remove(gateway.child.name)
-
-        await asyncio.gather(*(one(g) for g in self.gateways))
-
     def snapshot(self) -> view.Snapshot:
         d = self.deployment
         seen = self.keda.seen if self.keda is not None else keda.Observation()
-        queues = [g.queue for g in self.gateways if g.queue]
+        queues = [g.queue for g in self.gateways.members if g.queue]
         return view.Snapshot(
             replicas_desired=d.desired,
             replicas_ready=d.ready,
@@ -361,8 +285,8 @@ class DevRunner:
             target=seen.target,
             active=seen.active,
             activations=seen.activations,
-            gateways_up=sum(1 for g in self.gateways if g.healthy),
-            gateways=len(self.gateways),
+            gateways_up=self.gateways.healthy,
+            gateways=len(self.gateways.members),
         )
 
     def state(self, snapshot: view.Snapshot) -> dict[str, Any]:
@@ -398,7 +322,7 @@ class DevRunner:
                     "generation": g.generation,
                     "queue": g.queue,
                 }
-                for g in self.gateways
+                for g in self.gateways.members
             ],
         }
 
@@ -411,34 +335,26 @@ class DevRunner:
 
     # ---------------------------------------------------------------- stop
     async def _stop_gateways_and_scaler(self) -> None:
-        s = self.settings
-        await asyncio.gather(
-            *(g.child.stop(grace=s.gateway_stop_grace) for g in self.gateways), return_exceptions=True
-        )
+        await self.gateways.stop(grace=self.settings.gateway_stop_grace)
         if self.scaler is not None:
             await self.scaler.stop(grace=5.0)
 
     async def _stop_all(self) -> None:
         """Stop whatever still runs (idempotent; also the path after a failed start)."""
-        self.stopping = True
         s = self.settings
         await self._stop_gateways_and_scaler()
         # the deployment task was cancelled with the task group and stopped its replicas; make sure
         for replica in self.deployment.replicas:
             if replica.child.running:
                 await replica.child.stop(grace=s.replica_stop_grace)
-        if self.front is not None:
-            await self.front.stop()
+        if self.gateways.front is not None:
+            await self.gateways.front.stop()
         await self.backend.stop()
         if self._session is not None:
             await self._session.close()
         if s.state_file is not None:
             with contextlib.suppress(OSError):
                 s.state_file.unlink()
-
-
-class StartError(Exception):
-    """A child process did not come up."""
 
 
 class _Stop(Exception):
