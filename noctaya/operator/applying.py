@@ -31,9 +31,10 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
+from noctaya.constructs import naming
 from noctaya.operator import apiclient
 
-SPEC_HASH: Final = "serving.noctaya.io/spec-hash"
+SPEC_HASH: Final = naming.SPEC_HASH_ANNOTATION
 APPLIED_HASH: Final = "serving.noctaya.io/applied-hash"
 CACHE_KINDS: Final = frozenset({("v1", "PersistentVolumeClaim"), ("batch/v1", "Job")})
 #: kinds whose spec Kubernetes will not change after creation: always create-once, hashed here when the

@@ -19,9 +19,10 @@ import collections
 from collections.abc import Mapping
 from typing import Any, Final
 
+from noctaya.api import meta as api_meta
 from noctaya.operator import applying
 
-LABEL: Final = "serving.noctaya.io/llmservice"
+LABEL: Final = api_meta.LLMSERVICE_LABEL
 ServiceKey = tuple[str, str]  # (namespace, name)
 Body = dict[str, Any]
 

@@ -31,6 +31,7 @@ from typing import Any, Final
 import pydantic
 
 from noctaya.api import inferenceruntime, llmservice
+from noctaya.constructs import naming
 from noctaya.operator import (
     apiclient,
     applying,
@@ -110,8 +111,9 @@ def scaled_object_problem(scaled_object: Mapping[str, Any] | None) -> health.Fin
     return None
 
 
-def endpoint_url(*, name: str, namespace: str) -> str:
-    return f"http://{name}-gateway.{namespace}.svc/v1"
+def endpoint_url(ident: naming.ServiceIdentity) -> str:
+    """The in-cluster base URL of the public gateway Service."""
+    return f"http://{ident.service_host(ident.gateway)}/v1"
 
 
 class Reconciler:
@@ -169,7 +171,8 @@ class Reconciler:
             return None  # going (another controller's finalizer holds it): nothing to change
         meta = body.get("metadata") or {}
         generation = int(meta.get("generation") or 0)
-        outcome = status.Outcome(endpoint_url=endpoint_url(name=key[1], namespace=key[0]))
+        ident = naming.ServiceIdentity(name=key[1], namespace=key[0])
+        outcome = status.Outcome(endpoint_url=endpoint_url(ident))
 
         try:
             service = self._parse_service(key, body)
@@ -209,7 +212,7 @@ class Reconciler:
             gateway_image=self._config.gateway_image,
             default_gateway_replicas=self._config.default_gateway_replicas,
             owners=[rendering.owner_reference(body)],
-            scaler_token=await self._scaler_token(key, service),
+            scaler_token=await self._scaler_token(key, ident, service),
         )
         try:
             desired = await self._renderer.render(service=service, runtime=runtime, settings=settings)
@@ -255,7 +258,7 @@ class Reconciler:
                 ),
             )
         if not_ready := scaled_object_problem(
-            self._inv.find(key, "keda.sh/v1alpha1", "ScaledObject", key[1])
+            self._inv.find(key, "keda.sh/v1alpha1", "ScaledObject", ident.name)
         ):
             outcome = dataclasses.replace(outcome, autoscaling=not_ready)
         await self._report(key, body, generation=generation, outcome=outcome)
@@ -295,14 +298,15 @@ class Reconciler:
                 parsed.append(cached[1])
         return parsed
 
-    async def _scaler_token(self, key: inventory_.ServiceKey, service: llmservice.LLMService) -> str | None:
+    async def _scaler_token(
+        self, key: inventory_.ServiceKey, ident: naming.ServiceIdentity, service: llmservice.LLMService
+    ) -> str | None:
         replicas = service.spec.endpoint.replicas or self._config.default_gateway_replicas
         if replicas <= 1:
             return None
-        name = f"{key[1]}-scaler-token"
-        secret = self._inv.find(key, "v1", "Secret", name)
+        secret = self._inv.find(key, "v1", "Secret", ident.scaler_token)
         if secret is None:
-            secret = await self._client.get(apiclient.SECRET, namespace=key[0], name=name)
+            secret = await self._client.get(apiclient.SECRET, namespace=key[0], name=ident.scaler_token)
         if secret is not None:
             raw = (secret.get("data") or {}).get(TOKEN_KEY)
             if isinstance(raw, str):
@@ -332,11 +336,11 @@ class Reconciler:
     async def _report(
         self, key: inventory_.ServiceKey, body: Mapping[str, Any], *, generation: int, outcome: status.Outcome
     ) -> None:
-        name = key[1]
+        ident = naming.ServiceIdentity(name=key[1], namespace=key[0])
         observed = health.assess(
-            deployment=self._inv.find(key, "apps/v1", "Deployment", name),
+            deployment=self._inv.find(key, "apps/v1", "Deployment", ident.backend),
             pods=self._inv.of_kind(key, "v1", "Pod"),
-            prewarm_job=self._inv.find(key, "batch/v1", "Job", f"{name}-prewarm"),
+            prewarm_job=self._inv.find(key, "batch/v1", "Job", ident.prewarm),
         )
         previous: Mapping[str, Any] = body.get("status") or {}
         activation = None
@@ -353,7 +357,7 @@ class Reconciler:
         if status.same_status(previous, new):
             return
         updated = await self._client.patch(
-            apiclient.LLMSERVICE, namespace=key[0], name=name, patch={"status": new}, subresource="status"
+            apiclient.LLMSERVICE, namespace=key[0], name=key[1], patch={"status": new}, subresource="status"
         )
         if activation is not None:
             self._metrics.observe_activation(
