@@ -96,6 +96,8 @@ async def _json_body(request: web.Request) -> dict[str, Any] | web.Response:
         document = await request.json()
     except (ValueError, UnicodeDecodeError):
         return _error(400, "request body is not valid JSON", "invalid_json")
+    except RecursionError:  # a few KiB of brackets reach the decoder's nesting limit
+        return _error(400, "request body is nested too deeply", "invalid_json")
     if not isinstance(document, dict):
         return _error(400, "request body must be a JSON object", "invalid_request")
     return document

@@ -3,8 +3,9 @@
 Aspects: chat and text completions, plain and streamed (with usage), parse in the SDK; max_tokens caps
 the answer; embeddings as floats and as base64 (the SDK's default); models list; /health turns ready
 after the configured delay; failure modes (500s, never ready, crash mid-stream, invalid SSE);
-/metrics exposes the queue depth while requests run; malformed JSON is a 400; as a process it prints
-its address and, on SIGTERM, turns unready, finishes the open stream and exits 0.
+/metrics exposes the queue depth while requests run; malformed or too deeply nested JSON is a 400;
+as a process it prints its address and, on SIGTERM, turns unready, finishes the open stream and
+exits 0.
 """
 
 from __future__ import annotations
@@ -89,6 +90,10 @@ async def test_health_follows_ready_delay_and_failure_modes(
             assert response.status == 503
         async with http.post(engine.url + "/v1/chat/completions", data=b"{oops") as response:
             assert response.status == 400
+        nested = b"[" * 5000 + b"]" * 5000
+        async with http.post(engine.url + "/v1/chat/completions", data=nested) as response:
+            assert response.status == 400
+            assert (await response.json())["error"]["code"] == "invalid_json"
     engine.state.failure = "error-500"
     with pytest.raises(openai.InternalServerError):
         await client.chat.completions.create(model="fake-model", messages=MESSAGES)
