@@ -6,8 +6,9 @@
   ``app[DEMAND]``, its metrics in the gateway's registry;
 - with ``report`` set (several replicas), the reporter publishing ``app[DEMAND]`` to the aggregate
   scaler, withdrawing on shutdown.
-They run after the gateway's own contexts start and stop before them, so the scaler ends its
-streams and the reporter withdraws while the gateway is still draining.
+They start after the gateway's own contexts and stop before them. ``noctaya gateway`` closes the
+app only after its drain, so demand stays reported while in-flight requests finish; then the
+scaler ends its streams (status OK) and the reporter withdraws, before the gateway's own parts stop.
 """
 
 from __future__ import annotations
