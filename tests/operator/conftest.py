@@ -6,6 +6,8 @@
 - ``operators``: starts real :class:`noctaya.operator.running.Operator` replicas (kopf + Lease) against
   the server, with short waits; every replica is stopped at teardown.
 - ``wait_for``: polls a condition without blocking the loop the server runs on.
+
+:func:`ready_service` is the usual start of a scenario: a runtime, one LLMService, a replica, phase Ready.
 """
 
 from __future__ import annotations
@@ -34,7 +36,15 @@ from noctaya.constructs import synthesis  # noqa: E402
 from noctaya.operator import running, settings  # noqa: E402
 from tests.operator.apiserver import ApiServer  # noqa: E402
 from tests.operator.cluster import SimulatedCluster, Timings  # noqa: E402
-from tests.operator.scenario import LLMSERVICES, NS, RUNTIMES, SCALEDOBJECTS  # noqa: E402
+from tests.operator.scenario import (  # noqa: E402
+    LLMSERVICES,
+    NS,
+    RUNTIMES,
+    SCALEDOBJECTS,
+    runtime_body,
+    service_body,
+    status_of,
+)
 
 
 def declare_keda(server: ApiServer) -> None:
@@ -180,3 +190,20 @@ WaitFor = Callable[..., Awaitable[Any]]
 @pytest.fixture
 def wait_for() -> WaitFor:
     return _wait_for
+
+
+async def ready_service(
+    server: ApiServer,
+    operators: StartOperator,
+    wait_for: WaitFor,
+    *,
+    spec: dict[str, Any] | None = None,
+    **overrides: Any,
+) -> Replica:
+    """The ``vllm`` runtime and the LLMService ``qwen`` (``spec`` merged into the default one), one
+    operator replica (``overrides`` of its settings), and the service reported Ready."""
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body(**(spec or {})))
+    replica = await operators(**overrides)
+    await wait_for(lambda: status_of(server).get("phase") == "Ready", message="phase Ready")
+    return replica

@@ -15,14 +15,11 @@ import pytest
 
 from tests.operator.apiserver import ApiServer
 from tests.operator.cluster import Failure, SimulatedCluster
-from tests.operator.conftest import StartOperator, WaitFor
+from tests.operator.conftest import StartOperator, WaitFor, ready_service
 from tests.operator.scenario import (
     LLMSERVICES,
     NS,
-    RUNTIMES,
     condition,
-    runtime_body,
-    service_body,
     status_of,
 )
 
@@ -43,13 +40,6 @@ SOFT = {
 
 def warnings(server: ApiServer, reason: str) -> list[dict[str, Any]]:
     return [e for e in server.items("v1/events", NS) if e["reason"] == reason and e["type"] == "Warning"]
-
-
-async def ready_service(server: ApiServer, operators: StartOperator, wait_for: WaitFor) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body())
-    await operators()
-    await wait_for(lambda: status_of(server).get("phase") == "Ready", message="Ready")
 
 
 @pytest.mark.parametrize("failure", list(HARD), ids=[f.value for f in HARD])

@@ -24,7 +24,7 @@ from noctaya.api import llmservice
 from noctaya.operator import applying, running
 from tests.operator.apiserver import ApiServer
 from tests.operator.cluster import SimulatedCluster
-from tests.operator.conftest import StartOperator, WaitFor, declare_keda
+from tests.operator.conftest import StartOperator, WaitFor, declare_keda, ready_service
 from tests.operator.scenario import (
     LLMSERVICES,
     NS,
@@ -72,10 +72,7 @@ def update_spec(server: ApiServer, name: str = "qwen", **changes: Any) -> None:
 async def test_create_applies_every_object_and_reports_ready(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body())
-    await operators()
-    await wait_for(lambda: phase(server) == "Ready", message="phase Ready")
+    await ready_service(server, operators, wait_for)
 
     service = server.must(LLMSERVICES, NS, "qwen")
     kinds = {resource for resource, _ in owned(server)}
@@ -117,10 +114,7 @@ async def test_create_applies_every_object_and_reports_ready(
 async def test_resync_skips_unchanged_objects(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body())
-    replica = await operators()
-    await wait_for(lambda: phase(server) == "Ready")
+    replica = await ready_service(server, operators, wait_for)
     op = replica.operator
     assert op.queue is not None
     await asyncio.sleep(0.3)
@@ -136,10 +130,7 @@ async def test_resync_skips_unchanged_objects(
 async def test_drifted_object_is_applied_again(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body())
-    await operators()
-    await wait_for(lambda: phase(server) == "Ready")
+    await ready_service(server, operators, wait_for)
     server.remove("v1/services", NS, "qwen-gateway")
     await wait_for(lambda: server.obj("v1/services", NS, "qwen-gateway") is not None, message="re-created")
 
@@ -304,10 +295,9 @@ async def test_scaler_token_is_generated_once_and_kept(
 async def test_cache_spec_change_is_refused_by_name(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body(cache={"strategy": "SharedPVC", "size": "20Gi"}))
-    await operators()
-    await wait_for(lambda: phase(server) == "Ready")
+    await ready_service(
+        server, operators, wait_for, spec={"cache": {"strategy": "SharedPVC", "size": "20Gi"}}
+    )
     pvc = copy.deepcopy(server.must(PVCS, NS, "qwen-cache"))
     update_spec(server, cache={"strategy": "SharedPVC", "size": "40Gi"})
     await wait_for(lambda: condition(server, "CacheReady").get("reason") == "CacheSpecChanged")
@@ -365,10 +355,7 @@ async def test_prewarm_success_sets_cache_ready(
 async def test_delete_cleans_up(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body())
-    replica = await operators()
-    await wait_for(lambda: phase(server) == "Ready")
+    replica = await ready_service(server, operators, wait_for)
     assert owned(server)
     server.remove(LLMSERVICES, NS, "qwen")
     await wait_for(lambda: owned(server) == [], message="owned objects collected")
@@ -382,10 +369,7 @@ async def test_delete_cleans_up(
 async def test_scale_from_zero_and_back_reports_phases_and_timings(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body())
-    replica = await operators()
-    await wait_for(lambda: phase(server) == "Ready")
+    replica = await ready_service(server, operators, wait_for)
     cluster.scale(NS, "qwen", 0)
     await wait_for(lambda: phase(server) == "ScaledToZero", message="ScaledToZero")
     assert condition(server, "Ready")["reason"] == "ScaledToZero"
@@ -413,10 +397,7 @@ async def test_scale_from_zero_and_back_reports_phases_and_timings(
 async def test_api_server_outage_and_recovery(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body())
-    replica = await operators(leader_election=False)
-    await wait_for(lambda: phase(server) == "Ready")
+    replica = await ready_service(server, operators, wait_for, leader_election=False)
     await server.outage()
     await asyncio.sleep(1.0)
     assert not replica.task.done()
@@ -430,10 +411,7 @@ async def test_api_server_outage_and_recovery(
 async def test_fewer_gateways_prune_the_aggregate_scaler(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body(endpoint={"replicas": 2}))
-    await operators()
-    await wait_for(lambda: phase(server) == "Ready")
+    await ready_service(server, operators, wait_for, spec={"endpoint": {"replicas": 2}})
     assert server.obj(DEPLOYMENTS, NS, "qwen-scaler") is not None
     assert server.obj("policy/v1/poddisruptionbudgets", NS, "qwen-gateway") is not None
     update_spec(server, endpoint={"replicas": 1})
@@ -445,10 +423,7 @@ async def test_fewer_gateways_prune_the_aggregate_scaler(
 async def test_keda_reporting_a_broken_scaled_object_is_shown(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body())
-    await operators()
-    await wait_for(lambda: phase(server) == "Ready")
+    await ready_service(server, operators, wait_for)
     server.patch_status(
         "keda.sh/v1alpha1/scaledobjects",
         NS,
@@ -497,10 +472,7 @@ async def test_a_long_outage_turns_liveness_red_then_green(
 async def test_hand_edits_are_repaired_and_resync_runs(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body())
-    replica = await operators(resync_period=0.3)
-    await wait_for(lambda: phase(server) == "Ready")
+    replica = await ready_service(server, operators, wait_for, resync_period=0.3)
     edited = copy.deepcopy(server.must("v1/configmaps", NS, "qwen-gateway"))
     edited["data"] = {"config.yaml": "maxQueue: 1\n"}  # the applied-hash annotation is kept
     server.upsert("v1/configmaps", edited)
@@ -515,10 +487,7 @@ async def test_hand_edits_are_repaired_and_resync_runs(
 async def test_runtime_deleted_keeps_the_workload_and_says_so(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    server.upsert(RUNTIMES, runtime_body())
-    server.upsert(LLMSERVICES, service_body())
-    await operators()
-    await wait_for(lambda: phase(server) == "Ready")
+    await ready_service(server, operators, wait_for)
     objects = owned(server)
     server.remove(RUNTIMES, None, "vllm")
     await wait_for(lambda: condition(server, "Reconciled").get("reason") == "RuntimeNotFound")
