@@ -39,6 +39,25 @@ def conditions(s: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return {c["type"]: (c["status"], c["reason"]) for c in s["conditions"]}
 
 
+def compose(
+    health_: health.Health,
+    *,
+    outcome: status.Outcome | None = None,
+    previous: dict[str, Any] | None = None,
+    generation: int = 1,
+    activation: health.Activation | None = None,
+    now: str | None = None,
+) -> dict[str, Any]:
+    return status.compose(
+        previous=previous,
+        generation=generation,
+        health=health_,
+        outcome=outcome or status.Outcome(),
+        activation=activation,
+        now=now,
+    )
+
+
 @pytest.mark.parametrize(
     ("health_", "outcome", "phase"),
     [
@@ -63,13 +82,11 @@ def test_phase(health_: health.Health, outcome: status.Outcome, phase: str) -> N
 
 
 def test_ready_service() -> None:
-    s = status.compose(
-        previous=None,
-        generation=3,
-        health=h(ready=2),
-        activation=None,
-        now="T0",
+    s = compose(
+        h(ready=2),
         outcome=status.Outcome(resolved_runtime="vllm", endpoint_url="http://x/v1"),
+        generation=3,
+        now="T0",
     )
     assert s["phase"] == "Ready" and s["replicas"] == 2 and s["resolvedRuntime"] == "vllm"
     assert s["endpointURL"] == "http://x/v1" and s["observedGeneration"] == 3
@@ -84,106 +101,52 @@ def test_ready_service() -> None:
 
 
 def test_failure_and_blocked_reasons_reach_ready() -> None:
-    s = status.compose(
-        previous=None,
-        generation=1,
-        health=h(failure=F(reason="ImagePullFailed", message="m")),
-        outcome=status.Outcome(),
-        activation=None,
-    )
+    s = compose(h(failure=F(reason="ImagePullFailed", message="m")))
     assert conditions(s)["Ready"] == ("False", "ImagePullFailed")
     assert conditions(s)["Degraded"] == ("True", "ImagePullFailed")
-    s = status.compose(
-        previous=None,
-        generation=1,
-        health=h(desired=None),
-        activation=None,
-        outcome=status.Outcome(blocked=F(reason="RuntimeAmbiguous", message="a, b")),
-    )
+    s = compose(h(desired=None), outcome=status.Outcome(blocked=F(reason="RuntimeAmbiguous", message="a, b")))
     assert conditions(s)["Ready"] == ("False", "RuntimeAmbiguous")
     assert conditions(s)["Reconciled"] == ("False", "RuntimeAmbiguous")
 
 
 def test_cache_conditions() -> None:
-    s = status.compose(
-        previous=None,
-        generation=1,
-        health=h(prewarm=F(reason="Prewarming", message="")),
-        outcome=status.Outcome(),
-        activation=None,
-    )
+    s = compose(h(prewarm=F(reason="Prewarming", message="")))
     assert conditions(s)["CacheReady"] == ("False", "Prewarming")
-    s = status.compose(
-        previous=None,
-        generation=1,
-        health=h(prewarm=F(reason="Prewarmed", message="")),
-        outcome=status.Outcome(),
-        activation=None,
-    )
+    s = compose(h(prewarm=F(reason="Prewarmed", message="")))
     assert conditions(s)["CacheReady"] == ("True", "Prewarmed")
-    s = status.compose(
-        previous=None,
-        generation=1,
-        health=h(prewarm=F(reason="Prewarmed", message="")),
+    s = compose(
+        h(prewarm=F(reason="Prewarmed", message="")),
         outcome=status.Outcome(cache_problem=F(reason="CacheSpecChanged", message="pvc")),
-        activation=None,
     )
     assert conditions(s)["CacheReady"] == ("False", "CacheSpecChanged")
-    assert "CacheReady" not in conditions(
-        status.compose(previous=None, generation=1, health=h(), outcome=status.Outcome(), activation=None)
-    )
+    assert "CacheReady" not in conditions(compose(h()))
 
 
 def test_transition_time_and_message_are_kept_while_nothing_changes() -> None:
-    first = status.compose(
-        previous=None,
-        generation=1,
-        now="T0",
-        activation=None,
-        outcome=status.Outcome(),
-        health=h(failure=F(reason="ImagePullFailed", message="ErrImagePull")),
-    )
-    again = status.compose(
-        previous=first,
-        generation=1,
-        now="T1",
-        activation=None,
-        outcome=status.Outcome(),
-        health=h(failure=F(reason="ImagePullFailed", message="ImagePullBackOff")),
+    first = compose(h(failure=F(reason="ImagePullFailed", message="ErrImagePull")), now="T0")
+    again = compose(
+        h(failure=F(reason="ImagePullFailed", message="ImagePullBackOff")), previous=first, now="T1"
     )
     assert again == first
     assert status.same_status(first, again)
     assert status.transitions(first, again) == []
-    fixed = status.compose(
-        previous=again, generation=1, now="T2", activation=None, outcome=status.Outcome(), health=h(ready=1)
-    )
+    fixed = compose(h(ready=1), previous=again, now="T2")
     degraded = next(c for c in fixed["conditions"] if c["type"] == "Degraded")
     autoscaling = next(c for c in fixed["conditions"] if c["type"] == "AutoscalingReady")
     assert degraded["lastTransitionTime"] == "T2" and autoscaling["lastTransitionTime"] == "T0"
 
 
 def test_transitions_one_event_per_reason() -> None:
-    first = status.compose(
-        previous=None,
-        generation=1,
-        health=h(progress=F(reason="Activating", message="")),
-        outcome=status.Outcome(),
-        activation=None,
-    )
+    first = compose(h(progress=F(reason="Activating", message="")))
     changes = status.transitions(None, first)
     assert {(c.type, c.reason) for c in changes} == {
         ("Ready", "Activating"),
         ("AutoscalingReady", "Configured"),
         ("Reconciled", "Applied"),
     }  # no "Degraded=False" event
-    failed = status.compose(
+    failed = compose(
+        h(failure=F(reason="PrewarmFailed", message="m"), prewarm=F(reason="PrewarmFailed", message="m")),
         previous=first,
-        generation=1,
-        activation=None,
-        outcome=status.Outcome(),
-        health=h(
-            failure=F(reason="PrewarmFailed", message="m"), prewarm=F(reason="PrewarmFailed", message="m")
-        ),
     )
     changes = status.transitions(first, failed)
     assert [(c.type, c.reason, c.warning) for c in changes] == [("Degraded", "PrewarmFailed", True)]
@@ -201,16 +164,12 @@ def test_last_activation_is_kept_and_replaced() -> None:
     activation = health.Activation(
         pod="p", created_at="C", scheduled=1.0, started=2.0, ready=3.0, ready_at="R"
     )
-    s = status.compose(
-        previous=None, generation=1, health=h(ready=1), outcome=status.Outcome(), activation=activation
-    )
+    s = compose(h(ready=1), activation=activation)
     assert s["lastActivation"]["startedAt"] == "C"
     ready = next(c for c in s["conditions"] if c["type"] == "Ready")
     assert (
         ready["message"]
         == "1 backend replica(s) ready; activation: Scheduled 1s, ImagePulled 1s, ModelLoaded 1s"
     )
-    kept = status.compose(
-        previous=s, generation=1, health=h(ready=1), outcome=status.Outcome(), activation=None
-    )
+    kept = compose(h(ready=1), previous=s)
     assert kept["lastActivation"] == s["lastActivation"]
