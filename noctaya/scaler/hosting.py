@@ -68,7 +68,8 @@ def demand_reporter(config: gateway_config.GatewayConfig) -> CleanupContext:
 
     async def context(app: web.Application) -> AsyncIterator[None]:
         rep = reporter.Reporter(source=app[keys.DEMAND], url=section.url, token_file=section.token_file,
-                                service=service, interval=section.interval)
+                                service=service, interval=section.interval,
+                                metrics=metrics.ReporterMetrics(registry=app[keys.METRICS].registry))
         async with aiohttp.ClientSession() as session:
             task = asyncio.create_task(rep.run(session=session), name="noctaya-demand-reporter")
             try:

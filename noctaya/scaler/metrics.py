@@ -1,8 +1,10 @@
-"""Prometheus metrics of the ExternalScaler and of the aggregate scaler's report intake.
+"""Prometheus metrics of the ExternalScaler, of the aggregate scaler's report intake and of the
+gateway-side reporter.
 
 One ``ScalerMetrics`` per process, registered into the registry its host serves: the gateway's
 registry when the scaler is co-located, the aggregate scaler's own registry on ``:9091/metrics``.
-Bounds are exported as gauges next to the values they bound.
+A reporting gateway registers ``ReporterMetrics`` into its registry instead. Bounds are exported as
+gauges next to the values they bound.
 """
 
 from __future__ import annotations
@@ -51,3 +53,18 @@ class ScalerMetrics:
         self.reports.labels(outcome="accepted", reason="")
         for reason in REFUSAL_REASONS:
             self.reports.labels(outcome="refused", reason=reason)
+
+
+class ReporterMetrics:
+    def __init__(self, *, registry: prometheus_client.CollectorRegistry) -> None:
+        self.reports = prometheus_client.Counter(
+            "noctaya_scaler_reporter_reports", "Demand reports sent to the aggregate scaler, by outcome",
+            ["outcome"], registry=registry)
+        self.failures = prometheus_client.Gauge(
+            "noctaya_scaler_reporter_failures", "Demand reports failed in a row (retried with backoff)",
+            registry=registry)
+        self.max_backoff = prometheus_client.Gauge(
+            "noctaya_scaler_reporter_backoff_max_seconds",
+            "Longest wait before retrying a failed report (the report interval)", registry=registry)
+        for outcome in ("accepted", "failed"):
+            self.reports.labels(outcome=outcome)

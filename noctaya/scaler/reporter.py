@@ -7,7 +7,8 @@ changes of the level at most every ``min_gap`` (250 ms, so ``GetMetrics`` stays 
 report per request), and otherwise every ``interval`` (2 s) as a heartbeat. A failed report is
 retried with a backoff that doubles from 100 ms and is capped at ``interval``, so the member never
 outlives the scaler's 10 s expiry while the scaler is reachable and never hammers it while it is
-not. On shutdown the member withdraws.
+not. On shutdown the member withdraws. Outcomes, failures in a row and the retry bound are in the
+gateway's metrics (``ReporterMetrics``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import aiohttp
 
 from noctaya.scaler import demand as demand_mod
+from noctaya.scaler import metrics as metrics_mod
 from noctaya.scaler import servicer as servicer_mod
 from noctaya.scaler import tokens as tokens_mod
 
@@ -50,6 +52,7 @@ class Reporter:
         interval: float = 2.0,
         min_gap: float = MIN_GAP,
         member: str | None = None,  # None: a fresh process-unique id
+        metrics: metrics_mod.ReporterMetrics | None = None,  # None when nobody scrapes (tests, bench)
     ) -> None:
         if not interval > 0:
             raise ValueError("interval must be > 0")
@@ -66,6 +69,10 @@ class Reporter:
         self._changed = asyncio.Event()  # demand changed since the last report
         self._transition = asyncio.Event()  # ... and crossed between idle and active
         self._active = source.demand() > 0
+        self.metrics = metrics
+        if metrics is not None:
+            metrics.max_backoff.set(interval)
+            metrics.failures.set_function(lambda: self.failures)
 
     def _on_demand(self, value: int) -> None:
         self._changed.set()
@@ -128,9 +135,13 @@ class Reporter:
                 logger.warning("demand report to %s failed, retrying with backoff: %s",
                                self.endpoint, str(exc) or type(exc).__name__)
             self.failures += 1
+            if self.metrics is not None:
+                self.metrics.reports.labels(outcome="failed").inc()
             return False
         if self.failures:
             logger.info("demand reports to %s recovered after %d failures", self.endpoint, self.failures)
         self.failures = 0
         self.sent += 1
+        if self.metrics is not None:
+            self.metrics.reports.labels(outcome="accepted").inc()
         return True

@@ -2,7 +2,8 @@
 
 Aspects: with ``scaler`` set, a cold request through the gateway pushes ``true`` on the co-located
 ExternalScaler's stream and GetMetrics follows the gateway's demand; the scaler's metrics appear in
-the gateway's registry; with ``report`` set, the gateway's demand reaches an aggregate scaler and the
+the gateway's registry; with ``report`` set, the gateway's demand reaches an aggregate scaler, the
+reporter's outcomes, failures in a row and retry bound appear in the gateway's registry, and the
 member withdraws when the gateway stops; no mode configured means no contexts; a scaler without a
 service, or with unreadable TLS files, is a configuration error naming the field.
 """
@@ -130,10 +131,18 @@ async def test_reporter_publishes_gateway_demand_and_withdraws(tmp_path: pathlib
         config = gateway(
             report={"url": f"http://127.0.0.1:{report_port}", "tokenFile": str(token), "interval": "2s"}
         )
-        async with running(config):
+        async with running(config) as app:
             await until(lambda: len(scaler.membership) == 1)
             async with cold_request(config):
                 await until(lambda: scaler.membership.demand() >= 1, within=1.0)
+            registry = app[keys.METRICS].registry
+            accepted = registry.get_sample_value(
+                "noctaya_scaler_reporter_reports_total", {"outcome": "accepted"})
+            assert accepted is not None and accepted >= 2
+            assert registry.get_sample_value(
+                "noctaya_scaler_reporter_reports_total", {"outcome": "failed"}) == 0
+            assert registry.get_sample_value("noctaya_scaler_reporter_failures") == 0
+            assert registry.get_sample_value("noctaya_scaler_reporter_backoff_max_seconds") == 2.0
         assert len(scaler.membership) == 0  # withdrawn on shutdown, not left to expire
 
 

@@ -5,8 +5,9 @@ within milliseconds (not at the next heartbeat) and so is the way back; level ch
 are coalesced (at most one report per ``min_gap``) and heartbeats repeat the level; every report
 has a fresh increasing sequence; a down scaler is retried with a bounded backoff and the member
 reappears when it comes back (heartbeats rebuild a restarted scaler); a long outage (thousands of
-failures in a row) keeps the reporter retrying at the capped backoff; a bad token is retried, not
-fatal; withdraw removes the member; member ids are unique and well-formed.
+failures in a row) keeps the reporter retrying at the capped backoff, and the failures in a row,
+the outcomes and the retry bound are in its metrics; a bad token is retried, not fatal; withdraw
+removes the member; member ids are unique and well-formed.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import socket
 from collections.abc import AsyncIterator, Callable
 
 import aiohttp
+import prometheus_client
 import pytest
 
-from noctaya.scaler import aggregate, demand, intake, reporter, servicer
+from noctaya.scaler import aggregate, demand, intake, metrics, reporter, servicer
 from noctaya.scaler import config as config_mod
 
 TOKEN = "s3cret-token-0123456789abcdef"
@@ -128,19 +130,26 @@ async def test_heartbeat_interval_and_rebuild_after_scaler_restart(token_file: p
 
 async def test_a_long_outage_keeps_retrying_at_the_cap(token_file: pathlib.Path) -> None:
     port = free_port()
+    registry = prometheus_client.CollectorRegistry()
     rep = reporter.Reporter(
         source=demand.DemandSignal(initial=1),
         url=f"http://127.0.0.1:{port}",
         token_file=str(token_file),
         service=SERVICE,
         interval=0.05,
+        metrics=metrics.ReporterMetrics(registry=registry),
     )
     rep.failures = 5000  # as after hours of a scaler that cannot be reached
     async with running(rep):
         await until(lambda: rep.failures >= 5003)
+        assert registry.get_sample_value("noctaya_scaler_reporter_failures") == rep.failures
         async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
             await until(lambda: scaler.membership.demand() == 1)
             assert rep.failures == 0
+    assert registry.get_sample_value("noctaya_scaler_reporter_failures") == 0
+    failed = registry.get_sample_value("noctaya_scaler_reporter_reports_total", {"outcome": "failed"})
+    assert failed is not None and failed >= 3
+    assert registry.get_sample_value("noctaya_scaler_reporter_backoff_max_seconds") == 0.05
 
 
 async def test_bad_token_is_retried_until_rotation(token_file: pathlib.Path, tmp_path: pathlib.Path) -> None:
