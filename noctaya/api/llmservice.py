@@ -21,12 +21,11 @@ the CRD carries its CEL, so both refuse the same documents with the same words):
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal
 
 import pydantic
 
-from noctaya.api import durations, inferenceruntime, meta, quantities, servicestatus, sources
+from noctaya.api import durations, inferenceruntime, meta, quantities, rules, servicestatus, sources
 
 KIND: Final = "LLMService"
 PLURAL: Final = "llmservices"
@@ -50,46 +49,6 @@ PROGRESS_REASONS = servicestatus.PROGRESS_REASONS
 PhaseTiming = servicestatus.PhaseTiming
 Activation = servicestatus.Activation
 LLMServiceStatus = servicestatus.LLMServiceStatus
-
-
-# ------------------------------------------------------------------------------------------ duration rules
-def _duration_rule(rule: meta.Rule, check: Callable[[durations.Duration], bool]) -> pydantic.AfterValidator:
-    """The pydantic side of a CEL rule on one duration field."""
-
-    def validate(value: durations.Duration) -> durations.Duration:
-        if not check(value):
-            raise ValueError(rule.message)
-        return value
-
-    return pydantic.AfterValidator(validate)
-
-
-_POSITIVE = meta.Rule(rule="duration(self) > duration('0s')", message="must be a duration greater than 0s")
-_NON_NEGATIVE = meta.Rule(rule="duration(self) >= duration('0s')", message="must not be a negative duration")
-_STABILIZATION = meta.Rule(
-    rule="duration(self) >= duration('0s') && duration(self) <= duration('1h') "
-    "&& duration(string(duration(self).getSeconds()) + 's') == duration(self)",
-    message="must be a whole number of seconds between 0s and 1h",
-)
-_ONE_HOUR = durations.Duration.of(hours=1)
-
-PositiveDuration = Annotated[
-    durations.Duration,
-    _duration_rule(_POSITIVE, lambda d: d.nanoseconds > 0),
-    pydantic.Field(json_schema_extra=meta.cel(_POSITIVE)),
-]
-NonNegativeDuration = Annotated[
-    durations.Duration,
-    _duration_rule(_NON_NEGATIVE, lambda d: d.nanoseconds >= 0),
-    pydantic.Field(json_schema_extra=meta.cel(_NON_NEGATIVE)),
-]
-StabilizationWindow = Annotated[
-    durations.Duration,
-    _duration_rule(
-        _STABILIZATION, lambda d: d.is_whole_seconds and 0 <= d.nanoseconds <= _ONE_HOUR.nanoseconds
-    ),
-    pydantic.Field(json_schema_extra=meta.cel(_STABILIZATION)),
-]
 
 
 # ------------------------------------------------------------------------------------------------- model
@@ -280,11 +239,11 @@ class Scaling(meta.ApiModel):
     """Scaling metric; only queueDepth is implemented (kvCacheUtil is reserved)."""
     target: Annotated[int, pydantic.Field(ge=1)] = 10
     """Queue-depth target per backend replica."""
-    activation_timeout: PositiveDuration = durations.Duration.of(minutes=5)
+    activation_timeout: rules.PositiveDuration = durations.Duration.of(minutes=5)
     """How long a cold request waits for a Ready backend; demand stops after it."""
-    scale_down_stabilization: StabilizationWindow = durations.Duration.of(minutes=5)
+    scale_down_stabilization: rules.StabilizationWindow = durations.Duration.of(minutes=5)
     """HPA scale-down stabilization window and KEDA cooldown; whole seconds, 0s..1h."""
-    drain_timeout: NonNegativeDuration = durations.Duration.of(minutes=2)
+    drain_timeout: rules.NonNegativeDuration = durations.Duration.of(minutes=2)
     """preStop drain time when the runtime enables preStopDrain."""
     external_scaler: ExternalScaler | None = None
     """How KEDA reaches the ExternalScaler."""
@@ -355,7 +314,7 @@ class ColdStartMode(enum.StrEnum):
 class ColdStart(meta.ApiModel):
     mode: ColdStartMode = ColdStartMode.KEEPALIVE
     """keepalive holds cold requests (SSE heartbeats for streams); reject answers 503 with Retry-After."""
-    heartbeat_interval: PositiveDuration = durations.Duration.of(seconds=10)
+    heartbeat_interval: rules.PositiveDuration = durations.Duration.of(seconds=10)
     """Interval of SSE keepalive comments while a streaming request waits."""
 
 

@@ -10,6 +10,9 @@ values. A model lists its cross-field rules in ``cross_field_rules``; ``meta.Api
   on its own (an invalid one becomes a value only ``is None`` can look at), so a document with a bad
   quantity and ``min > max`` gets both problems at once, as from the API server;
 - writes them into the model's JSON schema as ``x-kubernetes-validations``, so the CRD carries them.
+
+Rules on one duration field are annotated types (``PositiveDuration``, ``NonNegativeDuration``,
+``StabilizationWindow``): a pydantic check after parsing, and the same rule's CEL in the field's schema.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Annotated, Any, NamedTuple
 
 import pydantic
 import pydantic_core
+
+from noctaya.api import durations
 
 
 class Rule(NamedTuple):
@@ -143,3 +148,43 @@ def validate(
     if messages:
         raise pydantic.ValidationError.from_exception_data(model.__name__, _errors(messages, data))
     return obj
+
+
+# ------------------------------------------------------------------------------ rules on one duration field
+def _duration_rule(rule: Rule, check: Callable[[durations.Duration], bool]) -> pydantic.AfterValidator:
+    """The pydantic side of a CEL rule on one duration field."""
+
+    def validate(value: durations.Duration) -> durations.Duration:
+        if not check(value):
+            raise ValueError(rule.message)
+        return value
+
+    return pydantic.AfterValidator(validate)
+
+
+_POSITIVE = Rule(rule="duration(self) > duration('0s')", message="must be a duration greater than 0s")
+_NON_NEGATIVE = Rule(rule="duration(self) >= duration('0s')", message="must not be a negative duration")
+_STABILIZATION = Rule(
+    rule="duration(self) >= duration('0s') && duration(self) <= duration('1h') "
+    "&& duration(string(duration(self).getSeconds()) + 's') == duration(self)",
+    message="must be a whole number of seconds between 0s and 1h",
+)
+_ONE_HOUR = durations.Duration.of(hours=1)
+
+PositiveDuration = Annotated[
+    durations.Duration,
+    _duration_rule(_POSITIVE, lambda d: d.nanoseconds > 0),
+    pydantic.Field(json_schema_extra=cel(_POSITIVE)),
+]
+NonNegativeDuration = Annotated[
+    durations.Duration,
+    _duration_rule(_NON_NEGATIVE, lambda d: d.nanoseconds >= 0),
+    pydantic.Field(json_schema_extra=cel(_NON_NEGATIVE)),
+]
+StabilizationWindow = Annotated[
+    durations.Duration,
+    _duration_rule(
+        _STABILIZATION, lambda d: d.is_whole_seconds and 0 <= d.nanoseconds <= _ONE_HOUR.nanoseconds
+    ),
+    pydantic.Field(json_schema_extra=cel(_STABILIZATION)),
+]
