@@ -584,7 +584,7 @@ def paced_phase(
     """Added latency below saturation: the same offered load on every path, so only the hop differs."""
     rows = []
     results: dict[str, dict[str, float]] = {}
-    for name, (base, _) in targets.items():
+    for name, (base, pid) in targets.items():
         job = {
             "kind": "paced",
             "url": base + "/v1/chat/completions",
@@ -592,9 +592,12 @@ def paced_phase(
             "rate": rate,
             "seconds": seconds,
         }
-        result = run_worker(job, timeout=seconds + 60)
+        with measured(pid) as usage:
+            result = run_worker(job, timeout=seconds + 60)
         results[name] = result
         direct = results["direct"]
+        # CPU per request at a fixed offered load: steadier than latency on a shared machine
+        cpu_per_req = usage["cpu"] / result["requests"] * 1000 if pid and result["requests"] else float("nan")
         rows.append(
             [
                 name,
@@ -603,6 +606,7 @@ def paced_phase(
                 result["p99"],
                 result["p50"] - direct["p50"],
                 result["p99"] - direct["p99"],
+                cpu_per_req,
                 int(result["late"]),
             ]
         )
@@ -610,7 +614,16 @@ def paced_phase(
         reporting.table(
             f"added latency at a paced {rate:,.0f} req/s over {clients} connections "
             f"(aiohttp client, {seconds:g}s)",
-            ["path", "requests", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "sent late"],
+            [
+                "path",
+                "requests",
+                "p50 ms",
+                "p99 ms",
+                "added p50 ms",
+                "added p99 ms",
+                "proxy CPU ms/req",
+                "sent late",
+            ],
             rows,
         )
     )
@@ -857,7 +870,11 @@ def main(argv: list[str] | None = None) -> int:
         "--client", choices=["wrk", "aiohttp"], default="wrk" if shutil.which("wrk") else "aiohttp"
     )
     parser.add_argument("--held", type=int, default=10_000, help="cold requests to hold")
-    parser.add_argument("--phases", default="requests,sse,reject,held", help="comma-separated subset to run")
+    parser.add_argument(
+        "--phases",
+        default="requests,sse,reject,held",
+        help="comma-separated subset to run (requests = closed + paced)",
+    )
     args = parser.parse_args(argv)
     if args.worker:
         worker_main(json.loads(args.worker))
@@ -896,10 +913,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"{os.cpu_count()} CPUs (shared)"
             )
             phases = set(args.phases.split(","))
-            if "requests" in phases:
+            if phases & {"requests", "closed", "paced"}:  # "requests" is both kinds
                 for clients in (64, 512):
-                    request_phase(targets, clients=clients, seconds=seconds, client=args.client, tmp=tmp)
-                    paced_phase(targets, clients=clients, rate=1000, seconds=seconds)
+                    if phases & {"requests", "closed"}:
+                        request_phase(targets, clients=clients, seconds=seconds, client=args.client, tmp=tmp)
+                    if phases & {"requests", "paced"}:
+                        paced_phase(targets, clients=clients, rate=1000, seconds=seconds)
             if "sse" in phases:
                 sse_phase(targets, streams=256, seconds=seconds, tokens=256, backend_pid=engine.pid)
             if "reject" in phases:
