@@ -8,7 +8,9 @@ the way back. The transition is pushed from the demand listener, on the event lo
 
 ``IsActive`` answers from the same state the streams push, so polling and pushing always agree.
 ``GetMetrics`` is the current demand and ``GetMetricSpec`` the per-replica target (an empty list
-is an error to KEDA, so there is always exactly one spec).
+is an error to KEDA, so there is always exactly one spec). The metric name in ``GetMetrics`` is
+matched without regard to case: KEDA passes on the name the HPA asked for, and the HPA's external
+metrics client lowercases it (``queueDepth`` arrives as ``queuedepth``, kedacore/keda#4954).
 
 Every call names the ScaledObject it is for; a reference to another service is refused with
 INVALID_ARGUMENT, and the number of open streams is bounded (RESOURCE_EXHAUSTED beyond it).
@@ -72,6 +74,7 @@ class ExternalScalerServicer:
         self._source = source
         self._service = service
         self._metric_name = metric_name
+        self._metric_key = metric_name.casefold()
         self._target = target
         self._max_streams = max_streams
         self._metrics = metrics
@@ -147,7 +150,7 @@ class ExternalScalerServicer:
         self, request: pb.GetMetricsRequest, context: grpc.aio.ServicerContext,
     ) -> pb.GetMetricsResponse:
         await self._check_ref(request.scaledObjectRef, context, method="GetMetrics")
-        if request.metricName not in ("", self._metric_name):
+        if request.metricName.casefold() not in ("", self._metric_key):
             await self._abort(context, "GetMetrics", grpc.StatusCode.INVALID_ARGUMENT,
                               f"unknown metricName {request.metricName[:64]!r}; "
                               f"this scaler serves {self._metric_name!r}")

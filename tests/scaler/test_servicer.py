@@ -3,8 +3,9 @@
 Aspects: a stream gets the current state at once (so a reconnecting client learns it); ``true`` is
 pushed only on inactive -> active transitions, never repeated while demand stays up; ``false`` on
 the way back; IsActive agrees with the stream at every step; GetMetrics is the current demand and
-GetMetricSpec the per-replica target (never empty); a ScaledObjectRef for another service, or one
-missing name/namespace, is INVALID_ARGUMENT on every rpc; empty or garbage metadata is ignored;
+GetMetricSpec the per-replica target (never empty); GetMetrics takes the metric name in any case
+(the HPA's path lowercases it); a ScaledObjectRef for another service, or one missing
+name/namespace, is INVALID_ARGUMENT on every rpc; empty or garbage metadata is ignored;
 unknown metric names are refused; the number of streams is bounded; closing ends streams with OK;
 the health service reports SERVING; the demand, active and open-stream gauges read the live state.
 """
@@ -167,6 +168,15 @@ async def test_oversized_request_is_refused(stub: pb_grpc.ExternalScalerStub) ->
     with pytest.raises(grpc.aio.AioRpcError) as info:
         await stub.IsActive(ref)
     assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+async def test_metric_name_in_any_case_is_served(
+    stub: pb_grpc.ExternalScalerStub, signal: demand.DemandSignal
+) -> None:
+    signal.set(7)
+    for name in ("queueDepth", "queuedepth", "QUEUEDEPTH", ""):  # the HPA's path lowercases it
+        reply = await stub.GetMetrics(pb.GetMetricsRequest(scaledObjectRef=REF, metricName=name))
+        assert [(v.metricName, v.metricValueFloat) for v in reply.metricValues] == [("queueDepth", 7.0)]
 
 
 async def test_unknown_metric_name_is_refused(stub: pb_grpc.ExternalScalerStub) -> None:
