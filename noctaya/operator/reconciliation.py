@@ -32,6 +32,7 @@ import pydantic
 
 from noctaya.api import inferenceruntime, llmservice
 from noctaya.constructs import naming
+from noctaya.constructs import settings as render_settings
 from noctaya.operator import (
     apiclient,
     applying,
@@ -208,10 +209,10 @@ class Reconciler:
             await self._report(key, body, generation=generation, outcome=outcome)
             return self._config.keda_recheck
 
-        settings = rendering.render_settings_for(
+        settings = render_settings.RenderSettings(
             gateway_image=self._config.gateway_image,
             default_gateway_replicas=self._config.default_gateway_replicas,
-            owners=[rendering.owner_reference(body)],
+            owner_references=[rendering.owner_reference(body)],
             scaler_token=await self._scaler_token(key, ident, service),
         )
         try:

@@ -18,7 +18,7 @@ import collections
 import concurrent.futures
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Final, Protocol
 
 from noctaya.api import inferenceruntime, llmservice
@@ -125,18 +125,3 @@ def owner_reference(body: Mapping[str, Any]) -> dict[str, Any]:
         "controller": True,
         "blockOwnerDeletion": True,
     }
-
-
-def render_settings_for(
-    *,
-    gateway_image: str,
-    default_gateway_replicas: int,
-    owners: Sequence[Mapping[str, Any]],
-    scaler_token: str | None,
-) -> render_settings.RenderSettings:
-    return render_settings.RenderSettings(
-        gateway_image=gateway_image,
-        default_gateway_replicas=default_gateway_replicas,
-        owner_references=[dict(o) for o in owners],
-        scaler_token=scaler_token,
-    )
