@@ -7,6 +7,8 @@ What it copies from KEDA 2.17+ and the HPA (``external-push`` trigger):
   resets only when a stream ends with status OK;
 - every ``polling_interval``: GetMetricSpec, GetMetrics, IsActive. Active restarts the cooldown
   clock (and activates from 0); inactive for ``cooldown`` with ``min == 0`` scales to 0;
+  GetMetrics asks for the metric name lowercased, as it arrives from the HPA's external metrics
+  client;
 - between 1 and max the HPA rule for an ``AverageValue`` target: desired = ceil(metric / target),
   no change within a 10 % tolerance, clamped to [max(min, 1), max]; scale-down takes the highest
   recommendation of the last ``scale_down_window`` seconds (the HPA's stabilization window);
@@ -160,7 +162,8 @@ class LocalKeda:
                 raise ValueError("metric target is not positive")
             reply = await stub.GetMetrics(
                 pb.GetMetricsRequest(
-                    scaledObjectRef=self.ref, metricName=first.metricName or self.scaling.metric_name
+                    scaledObjectRef=self.ref,
+                    metricName=(first.metricName or self.scaling.metric_name).lower(),
                 ),
                 timeout=CALL_TIMEOUT,
             )

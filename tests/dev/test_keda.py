@@ -4,7 +4,8 @@ Aspects: a pushed ``true`` scales 0 -> max(min, 1) within milliseconds, later pu
 cooldown clock; polling scales 1 -> N by ceil(metric / target) clamped to max, holds within the 10 %
 tolerance, keeps the highest recommendation of the scale-down window, and scales to 0 only after
 the cooldown with min 0; a broken stream reconnects with a growing backoff and gets the current
-state at once; an empty metric spec is an error and changes nothing.
+state at once; an empty metric spec is an error and changes nothing; GetMetrics asks for the metric
+name lowercased (as the HPA does) and the real scaler answers it.
 """
 
 from __future__ import annotations
@@ -189,3 +190,37 @@ async def test_empty_metric_spec_is_an_error_that_changes_nothing() -> None:
         assert "empty metric spec" in local.seen.last_error
     finally:
         await grpc_server.stop(0)
+
+
+class Recorder(EmptySpec):
+    """An ExternalScaler with one metric spec that records the names GetMetrics is asked for."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def GetMetricSpec(self, request: Any, context: Any) -> Any:
+        spec = pb.MetricSpec(metricName="queueDepth", targetSizeFloat=10)
+        return pb.GetMetricSpecResponse(metricSpecs=[spec])
+
+    async def GetMetrics(self, request: Any, context: Any) -> Any:
+        self.asked.append(request.metricName)
+        return await super().GetMetrics(request, context)
+
+
+async def test_polling_asks_for_the_metric_lowercased_and_the_scaler_answers() -> None:
+    recorder, grpc_server = Recorder(), grpc.aio.server()
+    pb_grpc.add_ExternalScalerServicer_to_server(recorder, grpc_server)
+    port = grpc_server.add_insecure_port("127.0.0.1:0")
+    await grpc_server.start()
+    try:
+        local = keda.LocalKeda(address=f"127.0.0.1:{port}", scaling=scaling(), target=Target(desired=1))
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            await local.poll_once(pb_grpc.ExternalScalerStub(channel))
+        assert recorder.asked == ["queuedepth"]
+    finally:
+        await grpc_server.stop(0)
+    port, signal, target = free_port(), demand.DemandSignal(initial=30), Target(desired=1)
+    async with scaler(signal, port), grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        local = keda.LocalKeda(address=f"127.0.0.1:{port}", scaling=scaling(), target=target)
+        await local.poll_once(pb_grpc.ExternalScalerStub(channel))
+    assert (local.seen.errors, local.seen.metric, target.calls) == (0, 30.0, [3])
