@@ -17,37 +17,9 @@ import argparse
 import collections
 import pathlib
 import sys
-from collections.abc import Iterator, Sequence
 from typing import BinaryIO, TextIO
 
 from noctaya.api import crds, documents
-
-#: How many files a directory argument may expand to.
-MAX_FILES = 10_000
-
-
-def _inputs(args: Sequence[str]) -> Iterator[tuple[str, pathlib.Path | None, str | None]]:
-    """``(name, path or None for stdin, error)`` per input, directories expanded."""
-    for arg in args:
-        if arg == "-":
-            yield "<stdin>", None, None
-            continue
-        path = pathlib.Path(arg)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-            if not found:
-                yield arg, None, "directory holds no *.yaml or *.yml files"
-            if len(found) > MAX_FILES:
-                yield arg, None, f"directory holds more than {MAX_FILES} YAML files"
-                continue
-            for file in found:
-                yield str(file), file, None
-        elif path.is_file():
-            yield arg, path, None
-        elif path.exists():
-            yield arg, None, "not a regular file"
-        else:
-            yield arg, None, "no such file or directory"
 
 
 def _read(stream: BinaryIO, limit: int) -> bytes:
@@ -71,7 +43,7 @@ def validate_main(argv: list[str], *, stdin: BinaryIO | None = None, stdout: Tex
     kinds: collections.Counter[str] = collections.Counter()
     total = files = 0
     stdin_used = False
-    for name, path, error in _inputs(options.files):
+    for name, path, error in documents.input_files(options.files, stdin=True):
         if error is not None:
             problems.append(documents.Problem(source=name, message=error))
             continue

@@ -11,15 +11,17 @@ model errors, metadata rules (names; InferenceRuntime is cluster-scoped) and res
 kinds and apiVersions are problems too, never silently skipped. Cross-field rules are reported next to
 field errors (see ``noctaya.api.rules``).
 
-``load_resources`` is the one-call form for tools: the objects, or ``DocumentError`` with all problems.
+``load_resources`` is the one-call form for tools: the objects, or ``DocumentError`` with all problems;
+``input_files`` expands the files and directories a command line names (``noctaya validate`` / ``synth``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import pathlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 import pydantic
@@ -108,6 +110,36 @@ class DocumentError(ValueError):
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
+
+
+#: How many files a directory argument may expand to.
+MAX_FILES: Final = 10_000
+
+
+def input_files(args: Sequence[str], *, stdin: bool) -> Iterator[tuple[str, pathlib.Path | None, str | None]]:
+    """The files named on a command line: ``(name, path, error)`` per input, a directory expanded to the
+    ``*.yaml`` / ``*.yml`` files below it (sorted, at most ``MAX_FILES``); with ``stdin``, ``-`` is
+    standard input (path and error ``None``)."""
+    for arg in args:
+        if stdin and arg == "-":
+            yield "<stdin>", None, None
+            continue
+        path = pathlib.Path(arg)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+            if not found:
+                yield arg, None, "directory holds no *.yaml or *.yml files"
+            if len(found) > MAX_FILES:
+                yield arg, None, f"directory holds more than {MAX_FILES} YAML files"
+                continue
+            for file in found:
+                yield str(file), file, None
+        elif path.is_file():
+            yield arg, path, None
+        elif path.exists():
+            yield arg, None, "not a regular file"
+        else:
+            yield arg, None, "no such file or directory"
 
 
 def load_yaml(

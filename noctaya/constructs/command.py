@@ -21,14 +21,13 @@ import argparse
 import dataclasses
 import pathlib
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TextIO
 
 from noctaya.api import crds, documents, inferenceruntime, llmservice
 from noctaya.constructs import install, output, settings, synthesis
 from noctaya.runtime import selection
 
-MAX_FILES = 10_000
 MAX_TOKEN_BYTES = 4096
 
 
@@ -39,31 +38,13 @@ class Loaded:
     problems: list[str]
 
 
-def _files(args: Sequence[str]) -> Iterator[tuple[str, pathlib.Path | None, str | None]]:
-    for arg in args:
-        path = pathlib.Path(arg)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-            if not found:
-                yield arg, None, "directory holds no *.yaml or *.yml files"
-            elif len(found) > MAX_FILES:
-                yield arg, None, f"directory holds more than {MAX_FILES} YAML files"
-            else:
-                for file in found:
-                    yield str(file), file, None
-        elif path.is_file():
-            yield arg, path, None
-        else:
-            yield arg, None, "no such file or directory" if not path.exists() else "not a regular file"
-
-
 def load(args: Sequence[str], *, limits: documents.Limits = documents.DEFAULT_LIMITS) -> Loaded:
     """Every valid LLMService and InferenceRuntime of the inputs, with their source file, and every
     problem found (as messages naming file, document and field)."""
     services: list[tuple[str, llmservice.LLMService]] = []
     runtimes: list[tuple[str, inferenceruntime.InferenceRuntime]] = []
     problems: list[str] = []
-    for name, path, error in _files(args):
+    for name, path, error in documents.input_files(args, stdin=False):
         if path is None:
             problems.append(f"{name}: {error}")
             continue

@@ -10,11 +10,14 @@ Aspects:
   cluster-scoped;
 - NaN / Infinity refused; ``load_resources`` returns objects or raises ``DocumentError`` with every
   problem;
-- fuzz (hypothesis): arbitrary JSON-like values (also under our apiVersion and kinds) never raise.
+- fuzz (hypothesis): arbitrary JSON-like values (also under our apiVersion and kinds) never raise;
+- ``input_files``: directories expand to their YAML files in sorted order, ``-`` is stdin only when
+  asked for, missing and empty inputs are errors naming the input.
 """
 
 from __future__ import annotations
 
+import pathlib
 from typing import Any
 
 import pytest
@@ -169,3 +172,23 @@ def test_fuzz_values_never_raise(value: Any) -> None:
     assert problems == [] or all(str(p) for p in problems)
     for result in checked:
         assert all(str(p) for p in result.problems)
+
+
+def test_input_files(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "b.yaml").write_text("{}")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.yml").write_text("{}")
+    (tmp_path / "notes.txt").write_text("")
+    (tmp_path / "empty").mkdir()
+    found = list(documents.input_files([str(tmp_path), "-"], stdin=True))
+    assert found == [
+        (str(tmp_path / "b.yaml"), tmp_path / "b.yaml", None),
+        (str(tmp_path / "sub" / "a.yml"), tmp_path / "sub" / "a.yml", None),
+        ("<stdin>", None, None),
+    ]
+    refused = list(documents.input_files(["-", str(tmp_path / "empty"), str(tmp_path / "nope")], stdin=False))
+    assert refused == [
+        ("-", None, "no such file or directory"),
+        (str(tmp_path / "empty"), None, "directory holds no *.yaml or *.yml files"),
+        (str(tmp_path / "nope"), None, "no such file or directory"),
+    ]
