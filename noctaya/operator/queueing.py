@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
 
@@ -28,9 +29,12 @@ class WorkQueue(Generic[K]):
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
+        if not 0 < base_backoff <= max_backoff:
+            raise ValueError("backoff: 0 < base_backoff <= max_backoff must hold")
         self._process = process
         self._workers = workers
         self._base, self._max = base_backoff, max_backoff
+        self._max_exponent = max(0, math.ceil(math.log2(max_backoff / base_backoff)))
         self._queue: asyncio.Queue[K] = asyncio.Queue()  # holds each key at most once (see _queued)
         self._queued: set[K] = set()
         self._in_flight: set[K] = set()
@@ -99,7 +103,8 @@ class WorkQueue(Generic[K]):
             except Exception:
                 failures = self._failures.get(key, 0) + 1
                 self._failures[key] = failures
-                delay = min(self._max, self._base * 2 ** (failures - 1))
+                # the exponent stops growing once the cap is reached (2**1024 would not fit a float)
+                delay = min(self._max, self._base * 2 ** min(failures - 1, self._max_exponent))
                 logger.exception(
                     "reconcile of %s failed (attempt %d); retrying in %.1fs", key, failures, delay
                 )

@@ -2,8 +2,9 @@
 
 Aspects: a burst of marks for one key costs one pass; a key is never processed twice at once and a
 mark during a pass runs it once more afterwards; distinct keys run concurrently up to ``workers``;
-failures retry with capped exponential backoff, reset by success; "run again after" delays, with the
-earliest pending time winning; ``forget`` drops a key; stopping cancels workers and timers.
+failures retry with capped exponential backoff, reset by success, however many there were in a row;
+"run again after" delays, with the earliest pending time winning; ``forget`` drops a key; stopping
+cancels workers and timers.
 """
 
 from __future__ import annotations
@@ -120,6 +121,24 @@ async def test_failures_back_off_exponentially_and_success_resets() -> None:
     assert len(times) == 5
     assert gaps[0] >= 0.019 and gaps[1] >= 0.039 and gaps[2] >= 0.049 and gaps[3] >= 0.049
     assert gaps[3] < 0.12  # capped at 0.05 (uncapped it would be 0.16)
+
+
+async def test_a_long_run_of_failures_keeps_retrying_at_the_cap() -> None:
+    attempts = 0
+    done = asyncio.Event()
+
+    async def process(key: str) -> None:
+        nonlocal attempts
+        attempts += 1
+        if attempts <= 1100:  # past 2**1024, which no float holds
+            raise RuntimeError("boom")
+        done.set()
+
+    async with running(process, base=1e-9, cap=1e-9) as queue:
+        queue.add("a")
+        await asyncio.wait_for(done.wait(), 20)
+        await idle(queue)
+    assert attempts == 1101
 
 
 async def test_requeue_after_and_earliest_wins() -> None:
