@@ -159,6 +159,7 @@ class LLMServiceChart(cdk8s.Chart):
                     image=settings.gateway_image,
                     target=scaling.target,
                     metric_name=scaling.metric.value,
+                    max_members=scaler.member_bound(replicas),
                     max_member_demand=endpoint.max_queue + settings.max_in_flight,
                     tls_secret=tls.server_secret_name if tls else None,
                     token=settings.scaler_token,

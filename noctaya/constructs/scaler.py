@@ -27,6 +27,16 @@ from noctaya.constructs import gateway, kube, naming, volumes
 COMPONENT: Final = "scaler"
 CONFIG_DIR: Final = "/etc/noctaya/scaler"
 CONFIG_FILE: Final = "config.yaml"
+#: fewest members the scaler counts, and the most its config accepts
+MIN_MEMBERS: Final = 32
+MAX_MEMBERS: Final = 10_000
+
+
+def member_bound(gateways: int) -> int:
+    """How many members the scaler must count for ``gateways`` replicas: each of them, plus as many
+    again for the surge gateway of a rolling update and for replaced ones that have not expired yet
+    (a member beyond the bound is refused, and its demand would never reach KEDA)."""
+    return min(MAX_MEMBERS, max(MIN_MEMBERS, 2 * gateways))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -39,7 +49,7 @@ class AggregateScalerProps:
     target: int = 10
     metric_name: str = "queueDepth"
     #: bounds: gateways counted, one gateway's demand (its maxQueue + maxInFlight), report concurrency
-    max_members: int = 32
+    max_members: int = MIN_MEMBERS
     max_member_demand: int = 1100
     member_ttl: str = "10s"
     max_concurrent_reports: int = 64

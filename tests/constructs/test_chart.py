@@ -5,7 +5,8 @@ Aspects:
 - the scaler port (9090) and the reports port (9091) are never on the public gateway Service, and the
   scaler Service is ``<name>-scaler`` on 9090 (+ 9091 in aggregate mode);
 - anti-affinity, PDB ``minAvailable: 1`` and the aggregate scaler exist exactly when gateways > 1, and
-  then the gateway config has ``report`` and no co-located ``scaler``;
+  then the gateway config has ``report`` and no co-located ``scaler``; the aggregate scaler counts
+  every gateway of a large fleet, with room for a rolling update;
 - pvc:// is mounted read-only; a prewarmed SharedPVC is read-only in servers and the servers wait for
   the marker; without prewarm the cache stays writable;
 - every object has the LLMService label, the app.kubernetes.io labels, a deterministic name and the
@@ -26,9 +27,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import yaml
 
 from noctaya.api import inferenceruntime, llmservice
 from noctaya.constructs import naming, settings, synthesis
+from noctaya.scaler import config as scaler_config
 
 Manifest = dict[str, Any]
 Rendered = dict[str, list[Manifest]]
@@ -110,6 +113,17 @@ def test_aggregate_parts_exactly_when_several_gateways(
         assert one(manifests, "PodDisruptionBudget", "qwen-gateway")["spec"]["minAvailable"] == 1
         assert "url: http://qwen-scaler.ai.svc:9091" in config["config.yaml"]
         assert [p["name"] for p in gateway["spec"]["template"]["spec"]["containers"][0]["ports"]] == ["http"]
+
+
+@pytest.mark.parametrize("replicas", [2, 40])
+def test_aggregate_scaler_counts_every_gateway(
+    make_service: MakeService, make_runtime: MakeRuntime, replicas: int
+) -> None:
+    manifests = render(make_service(endpoint={"replicas": replicas}), make_runtime())
+    document = yaml.safe_load(one(manifests, "ConfigMap", "qwen-scaler")["data"]["config.yaml"])
+    parsed = scaler_config.build_config(document)
+    assert parsed.max_members >= replicas + 1  # all of them and the surge gateway of a rolling update
+    assert parsed.max_members >= 32
 
 
 def test_default_gateway_replicas_come_from_the_settings(
