@@ -17,6 +17,7 @@ import contextlib
 import pathlib
 import socket
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import aiohttp
 import prometheus_client
@@ -53,6 +54,15 @@ def scaler_config(token_file: pathlib.Path, port: int) -> config_mod.ScalerConfi
     )
 
 
+def reporter_to(
+    port: int, token_file: pathlib.Path, source: demand.DemandSignal, **options: Any
+) -> reporter.Reporter:
+    """A reporter for qwen/ai that sends to an aggregate scaler on ``port``."""
+    return reporter.Reporter(
+        source=source, url=f"http://127.0.0.1:{port}", token_file=str(token_file), service=SERVICE, **options
+    )
+
+
 async def until(predicate: Callable[[], bool], within: float = 3.0) -> None:
     async with asyncio.timeout(within):
         while not predicate():  # noqa: ASYNC110 - polling a plain predicate is the point
@@ -77,14 +87,7 @@ async def test_transitions_at_once_level_changes_coalesced_then_withdraw(
     port = free_port()
     signal = demand.DemandSignal()
     async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
-        rep = reporter.Reporter(
-            source=signal,
-            url=f"http://127.0.0.1:{port}",
-            token_file=str(token_file),
-            service=SERVICE,
-            interval=30.0,
-            min_gap=0.3,
-        )
+        rep = reporter_to(port, token_file, signal, interval=30.0, min_gap=0.3)
         async with running(rep) as session:
             await until(lambda: len(scaler.membership) == 1)
             signal.set(3)
@@ -108,13 +111,7 @@ async def test_transitions_at_once_level_changes_coalesced_then_withdraw(
 async def test_heartbeat_interval_and_rebuild_after_scaler_restart(token_file: pathlib.Path) -> None:
     port = free_port()
     signal = demand.DemandSignal(initial=2)
-    rep = reporter.Reporter(
-        source=signal,
-        url=f"http://127.0.0.1:{port}",
-        token_file=str(token_file),
-        service=SERVICE,
-        interval=0.2,
-    )
+    rep = reporter_to(port, token_file, signal, interval=0.2)
     async with running(rep):
         await until(lambda: rep.failures >= 2)  # scaler not there yet: retried, bounded backoff
         async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
@@ -131,11 +128,10 @@ async def test_heartbeat_interval_and_rebuild_after_scaler_restart(token_file: p
 async def test_a_long_outage_keeps_retrying_at_the_cap(token_file: pathlib.Path) -> None:
     port = free_port()
     registry = prometheus_client.CollectorRegistry()
-    rep = reporter.Reporter(
-        source=demand.DemandSignal(initial=1),
-        url=f"http://127.0.0.1:{port}",
-        token_file=str(token_file),
-        service=SERVICE,
+    rep = reporter_to(
+        port,
+        token_file,
+        demand.DemandSignal(initial=1),
         interval=0.05,
         metrics=metrics.ReporterMetrics(registry=registry),
     )
@@ -158,13 +154,7 @@ async def test_bad_token_is_retried_until_rotation(token_file: pathlib.Path, tmp
     gateway_token.write_text("not-the-right-token-0123456789")
     signal = demand.DemandSignal(initial=1)
     async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
-        rep = reporter.Reporter(
-            source=signal,
-            url=f"http://127.0.0.1:{port}",
-            token_file=str(gateway_token),
-            service=SERVICE,
-            interval=0.2,
-        )
+        rep = reporter_to(port, gateway_token, signal, interval=0.2)
         async with running(rep):
             await until(lambda: rep.failures >= 2)
             assert len(scaler.membership) == 0
