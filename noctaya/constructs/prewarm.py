@@ -135,6 +135,16 @@ class PrewarmProps:
     active_deadline_seconds: int = 6 * 3600
 
 
+def _writer_security_context() -> k8s.SecurityContext:
+    """The containers that write the cache run as its owner (root on a fresh volume), but without
+    privilege escalation or any capability."""
+    return k8s.SecurityContext(
+        allow_privilege_escalation=False,
+        capabilities=k8s.Capabilities(drop=["ALL"]),
+        seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
+    )
+
+
 def _hub_container(props: PrewarmProps, source: sources.HubSource, mount: k8s.VolumeMount) -> k8s.Container:
     env = [
         k8s.EnvVar(name="HUB", value=source.hub),
@@ -156,11 +166,7 @@ def _hub_container(props: PrewarmProps, source: sources.HubSource, mount: k8s.Vo
             requests=kube.quantities({"cpu": "500m", "memory": "1Gi"}),
             limits=kube.quantities({"memory": "4Gi"}),
         ),
-        security_context=k8s.SecurityContext(
-            allow_privilege_escalation=False,
-            capabilities=k8s.Capabilities(drop=["ALL"]),
-            seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
-        ),
+        security_context=_writer_security_context(),
     )
 
 
@@ -199,11 +205,7 @@ def _oci_containers(
             requests=kube.quantities({"cpu": "100m", "memory": "64Mi"}),
             limits=kube.quantities({"memory": "256Mi"}),
         ),
-        security_context=k8s.SecurityContext(
-            allow_privilege_escalation=False,
-            capabilities=k8s.Capabilities(drop=["ALL"]),
-            seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
-        ),
+        security_context=_writer_security_context(),
     )
     return pull, stage
 
