@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import pathlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -48,9 +47,7 @@ async def wait_healthy(child: processes.Child, url: str, *, session: aiohttp.Cli
 
 @dataclasses.dataclass(eq=False)
 class GatewayProcess:
-    index: int
     port: int
-    config_path: pathlib.Path
     child: processes.Child
     healthy: bool = False
     queue: dict[str, Any] = dataclasses.field(default_factory=dict)

@@ -71,7 +71,6 @@ class Observation:
     reconnects: int = 0
     errors: int = 0
     last_error: str = ""
-    last_push: float | None = None  # monotonic time of the last `true` received
 
 
 class LocalKeda:
@@ -125,7 +124,6 @@ class LocalKeda:
                     self.seen.stream_connected = True
                     if message.result:
                         self.seen.pushes += 1
-                        self.seen.last_push = time.monotonic()
                         self._activate(reason="push")
                 self.seen.stream_connected = False
                 backoff = BACKOFF_FIRST  # ended with OK: the backoff resets

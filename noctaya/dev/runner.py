@@ -241,7 +241,7 @@ class DevRunner:
             argv=_python_command("gateway", "--config", str(path), "--log-level", s.log_level),
             log_path=self.run_dir / f"gateway-{index}.log",
         )
-        return gateways.GatewayProcess(index=index, port=port, config_path=path, child=child)
+        return gateways.GatewayProcess(port=port, child=child)
 
     def _announce(self) -> None:
         s = self.settings
