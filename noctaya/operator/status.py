@@ -34,6 +34,10 @@ WARNING_WHEN: Final[dict[str, str]] = {  # condition type -> the status that is 
 }
 
 
+#: reasons that are one observation seen at different moments, most specific first: a crash-looping
+#: container is waiting in back-off, then running (not ready) after its restart, then in back-off again
+SAME_OBSERVATION: Final = ("CrashLoopBackOff", "ContainerRestarting")
+
 #: reasons that only say "on its way": never a Warning
 PROGRESS: Final = frozenset(
     {"Activating", "Starting", "ModelLoading", "SchedulingDelayed", "ScaledToZero", "Prewarming"}
@@ -78,7 +82,9 @@ def merge_conditions(
     """Wanted conditions with ``lastTransitionTime`` kept from ``previous`` while the status holds.
 
     While a condition keeps its status and reason, its message is kept too: a repeated observation of
-    the same class (``ErrImagePull`` then ``ImagePullBackOff``) does not rewrite the status.
+    the same class (``ErrImagePull`` then ``ImagePullBackOff``) does not rewrite the status. A crash loop
+    seen between two back-offs (:data:`SAME_OBSERVATION`) keeps the reason it already has, so the loop
+    does not alternate the reason (and post an event) on every restart.
     """
     old = {c.get("type"): c for c in previous if isinstance(c, Mapping)}
     merged: list[dict[str, Any]] = []
@@ -87,10 +93,20 @@ def merge_conditions(
         same = before is not None and before.get("status") == cond["status"]
         since = before.get("lastTransitionTime") if same and before is not None else None
         entry = {**cond, "observedGeneration": generation, "lastTransitionTime": since or now}
-        if same and before is not None and before.get("reason") == cond["reason"] and before.get("message"):
-            entry["message"] = before["message"]  # same class of observation: no rewrite
+        if same and before is not None and _same_class(before.get("reason"), cond["reason"]):
+            entry["reason"] = before["reason"]
+            if before.get("message"):
+                entry["message"] = before["message"]  # same class of observation: no rewrite
         merged.append(entry)
     return merged
+
+
+def _same_class(before: object, now: str) -> bool:
+    """Whether the reason ``now`` is the observation ``before`` already stands for."""
+    if before == now:
+        return True
+    order = SAME_OBSERVATION
+    return before in order and now in order and order.index(str(before)) < order.index(now)
 
 
 def phase_of(*, health: health_.Health, outcome: Outcome) -> str:

@@ -2,7 +2,8 @@
 
 Aspects: the phase for every combination (blocked, waiting for KEDA, failure, ready, scaled to zero,
 loading, pending); ``Ready``/``Degraded``/``AutoscalingReady``/``Reconciled``/``CacheReady``;
-``lastTransitionTime`` kept while the status holds, message kept while the reason holds;
+``lastTransitionTime`` kept while the status holds, message kept while the reason holds; a crash loop
+seen between back-offs keeps its reason (no alternating reason, no event per restart);
 ``observedGeneration`` on every condition; lastActivation kept; transitions give one event per reason,
 none for repeats and none for the initial healthy ``Degraded``; equality ignoring timestamps.
 """
@@ -173,3 +174,22 @@ def test_last_activation_is_kept_and_replaced() -> None:
     )
     kept = compose(h(ready=1), previous=s)
     assert kept["lastActivation"] == s["lastActivation"]
+
+
+def test_a_crash_loop_between_back_offs_keeps_its_reason() -> None:
+    crash = F(reason="CrashLoopBackOff", message="pod p container c keeps exiting (exit code 1); 3 restarts")
+    between = F(reason="ContainerRestarting", message="pod p container c restarted 4 times")
+    first = compose(h(failure=crash))
+    running = compose(h(failure=between), previous=first)
+    assert conditions(running)["Degraded"] == ("True", "CrashLoopBackOff")
+    assert conditions(running)["Ready"] == ("False", "CrashLoopBackOff")
+    assert status.same_status(first, running) and status.transitions(first, running) == []
+    again = compose(h(failure=crash), previous=running)
+    assert status.same_status(running, again) and status.transitions(running, again) == []
+
+    restarting = compose(h(failure=between))  # restarts first, then the back-off: one change, one event
+    looping = compose(h(failure=crash), previous=restarting)
+    assert conditions(looping)["Degraded"] == ("True", "CrashLoopBackOff")
+    assert [t.reason for t in status.transitions(restarting, looping)] == ["CrashLoopBackOff"]
+    healed = compose(h(ready=1), previous=looping)
+    assert conditions(healed)["Degraded"] == ("False", "Healthy")
