@@ -139,6 +139,18 @@ def render_config(config: Mapping[str, Any]) -> str:
     return yaml.safe_dump(dict(config), sort_keys=False, default_flow_style=False, width=1000)
 
 
+def scaler_service_port() -> k8s.ServicePort:
+    """The ExternalScaler port of the ``<name>-scaler`` Service, the same whichever process serves it
+    (the ScaledObject's ``scalerAddress`` points at it)."""
+    return k8s.ServicePort(
+        name="grpc",
+        port=GRPC_PORT,
+        target_port=kube.int_or_string("grpc"),
+        protocol="TCP",
+        app_protocol="grpc",
+    )
+
+
 def anti_affinity(selector: Mapping[str, str]) -> k8s.Affinity:
     """Preferred (never required) spreading of a component's Pods across nodes."""
     return k8s.Affinity(
@@ -300,14 +312,6 @@ class Gateway(constructs.Construct):
                 metadata=ident.metadata(name=ident.scaler, component=COMPONENT),
                 spec=k8s.ServiceSpec(
                     selector=selector,
-                    ports=[
-                        k8s.ServicePort(
-                            name="grpc",
-                            port=GRPC_PORT,
-                            target_port=kube.int_or_string("grpc"),
-                            protocol="TCP",
-                            app_protocol="grpc",
-                        )
-                    ],
+                    ports=[scaler_service_port()],
                 ),
             )

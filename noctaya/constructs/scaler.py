@@ -182,13 +182,7 @@ class AggregateScaler(constructs.Construct):
             spec=k8s.ServiceSpec(
                 selector=selector,
                 ports=[
-                    k8s.ServicePort(
-                        name="grpc",
-                        port=gateway.GRPC_PORT,
-                        protocol="TCP",
-                        app_protocol="grpc",
-                        target_port=kube.int_or_string("grpc"),
-                    ),
+                    gateway.scaler_service_port(),
                     k8s.ServicePort(
                         name="reports",
                         port=gateway.REPORT_PORT,
