@@ -17,7 +17,7 @@ from typing import Final, Literal
 
 import constructs
 
-from noctaya.constructs import naming
+from noctaya.constructs import gateway, naming
 from noctaya.imports import keda
 
 COMPONENT: Final = "autoscaling"
@@ -54,7 +54,7 @@ class AutoscalingProps:
 
     @property
     def scaler_address(self) -> str:
-        return f"{self.identity.service_host(self.identity.scaler)}:9090"
+        return f"{self.identity.service_host(self.identity.scaler)}:{gateway.GRPC_PORT}"
 
 
 class Autoscaling(constructs.Construct):
