@@ -78,6 +78,14 @@ class Gateways:
             self.front.add(name=gateway.child.name, port=gateway.port)
         self.on_event(f"{gateway.child.name} up on :{gateway.port} (pid {gateway.child.pid})")
 
+    async def start_all(self, *, session: aiohttp.ClientSession) -> None:
+        """Start every gateway at once; the first that fails ends the others' waits (an
+        ``ExceptionGroup`` of :class:`StartError`), so no start is left running behind it."""
+        async with asyncio.TaskGroup() as group:
+            for gateway in self.members:
+                name = f"noctaya-dev-start-{gateway.child.name}"
+                group.create_task(self.start(gateway, session=session), name=name)
+
     async def supervise(self, *, session: aiohttp.ClientSession) -> None:
         """Replace a gateway that exited, as a Deployment replaces its Pod."""
         while True:

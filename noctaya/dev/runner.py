@@ -145,7 +145,7 @@ class DevRunner:
         for index in range(s.gateways):
             port = processes.free_port() if front is not None else s.listen_port
             self.gateways.add(self._gateway(index=index, port=port))
-        await asyncio.gather(*(self.gateways.start(g, session=session) for g in self.gateways.members))
+        await self.gateways.start_all(session=session)
         self.keda = keda.LocalKeda(
             address=f"127.0.0.1:{self.grpc_port}",
             scaling=s.scaling,
