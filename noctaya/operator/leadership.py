@@ -7,7 +7,8 @@ clock* — never by comparing wall clocks across machines. Every write is a PUT 
 ``resourceVersion`` just read, so two candidates racing for the same record cannot both win (the loser
 gets ``409 Conflict``). The leader renews every ``retry_period``; when it has not managed to renew for
 ``renew_deadline`` (or sees another holder) it considers leadership lost at once — before the Lease can
-expire for the others, because ``renew_deadline < lease_duration``. A graceful exit releases the Lease
+expire for the others, because ``renew_deadline < lease_duration`` (written as whole seconds, rounded
+up, so the inequality survives). A graceful exit releases the Lease
 (empty holder, 1 s duration) so a standby takes over without waiting for expiry.
 """
 
@@ -18,6 +19,7 @@ import contextlib
 import dataclasses
 import datetime
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -85,7 +87,7 @@ class LeaseElector:
                 "metadata": {"name": cfg.name, "namespace": cfg.namespace},
                 "spec": {
                     "holderIdentity": cfg.identity,
-                    "leaseDurationSeconds": round(cfg.lease_duration),
+                    "leaseDurationSeconds": math.ceil(cfg.lease_duration),
                     "acquireTime": now_wall,
                     "renewTime": now_wall,
                     "leaseTransitions": 0,
@@ -112,7 +114,9 @@ class LeaseElector:
             spec["acquireTime"] = now_wall
             spec["leaseTransitions"] = int(spec.get("leaseTransitions") or 0) + (1 if holder else 0)
         spec.update(
-            holderIdentity=cfg.identity, renewTime=now_wall, leaseDurationSeconds=round(cfg.lease_duration)
+            holderIdentity=cfg.identity,
+            renewTime=now_wall,
+            leaseDurationSeconds=math.ceil(cfg.lease_duration),
         )
         lease["spec"] = spec
         try:

@@ -2,7 +2,8 @@
 
 Aspects: a missing Lease is created; a held Lease is not taken before it expires by the candidate's own
 observation, and is taken after (with ``leaseTransitions`` and ``acquireTime``); a released Lease
-(empty holder) is taken at once; ``is_leader`` turns false after ``renew_deadline`` without renewal;
+(empty holder) is taken at once; ``is_leader`` turns false after ``renew_deadline`` without renewal,
+before a standby may take over even when the durations are not whole seconds;
 release empties the holder only when we hold it; a 409 on a racing write loses the round; an API server
 that cannot be reached loses the round too (no exception escapes).
 """
@@ -70,6 +71,31 @@ async def test_create_hold_expire_take_over(server: ApiServer, client: apiclient
     spec = lease(server)
     assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
     assert b.is_leader and b.transitions == 1
+
+
+async def test_a_fractional_duration_never_lets_the_standby_in_early(
+    server: ApiServer, client: apiclient.Client
+) -> None:
+    clock = Clock()
+
+    def fractional(identity: str) -> leadership.LeaseElector:
+        config = leadership.LeaseConfig(
+            name="op",
+            namespace="noctaya-system",
+            identity=identity,
+            lease_duration=10.4,
+            renew_deadline=10.2,
+            retry_period=2,
+        )
+        return leadership.LeaseElector(client=client, clock=clock, config=config)
+
+    a, b = fractional("a"), fractional("b")
+    assert await a.try_acquire_or_renew()
+    assert not await b.try_acquire_or_renew()
+    clock.now += 10.1
+    assert a.is_leader  # still within its renew deadline
+    assert not await b.try_acquire_or_renew()  # so the Lease must not look expired to b yet
+    assert lease(server)["leaseDurationSeconds"] == 11  # rounded up, never down
 
 
 async def test_renewals_keep_the_standby_out(server: ApiServer, client: apiclient.Client) -> None:
