@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from noctaya.dev import certificates, gateways, replicas, view
 from noctaya.gateway import config as gateway_config
+from noctaya.scaler import config as scaler_config
 
 if TYPE_CHECKING:  # imported when the runner starts: gRPC must see GRPC_ENABLE_FORK_SUPPORT first
     from noctaya.dev import runner
@@ -145,6 +146,11 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         raise ValueError(f"--listen: {exc}") from None
     if port == 0:
         raise ValueError("--listen needs a fixed port (clients must know it)")
+    service = {"name": args.service_name, "namespace": args.namespace}
+    try:  # the fields the scaler (and every gateway) reads, checked here rather than by a child
+        scaler_config.build_config({"service": service, "memberTtl": args.member_ttl})
+    except scaler_config.ConfigError as exc:
+        raise ValueError(f"--service-name, --namespace or --member-ttl: {exc}") from None
     gateway: dict[str, Any] = {"drainTimeout": "10s"}
     for flag, (key, _kind, _text) in GATEWAY_FLAGS.items():
         value = getattr(args, flag.removeprefix("--").replace("-", "_"))
