@@ -34,10 +34,6 @@ class Kind:
     plural: str
     namespaced: bool = True
 
-    @property
-    def group(self) -> str:
-        return self.api_version.rpartition("/")[0]
-
     def path(self, *, namespace: str | None, name: str | None = None, subresource: str | None = None) -> str:
         root = f"/apis/{self.api_version}" if "/" in self.api_version else f"/api/{self.api_version}"
         parts = [root]
@@ -76,9 +72,7 @@ KINDS: Final[dict[tuple[str, str], Kind]] = {
 }
 
 LEASE: Final = KINDS["coordination.k8s.io/v1", "Lease"]
-EVENT: Final = KINDS["v1", "Event"]
 SECRET: Final = KINDS["v1", "Secret"]
-SCALED_OBJECT: Final = KINDS["keda.sh/v1alpha1", "ScaledObject"]
 LLMSERVICE: Final = KINDS["serving.noctaya.io/v1alpha1", "LLMService"]
 
 
@@ -161,12 +155,6 @@ class Client:
             if e.status == 404:
                 return None
             raise
-
-    async def list(self, kind: Kind, *, namespace: str | None, labels: str = "") -> list[Body]:
-        query = [("labelSelector", labels)] if labels else []
-        result = await self.request("GET", kind.path(namespace=namespace), query=query)
-        items = result.get("items") or []
-        return [item for item in items if isinstance(item, dict)]
 
     async def create(self, obj: Body) -> Body:
         kind = kind_of(obj)
