@@ -157,7 +157,12 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         if value is not None:
             gateway[key] = value
     # check the gateway options now, so a bad one is reported here and not by a child process
-    probe = {**gateway, "backendUrl": "http://127.0.0.1:1", "listen": "127.0.0.1:1"}
+    probe = {
+        **gateway,
+        "backendUrl": "http://127.0.0.1:1",
+        "listen": "127.0.0.1:1",
+        "readinessPath": args.readiness_path,
+    }
     try:
         gateway_config.build_config(probe)
     except gateway_config.ConfigError as exc:

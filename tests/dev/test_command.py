@@ -2,9 +2,10 @@
 
 Aspects: defaults (fake engine backend, 0..3 replicas, one gateway, co-located scaler); gateway
 options pass through to the gateway config; --min above --max, a backend command without {port},
-a listen address without a fixed port, a bad gateway option, a bad member TTL and a service name
-Kubernetes would refuse all exit 2 naming the option; a part that does not start (the gateway's
-port is taken, no openssl for --scaler-tls) exits 1 with the reason and no traceback.
+a listen address without a fixed port, a bad gateway option or readiness path, a bad member TTL
+and a service name Kubernetes would refuse all exit 2 naming the option; a part that does not
+start (the gateway's port is taken, no openssl for --scaler-tls) exits 1 with the reason and no
+traceback.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def test_gateway_options_pass_through() -> None:
         (["--listen", "nowhere"], "--listen"),
         (["--cold-start-mode", "sometimes"], "coldStartMode"),
         (["--activation-timeout", "soon"], "activationTimeout"),
+        (["--readiness-path", "health"], "readinessPath"),
         (["--member-ttl", "soon"], "memberTtl"),
         (["--member-ttl", "0s"], "memberTtl"),
         (["--service-name", "Not_A_Name"], "service.name"),
