@@ -8,11 +8,12 @@ Pieces and how they connect (the same shape as in a cluster):
       co-located ExternalScaler (1 gateway) or aggregate scaler  <- local KEDA (gRPC, as KEDA)
 
 Gateways and the aggregate scaler are child processes running the real commands
-(``noctaya gateway --config``, ``noctaya scaler --config``); a gateway that exits is replaced, like a
-Deployment replaces a Pod. With several gateways a second local Service on the public port spreads
-clients over the gateways that answer ``/healthz``. Stopping (SIGINT/SIGTERM) stops the local KEDA,
-then the gateways (they drain), the scaler and the replicas, and only then exits: no child outlives
-the runner. ``state_file`` (JSON) mirrors the live state for scripts and tests.
+(``noctaya gateway --config``, ``noctaya scaler --config``); this module writes their configs and
+``gateways`` keeps the gateways up (one that exits is replaced, like a Deployment replaces a Pod).
+With several gateways a second local Service on the public port spreads clients over the gateways
+that answer ``/healthz``. Stopping (SIGINT/SIGTERM) stops the local KEDA, then the gateways (they
+drain), the scaler and the replicas, and only then exits: no child outlives the runner.
+``state_file`` (JSON) mirrors the live state for scripts and tests.
 """
 
 from __future__ import annotations
