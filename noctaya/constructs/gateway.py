@@ -241,10 +241,12 @@ class Gateway(constructs.Construct):
             args=["gateway", "--config", f"{CONFIG_DIR}/{CONFIG_FILE}"],
             command=["noctaya"],
             ports=ports,
+            # one slow answer must not take the (often only) gateway out of its Service; a terminating
+            # Pod leaves the endpoints at once anyway, whatever the probe says
             readiness_probe=k8s.Probe(
                 http_get=k8s.HttpGetAction(path="/healthz", port=kube.int_or_string("http")),
                 period_seconds=2,
-                failure_threshold=1,
+                failure_threshold=3,
             ),
             liveness_probe=k8s.Probe(
                 tcp_socket=k8s.TcpSocketAction(port=kube.int_or_string("http")),

@@ -3,8 +3,8 @@
 Aspects: the config file holds every documented key in order, with ``scaler`` (one replica) or
 ``report`` (several) and never both; durations are passed through canonically; the API key is a
 projected Secret file and the config points at it; the Pod has no service account token, runs
-non-root, and its config hash changes with the config; the grace period covers the drain timeout;
-zero replicas are refused.
+non-root, tolerates a single failed readiness probe, and its config hash changes with the config; the
+grace period covers the drain timeout; zero replicas are refused.
 """
 
 from __future__ import annotations
@@ -85,6 +85,9 @@ def test_aggregate_config_and_api_key(synth: Synth) -> None:
         "/etc/noctaya/gateway/config.yaml",
     ]
     assert "env" not in container
+    # a single slow /healthz must not empty the public Service
+    assert container["readinessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    assert container["readinessProbe"]["failureThreshold"] > 1
 
 
 def test_config_hash_follows_the_config(synth: Synth) -> None:
