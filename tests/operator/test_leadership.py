@@ -37,7 +37,14 @@ async def client(server: ApiServer) -> AsyncIterator[apiclient.Client]:
         yield apiclient.Client(api=api)
 
 
-def elector(client: apiclient.Client, identity: str, clock: Clock) -> leadership.LeaseElector:
+def elector(
+    client: apiclient.Client,
+    identity: str,
+    clock: Clock,
+    *,
+    lease_duration: float = 15,
+    renew_deadline: float = 10,
+) -> leadership.LeaseElector:
     return leadership.LeaseElector(
         client=client,
         clock=clock,
@@ -45,8 +52,8 @@ def elector(client: apiclient.Client, identity: str, clock: Clock) -> leadership
             name="op",
             namespace="noctaya-system",
             identity=identity,
-            lease_duration=15,
-            renew_deadline=10,
+            lease_duration=lease_duration,
+            renew_deadline=renew_deadline,
             retry_period=2,
         ),
     )
@@ -77,19 +84,7 @@ async def test_a_fractional_duration_never_lets_the_standby_in_early(
     server: ApiServer, client: apiclient.Client
 ) -> None:
     clock = Clock()
-
-    def fractional(identity: str) -> leadership.LeaseElector:
-        config = leadership.LeaseConfig(
-            name="op",
-            namespace="noctaya-system",
-            identity=identity,
-            lease_duration=10.4,
-            renew_deadline=10.2,
-            retry_period=2,
-        )
-        return leadership.LeaseElector(client=client, clock=clock, config=config)
-
-    a, b = fractional("a"), fractional("b")
+    a, b = (elector(client, i, clock, lease_duration=10.4, renew_deadline=10.2) for i in "ab")
     assert await a.try_acquire_or_renew()
     assert not await b.try_acquire_or_renew()
     clock.now += 10.1
