@@ -149,9 +149,10 @@ class Operator:
             for task in (acquire, stopped):
                 task.cancel()
             await asyncio.gather(acquire, stopped, return_exceptions=True)
-        return (
-            not stop.is_set() and acquire.done() and not acquire.cancelled() and acquire.exception() is None
-        )
+        if stop.is_set() or acquire.cancelled():
+            return False
+        acquire.result()  # the elector retries every API failure itself: anything else is a crash, not a stop
+        return True
 
     async def _term(self, stop: asyncio.Event) -> None:
         self.terms += 1

@@ -5,7 +5,8 @@ and the standby takes over at once (well before the Lease would expire); a crash
 after the Lease expires; a leader that sees the Lease taken stops reconciling at once; reconcile passes
 of the two replicas never overlap in time; a partitioned leader (cannot renew) stops writing before
 the standby takes over, and keeps running as a standby; a replica that cannot reach the API server at
-all stands by instead of exiting; the new leader reconciles changes made after the handover.
+all stands by instead of exiting, while an unexpected failure of the elector surfaces instead of
+ending the replica silently; the new leader reconciles changes made after the handover.
 """
 
 from __future__ import annotations
@@ -189,3 +190,17 @@ async def test_a_replica_without_an_api_server_stands_by(operators: StartOperato
     await asyncio.sleep(1.0)  # several acquisition attempts
     assert not replica.task.done(), "the replica exited during an API outage"
     assert not replica.operator.leading
+
+
+async def test_an_unexpected_elector_failure_is_not_a_silent_stop(
+    server: ApiServer, operators: StartOperator
+) -> None:
+    replica = await operators(identity="op-a")
+    assert replica.operator.elector is not None
+
+    async def broken() -> None:
+        raise RuntimeError("elector bug")
+
+    replica.operator.elector.acquire = broken  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="elector bug"):
+        await asyncio.wait_for(replica.task, 5)
