@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
@@ -39,6 +40,12 @@ TOKEN_KEY: Final = "token"
 TLS_DIR: Final = "/etc/noctaya/scaler-tls"
 CONFIG_HASH_ANNOTATION: Final = "serving.noctaya.io/config-hash"
 DRAIN_GRACE_MARGIN_SECONDS: Final = 10
+#: bounds the gateway's config accepts (``noctaya.gateway.config``); the CRD has none, so a value
+#: beyond them is refused here, as a status condition, not by a gateway that cannot start
+MAX_QUEUE: Final = 1_000_000
+MAX_IN_FLIGHT: Final = 1_000_000
+MAX_TARGET: Final = 1_000_000
+READINESS_PATH: Final = re.compile(r"/[^\s?#]*")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -95,6 +102,23 @@ def tls_files(secret: str | None) -> dict[str, Any] | None:
     if not secret:
         return None
     return {"certFile": f"{TLS_DIR}/tls.crt", "keyFile": f"{TLS_DIR}/tls.key", "caFile": f"{TLS_DIR}/ca.crt"}
+
+
+def check_bounds(props: GatewayProps) -> None:
+    """Refuse, naming the field, what the gateway would refuse to start with."""
+    if props.replicas < 1:
+        raise ValueError(f"spec.endpoint.replicas: must be >= 1, got {props.replicas}")
+    if not 1 <= props.max_queue <= MAX_QUEUE:
+        raise ValueError(f"spec.endpoint.maxQueue: the gateway takes 1..{MAX_QUEUE}, got {props.max_queue}")
+    if not 1 <= props.max_in_flight <= MAX_IN_FLIGHT:
+        raise ValueError(f"max_in_flight: the gateway takes 1..{MAX_IN_FLIGHT}, got {props.max_in_flight}")
+    if not 1 <= props.scaler_target <= MAX_TARGET:
+        raise ValueError(f"spec.scaling.target: the scaler takes 1..{MAX_TARGET}, got {props.scaler_target}")
+    if not READINESS_PATH.fullmatch(props.readiness_path):
+        raise ValueError(
+            "InferenceRuntime spec.health.readiness.httpGet.path: the gateway probes a plain path "
+            f"(a '/', then no spaces, '?' or '#'), got {props.readiness_path!r}"
+        )
 
 
 def gateway_config(props: GatewayProps) -> dict[str, Any]:
@@ -198,8 +222,7 @@ class Gateway(constructs.Construct):
 
     def __init__(self, scope: constructs.Construct, id: str, *, props: GatewayProps) -> None:
         super().__init__(scope, id)
-        if props.replicas < 1:
-            raise ValueError(f"spec.endpoint.replicas: must be >= 1, got {props.replicas}")
+        check_bounds(props)
         self.props = props
         ident = props.identity
         selector = ident.selector_labels(COMPONENT)

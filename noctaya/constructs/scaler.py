@@ -30,6 +30,8 @@ CONFIG_FILE: Final = "config.yaml"
 #: fewest members the scaler counts, and the most its config accepts
 MIN_MEMBERS: Final = 32
 MAX_MEMBERS: Final = 10_000
+#: the most one member may report (``noctaya.scaler.config``)
+MAX_MEMBER_DEMAND: Final = 10_000_000
 
 
 def member_bound(gateways: int) -> int:
@@ -86,6 +88,15 @@ class AggregateScaler(constructs.Construct):
 
     def __init__(self, scope: constructs.Construct, id: str, *, props: AggregateScalerProps) -> None:
         super().__init__(scope, id)
+        if not 1 <= props.target <= gateway.MAX_TARGET:
+            raise ValueError(
+                f"spec.scaling.target: the scaler takes 1..{gateway.MAX_TARGET}, got {props.target}"
+            )
+        if not 1 <= props.max_member_demand <= MAX_MEMBER_DEMAND:
+            raise ValueError(
+                "spec.endpoint.maxQueue: with the gateway's in-flight bound it makes one gateway's demand "
+                f"bound {props.max_member_demand}, beyond the scaler's {MAX_MEMBER_DEMAND}"
+            )
         self.props = props
         ident = props.identity
         selector = ident.selector_labels(COMPONENT)

@@ -3,15 +3,21 @@
 Aspects: every gateway ConfigMap of every example parses with ``noctaya.gateway.config`` and every
 aggregate scaler ConfigMap with ``noctaya.scaler.config`` (the real models, not a copy of their
 schema); the parsed values are the ones the LLMService asked for (queue bound, mode, activation
-timeout, API key file, report target, member bound).
+timeout, API key file, report target, member bound); a value the CRD accepts but a config model would
+refuse is refused at render time naming the field, with the same bounds as the models.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 import yaml
 
+from noctaya.api import inferenceruntime, llmservice
+from noctaya.constructs import gateway, scaler, settings, synthesis
 from noctaya.gateway import config as gateway_config
 from noctaya.scaler import config as scaler_config
 
@@ -47,3 +53,41 @@ def test_aggregate_scaler_config_parses(rendered: Rendered) -> None:
     assert parsed is not None
     assert document["maxMemberDemand"] == 100 + 1000
     assert document["service"] == {"name": "qwen-ha", "namespace": "llm"}
+
+
+def _upper_bound(model: Any, field: str) -> int:
+    maximum: int = model.model_json_schema()["properties"][field]["maximum"]
+    return maximum
+
+
+def test_render_time_bounds_are_the_config_models_bounds() -> None:
+    assert _upper_bound(gateway_config.GatewayConfig, "maxQueue") == gateway.MAX_QUEUE
+    assert _upper_bound(gateway_config.GatewayConfig, "maxInFlight") == gateway.MAX_IN_FLIGHT
+    assert _upper_bound(scaler_config.ScalerConfig, "target") == gateway.MAX_TARGET
+    assert _upper_bound(scaler_config.ScalerConfig, "maxMemberDemand") == scaler.MAX_MEMBER_DEMAND
+    assert _upper_bound(scaler_config.ScalerConfig, "maxMembers") == scaler.MAX_MEMBERS
+
+
+@pytest.mark.parametrize(
+    ("spec", "runtime_spec", "fragment"),
+    [
+        ({"endpoint": {"maxQueue": 1_000_001}}, {}, "spec.endpoint.maxQueue"),
+        ({"endpoint": {"maxQueue": 20_000_000, "replicas": 2}}, {}, "spec.endpoint.maxQueue"),
+        ({"scaling": {"target": 1_000_001}}, {}, "spec.scaling.target"),
+        (
+            {},
+            {"health": {"readiness": {"httpGet": {"path": "/health?full=1", "port": "http"}}}},
+            "readiness.httpGet.path",
+        ),
+    ],
+)
+def test_values_a_process_would_refuse_are_refused_at_render_time(
+    make_service: Callable[..., llmservice.LLMService],
+    make_runtime: Callable[..., inferenceruntime.InferenceRuntime],
+    spec: dict[str, Any],
+    runtime_spec: dict[str, Any],
+    fragment: str,
+) -> None:
+    service, runtime = make_service(**spec), make_runtime(**runtime_spec)  # the CRD accepts both
+    with pytest.raises(ValueError, match=re.escape(fragment)):
+        synthesis.render_llmservice(service=service, runtime=runtime, settings=settings.RenderSettings())
