@@ -91,7 +91,7 @@ class ModelSourceRef(meta.ApiModel):
             max_length=sources.MAX_URI_LENGTH,
             json_schema_extra={
                 "pattern": sources.URI_PATTERN,  # the parser's messages are clearer offline
-                **meta.cel(*(meta.Rule(r.rule, r.message) for r in sources.URI_RULES)),
+                **meta.cel(*sources.URI_RULES),
             },
         ),
         pydantic.AfterValidator(_check_uri),

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Final, Literal, NamedTuple
+from typing import Final, Literal
+
+from noctaya.api import rules
 
 #: Longest URI accepted (also the CRD's ``maxLength``).
 MAX_URI_LENGTH: Final = 2048
@@ -54,27 +56,22 @@ _CLAIM = re.compile(_CLAIM_RE)
 _PATH_SEGMENT = re.compile(_PATH_SEGMENT_RE)
 
 
-class CelRule(NamedTuple):
-    rule: str
-    message: str
-
-
 #: The CEL rules the CRD puts on ``spec.model.source.uri``; ``parse_source`` refuses exactly what they
 #: refuse (and says more precisely why).
 URI_RULES: Final = (
-    CelRule(
+    rules.Rule(
         rule="!self.matches('^(hf|huggingface|modelscope)://') || ("
         f"self.matches(r'{HUB_URI_PATTERN}') && !self.matches(r'^[^@]*--') && !self.contains('..') "
         "&& !self.matches(r'@.*(//|/$)'))",
         message="hub sources are hf://<org>/<name>[@<revision>] (or huggingface://, modelscope://); org and "
         "name are letters, digits, '-', '_' and '.', without '--' or '..'",
     ),
-    CelRule(
+    rules.Rule(
         rule=f"!self.startsWith('oci://') || self.matches(r'{OCI_URI_PATTERN}')",
         message="oci:// sources are oci://<registry>/<repository>@sha256:<64 lowercase hex>; tags are not "
         "accepted",
     ),
-    CelRule(
+    rules.Rule(
         rule=f"!self.startsWith('pvc://') || (self.matches(r'{PVC_URI_PATTERN}') "
         "&& !self.matches(r'/\\.\\.?(/|$)'))",
         message="pvc:// sources are pvc://<claim>[/<subpath>]; the subpath is relative, without '.', '..' "
