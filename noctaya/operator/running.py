@@ -210,15 +210,16 @@ class Operator:
                 self._install_signals()
             done, _ = await asyncio.wait([*watchers, *kopf_tasks], return_when=asyncio.FIRST_COMPLETED)
             for task in done:
-                if not task.cancelled() and isinstance(task.exception(), leadership.LeadershipLostError):
+                error = None if task.cancelled() else task.exception()
+                if isinstance(error, leadership.LeadershipLostError):
                     logger.warning("leadership lost: reconciliation stopped")
                 elif task in kopf_tasks and not stop.is_set():
-                    logger.error(
-                        "kopf stopped unexpectedly: %r", None if task.cancelled() else task.exception()
-                    )
+                    logger.error("kopf stopped unexpectedly: %r", error)
                     if queue.processed == 0:
                         self.failed_terms += 1  # nothing reconciled in this term
                         self.failed = self.failed_terms >= MAX_FAILED_TERMS
+                elif error is not None:  # one of our own tasks failed: the term ends, say why
+                    logger.error("%s failed; the term ends", task.get_name(), exc_info=error)
             if queue.processed:
                 self.failed_terms, self.failed = 0, False
         finally:

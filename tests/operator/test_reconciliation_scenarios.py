@@ -8,7 +8,8 @@ the kopf index), deleted (workload kept); a malformed spec; a spec the API serve
 renders (a condition naming the object, nothing that depends on it applied); the aggregate scaler's
 token created once and read back; fewer gateways prune the aggregate scaler; create-once cache objects
 refused by name and left untouched; prewarm success and failure; delete cleans up; 0 → 1 → 0 with
-activation timings; the API server going away and coming back, and liveness through a long outage.
+activation timings; the API server going away and coming back, and liveness through a long outage;
+a failing task of the term is logged and the replica carries on.
 """
 
 from __future__ import annotations
@@ -493,3 +494,20 @@ async def test_runtime_deleted_keeps_the_workload_and_says_so(
     await wait_for(lambda: condition(server, "Reconciled").get("reason") == "RuntimeNotFound")
     assert owned(server) == objects  # nothing pruned: the backend keeps serving
     assert phase(server) == "Ready"
+
+
+async def test_a_failing_term_task_is_logged(
+    server: ApiServer, operators: StartOperator, wait_for: WaitFor, caplog: pytest.LogCaptureFixture
+) -> None:
+    calls = 0
+
+    async def broken_resync(*args: object) -> None:
+        nonlocal calls
+        calls += 1
+        raise RuntimeError("resync bug")
+
+    replica = await operators(leader_election=False)
+    replica.operator._resync = broken_resync  # type: ignore[method-assign,assignment]
+    await wait_for(lambda: calls >= 1 and "resync bug" in caplog.text, message="the failure logged")
+    assert "periodic resync failed; the term ends" in caplog.text
+    assert not replica.task.done()
