@@ -12,7 +12,9 @@ call in a ``finally``. Two states decide where a request goes:
 
 A ticket whose client leaves is removed at once (O(1)); a ticket that was granted but never used
 returns its in-flight slot. Counts are mirrored into :class:`~noctaya.gateway.demand.Demand` on
-every change.
+every change, from one place (``_publish``), which also wakes :meth:`Admission.wait_idle`. A drain
+cannot follow demand for that: while a lease is open, the last queued request leaving turns
+``queued=1`` into ``lease=+1`` and demand stays 1.
 
 With ``max_wait`` set, no ticket waits longer than that from its own arrival: it ends with a fresh
 ``wait_expired()`` error. Tickets queue in arrival order, so the oldest one always has the earliest
@@ -76,6 +78,7 @@ class Admission:
         self._in_flight = 0
         self._ready = False
         self._expiry: asyncio.TimerHandle | None = None  # at the oldest ticket's deadline
+        self._idle: asyncio.Event | None = None  # set (and dropped) when idle; only while awaited
 
     # ------------------------------------------------------------------ state
     @property
@@ -94,6 +97,14 @@ class Admission:
     def idle(self) -> bool:
         return not self._queue and self._in_flight == 0
 
+    async def wait_idle(self) -> None:
+        """Return once nothing is queued or in flight."""
+        if self.idle:
+            return
+        if self._idle is None:
+            self._idle = asyncio.Event()
+        await self._idle.wait()
+
     def set_ready(self, ready: bool) -> None:
         self._ready = ready
         if ready:
@@ -104,7 +115,7 @@ class Admission:
         """Take an in-flight slot at once if the backend is ready and nobody is waiting."""
         if self._ready and not self._queue and self._in_flight < self.max_in_flight:
             self._in_flight += 1
-            self._demand.set_in_flight(self._in_flight)
+            self._publish()
             return True
         return False
 
@@ -112,9 +123,9 @@ class Admission:
         """Give back an in-flight slot (exactly once per successful ``try_enter`` or grant)."""
         self._in_flight -= 1
         if self._queue and self._ready:
-            self._dispatch()  # hands the slot to the oldest waiter; updates demand
+            self._dispatch()  # hands the slot to the oldest waiter; publishes
         else:
-            self._demand.set_in_flight(self._in_flight)
+            self._publish()
 
     # ------------------------------------------------------------------ cold path
     def enqueue(self) -> Ticket:
@@ -124,7 +135,7 @@ class Admission:
         loop = asyncio.get_running_loop()
         ticket = Ticket(future=loop.create_future(), enqueued_at=loop.time())
         self._queue[id(ticket)] = ticket
-        self._demand.set_queued(len(self._queue))
+        self._publish()
         if self._expiry is None and self.max_wait is not None:
             self._expiry = loop.call_at(ticket.enqueued_at + self.max_wait, self._expire_overdue)
         if self._ready:  # the backend turned ready but in-flight was full: maybe room now
@@ -138,7 +149,7 @@ class Admission:
             del self._queue[id(ticket)]
             if not ticket.future.done():
                 ticket.future.cancel()
-            self._demand.set_queued(len(self._queue))
+            self._publish()
         elif ticket.state is TicketState.GRANTED:
             ticket.state = TicketState.DONE
             self.release()
@@ -157,7 +168,7 @@ class Admission:
             if not ticket.future.done():
                 ticket.future.set_exception(make_error())
                 failed += 1
-        self._demand.set_queued(0)
+        self._publish()
         return failed
 
     def _dispatch(self) -> None:
@@ -169,7 +180,15 @@ class Admission:
             ticket.state = TicketState.GRANTED
             self._in_flight += 1
             ticket.future.set_result(None)
+        self._publish()
+
+    def _publish(self) -> None:
+        """Mirror the counts into demand (a move from queue to in-flight is one change); wake
+        :meth:`wait_idle` when nothing is left."""
         self._demand.set_counts(queued=len(self._queue), in_flight=self._in_flight)
+        if self._idle is not None and not self._queue and not self._in_flight:
+            self._idle.set()
+            self._idle = None
 
     def _expire_overdue(self) -> None:
         """End every ticket past its deadline (they are at the head), then re-arm for the next."""
@@ -192,7 +211,7 @@ class Admission:
                 ticket.future.set_exception(self._wait_expired())
             expired += 1
         if expired:
-            self._demand.set_queued(len(queue))
+            self._publish()
 
     def close(self) -> None:
         """Stop the deadline timer (shutdown); waiting tickets are ended by drain or cancellation."""

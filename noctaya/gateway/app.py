@@ -94,7 +94,7 @@ def make_app(
         timeout=config.probe_timeout,
         on_change=on_readiness,
     )
-    the_drain = draining.Drain(admission=the_admission, demand=the_demand, timeout=config.drain_timeout)
+    the_drain = draining.Drain(admission=the_admission, timeout=config.drain_timeout)
     the_metrics.bind(
         queued=lambda: the_admission.queued,
         in_flight=lambda: the_admission.in_flight,

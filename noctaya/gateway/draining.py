@@ -1,8 +1,9 @@
 """Drain: refuse new work, let what was accepted finish, within a bound.
 
 The flag flips ``/healthz`` to 503 (so the Service stops sending traffic) and makes new ``/v1``
-requests fail fast with 503 ``draining``. :meth:`Drain.wait_idle` then waits, on demand change
-notifications rather than polling, until nothing is queued or in flight or ``drain_timeout`` passes;
+requests fail fast with 503 ``draining``. :meth:`Drain.wait_idle` then waits, woken by admission
+when its counts reach zero rather than polling, until nothing is queued or in flight or
+``drain_timeout`` passes;
 whatever is still queued at the end is told ``draining`` (503 or a final SSE event) rather than cut.
 The caller (``noctaya.gateway.command``) then stops the server; see its docstring for the full order.
 """
@@ -13,17 +14,15 @@ import asyncio
 import logging
 
 from noctaya.gateway import admission as admission_
-from noctaya.gateway import demand as demand_
 from noctaya.gateway import errors
 
 logger = logging.getLogger(__name__)
 
 
 class Drain:
-    def __init__(self, *, admission: admission_.Admission, demand: demand_.Demand, timeout: float) -> None:
+    def __init__(self, *, admission: admission_.Admission, timeout: float) -> None:
         self.timeout = timeout
         self._admission = admission
-        self._demand = demand
         self._draining = False
 
     @property
@@ -37,27 +36,16 @@ class Drain:
         """Begin draining and wait until idle; True if idle in time. Leftover queued requests fail."""
         self.begin()
         limit = self.timeout if within is None else within
-        idle = asyncio.Event()
-
-        def check(_: int) -> None:
-            if self._admission.idle:
-                idle.set()
-
-        unsubscribe = self._demand.subscribe(check)
         try:
-            check(0)
-            try:
-                async with asyncio.timeout(limit):
-                    await idle.wait()
-                return True
-            except TimeoutError:
-                left = self._admission.fail_waiting(errors.draining)
-                logger.warning(
-                    "drain timeout (%gs): %d queued request(s) refused, %d still in flight",
-                    limit,
-                    left,
-                    self._admission.in_flight,
-                )
-                return False
-        finally:
-            unsubscribe()
+            async with asyncio.timeout(limit):
+                await self._admission.wait_idle()
+            return True
+        except TimeoutError:
+            left = self._admission.fail_waiting(errors.draining)
+            logger.warning(
+                "drain timeout (%gs): %d queued request(s) refused, %d still in flight",
+                limit,
+                left,
+                self._admission.in_flight,
+            )
+            return False

@@ -5,7 +5,8 @@ QueueFull; grants go strictly in arrival order and move queue → in-flight in o
 in-flight slot goes to the oldest waiter; leaving frees a queued slot (O(1)) or returns a granted
 but unused in-flight slot; fail_waiting ends every waiter with its own error; demand follows;
 max_wait ends each ticket at its own deadline through one timer and spares granted ones; a waiter
-cancelled before it leaves is passed over by the grant.
+cancelled before it leaves is passed over by the grant; wait_idle wakes when the counts reach zero,
+even when demand does not change (a lease holds it).
 """
 
 from __future__ import annotations
@@ -119,3 +120,16 @@ async def test_a_cancelled_waiter_is_skipped_by_the_grant() -> None:
     a.leave(gone)  # its handler's cleanup: nothing left to free
     a.leave(next_one)  # granted but unused: the slot comes back
     assert a.idle and d.demand() == 0
+
+
+async def test_wait_idle_wakes_when_counts_reach_zero_under_an_unchanged_demand() -> None:
+    a, d = make()
+    await asyncio.wait_for(a.wait_idle(), 0.1)  # idle already: returns at once
+    ticket = a.enqueue()
+    d.set_lease_open(True)
+    waiter = asyncio.create_task(a.wait_idle())
+    await asyncio.sleep(0)
+    assert not waiter.done()
+    a.leave(ticket)
+    assert d.demand() == 1  # queued 1 became the lease's +1: no demand change to notice
+    await asyncio.wait_for(waiter, 0.1)

@@ -2,7 +2,8 @@
 
 Aspects: while draining ``/healthz`` is 503 and new ``/v1`` requests get 503 ``draining`` with
 ``Retry-After`` and ``Connection: close``; a stream that was open runs to its end; the drain completes
-as soon as nothing is queued or in flight (notified, not after a fixed wait); a drain that times out
+as soon as nothing is queued or in flight (notified, not after a fixed wait), also when the last
+queued client leaves while the activation lease keeps demand unchanged; a drain that times out
 answers still-queued requests with ``draining`` (503, or a final SSE event) and reports it; metrics
 count the refusals.
 """
@@ -85,3 +86,22 @@ async def test_drain_timeout_answers_queued_requests(
     last = [line for line in text.splitlines() if line.startswith("data: ")][-1]
     assert json.loads(last.removeprefix("data: "))["error"]["code"] == "draining"
     await gateway.wait_idle()
+
+
+async def test_drain_completes_when_the_last_queued_client_leaves_under_an_open_lease(
+    engine: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    engine.state.ready_override = False
+    gateway = await gateways.start(activationTimeout="1m")
+    waiting = asyncio.create_task(http.post(gateway.url + "/v1/chat/completions", json=CHAT))
+    await gateway.wait_for(lambda: gateway.admission.queued == 1)
+    draining = asyncio.create_task(gateway.app[keys.DRAIN].wait_idle(within=5))
+    await asyncio.sleep(0.05)
+    assert not draining.done()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    waiting.cancel()  # queued 1 -> 0 with the lease open: demand stays 1, no demand notification
+    await asyncio.gather(waiting, return_exceptions=True)
+    assert await draining is True
+    assert loop.time() - started < 1.0  # woken when idle, not at the drain timeout or lease expiry
+    assert gateway.demand.demand() == 1 and gateway.demand.lease_open
