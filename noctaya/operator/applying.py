@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
-import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
@@ -77,8 +75,8 @@ def key_of(obj: Mapping[str, Any]) -> ObjectKey:
 
 
 def digest(obj: Mapping[str, Any]) -> str:
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    """The hash of a rendered manifest (the constructs' spec hash: canonical JSON, sha256)."""
+    return naming.spec_hash(obj)
 
 
 def annotations_of(obj: Mapping[str, Any]) -> Mapping[str, str]:
