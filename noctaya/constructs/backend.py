@@ -33,6 +33,10 @@ PULL_ALLOWANCE_SECONDS: Final = 300
 MIN_PROGRESS_DEADLINE_SECONDS: Final = 600
 #: the Service port is always named ``http`` (metrics discovery), whatever the container calls it
 SERVICE_PORT_NAME: Final = "http"
+#: pinned default image of the marker wait (RenderSettings can replace it)
+WAIT_IMAGE: Final = "docker.io/library/busybox:1.37.0"
+#: default bound of the wait for a staging Job's marker
+MARKER_WAIT_SECONDS: Final = 3600
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -67,8 +71,8 @@ class BackendProps:
     #: readiness marker to wait for (set when a staging Job fills the cache)
     ready_marker: str | None = None
     #: bound of that wait, and the small image that waits
-    ready_marker_timeout_seconds: int = 3600
-    wait_image: str = "docker.io/library/busybox:1.37.0"
+    ready_marker_timeout_seconds: int = MARKER_WAIT_SECONDS
+    wait_image: str = WAIT_IMAGE
     #: preStop drain; ``None`` = no preStop hook
     pre_stop_drain_seconds: int | None = None
     termination_grace_period_seconds: int | None = None

@@ -46,6 +46,9 @@ DOCKERCONFIG_KEY: Final = ".dockerconfigjson"
 HUB_IMAGE: Final = "docker.io/library/python:3.12.8-slim-bookworm"
 ORAS_IMAGE: Final = "ghcr.io/oras-project/oras:v1.2.2"
 STAGE_IMAGE: Final = "docker.io/library/busybox:1.37.0"
+#: default bounds of the Job: retries and the whole Job's deadline
+BACKOFF_LIMIT: Final = 3
+DEADLINE_SECONDS: Final = 6 * 3600
 #: env variables of the runtime that carry hub credentials; the download Job gets them too
 HUB_TOKEN_VARIABLES: Final = frozenset({"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "MODELSCOPE_API_TOKEN"})
 HUB_CLIENTS: Final = {"huggingface": "huggingface_hub==0.27.1", "modelscope": "modelscope==1.22.3"}
@@ -131,8 +134,8 @@ class PrewarmProps:
     #: bound of the ORAS staging emptyDir (oci:// only); the artifact never exceeds the cache it fills
     stage_size_limit: str | None = None
     #: bounds: retries and the whole Job's deadline
-    backoff_limit: int = 3
-    active_deadline_seconds: int = 6 * 3600
+    backoff_limit: int = BACKOFF_LIMIT
+    active_deadline_seconds: int = DEADLINE_SECONDS
 
 
 def _writer_security_context() -> k8s.SecurityContext:

@@ -1,7 +1,8 @@
 """Render settings: what the operator (or ``noctaya synth``) decides, rather than the LLMService.
 
 The first four fields are the contract the operator codes against; the rest are pinned images and
-bounds with documented defaults, overridable for air-gapped registries.
+bounds with documented defaults, overridable for air-gapped registries. The defaults are the
+constructs' own (a prewarm Job rendered with them hashes as one rendered with its props' defaults).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from noctaya import __version__
+from noctaya.constructs import backend, prewarm
 
 #: the image that runs ``noctaya gateway`` and ``noctaya scaler``
 DEFAULT_IMAGE: Final = f"ghcr.io/noctaya/noctaya:{__version__}"
@@ -41,14 +43,14 @@ class RenderSettings:
     default_gateway_replicas: int = 1
     owner_references: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     scaler_token: str | None = None
-    wait_image: str = "docker.io/library/busybox:1.37.0"
-    hub_image: str = "docker.io/library/python:3.12.8-slim-bookworm"
-    oras_image: str = "ghcr.io/oras-project/oras:v1.2.2"
-    stage_image: str = "docker.io/library/busybox:1.37.0"
+    wait_image: str = backend.WAIT_IMAGE
+    hub_image: str = prewarm.HUB_IMAGE
+    oras_image: str = prewarm.ORAS_IMAGE
+    stage_image: str = prewarm.STAGE_IMAGE
     host_path_root: str = "/var/lib/noctaya/cache"
-    marker_wait_seconds: int = 3600
-    prewarm_deadline_seconds: int = 6 * 3600
-    prewarm_backoff_limit: int = 3
+    marker_wait_seconds: int = backend.MARKER_WAIT_SECONDS
+    prewarm_deadline_seconds: int = prewarm.DEADLINE_SECONDS
+    prewarm_backoff_limit: int = prewarm.BACKOFF_LIMIT
     gateway_resources: Mapping[str, Mapping[str, str]] = dataclasses.field(
         default_factory=lambda: {
             "requests": {"cpu": "100m", "memory": "128Mi"},

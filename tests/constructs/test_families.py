@@ -7,7 +7,8 @@ oci:// source a pull then a stage container, with no accelerator and the registr
 the operator install grants
 Leases only in its namespace, runs 2 replicas with anti-affinity and a PDB, and drops the PDB at 1,
 with a read-only root and a bounded writable /tmp (jsii unpacks its runtime there);
-props hashes ignore fields left at their default (adding one keeps existing hashes).
+props hashes ignore fields left at their default (adding one keeps existing hashes), and the render
+settings' defaults are the construct props' own (so a default render leaves them out of the hash).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import constructs
 import pytest
 
 from noctaya.api import sources
-from noctaya.constructs import autoscaling, cache, install, naming, prewarm, scaler
+from noctaya.constructs import autoscaling, backend, cache, install, naming, prewarm, scaler, settings
 from noctaya.runtime import delivery
 
 Synth = Callable[[Callable[[constructs.Construct], object]], list[dict[str, Any]]]
@@ -253,3 +254,31 @@ def test_props_hash_ignores_defaulted_fields() -> None:
     assert naming.props_hash(Before(identity=IDENTITY, image="a")) != naming.props_hash(
         Before(identity=IDENTITY, image="b")
     )
+
+
+def test_render_settings_defaults_are_the_construct_defaults() -> None:
+    defaults = settings.RenderSettings()
+    plan = delivery.plan(
+        source=sources.parse_source("oci://r.example/m@sha256:" + "ab" * 32),
+        strategy="SharedPVC",
+        prewarm=False,
+        service="m",
+        namespace="ns",
+        claim_name="m-cache",
+    )
+    assert plan.staging is not None
+    bare = prewarm.PrewarmProps(identity=IDENTITY, staging=plan.staging, cache_volume=plan.volume)
+    from_settings = prewarm.PrewarmProps(
+        identity=IDENTITY,
+        staging=plan.staging,
+        cache_volume=plan.volume,
+        hub_image=defaults.hub_image,
+        oras_image=defaults.oras_image,
+        stage_image=defaults.stage_image,
+        backoff_limit=defaults.prewarm_backoff_limit,
+        active_deadline_seconds=defaults.prewarm_deadline_seconds,
+    )
+    assert naming.props_hash(from_settings) == naming.props_hash(bare)
+    backend_props = backend.BackendProps(identity=IDENTITY, image="e:1")
+    assert backend_props.wait_image == defaults.wait_image
+    assert backend_props.ready_marker_timeout_seconds == defaults.marker_wait_seconds
