@@ -157,6 +157,19 @@ class Upstream:
         self.body_timeout = body_timeout
         self._ttfb = metrics.time_to_first_byte
 
+    async def read_body(self, request: web.Request) -> bytes:
+        """The whole request body, within ``max_body_bytes`` (the app's ``client_max_size``) and
+        ``body_timeout``; either bound broken is an OpenAI-shaped 413 or 408."""
+        if not request.body_exists:
+            return b""
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                return await request.read()
+        except TimeoutError:
+            raise request_timeout(self.body_timeout) from None
+        except web.HTTPRequestEntityTooLarge:
+            raise too_large(self.max_body_bytes) from None
+
     async def forward(
         self, request: web.Request, *, body: bytes | None, sse: web.StreamResponse | None
     ) -> web.StreamResponse:
@@ -168,7 +181,7 @@ class Upstream:
         elif not request.body_exists:
             data = None
         elif request.content.is_eof():  # the whole body is already in memory: no wait, no copy
-            data = await request.read()
+            data = await self.read_body(request)
         else:
             if request.content_length is not None:
                 headers["Content-Length"] = str(request.content_length)

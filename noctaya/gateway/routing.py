@@ -234,7 +234,7 @@ class ProxyHandler:
     async def _prepare_wait(self, request: web.Request, exchange: Exchange, body: bytes | None) -> bytes:
         """Read the body (bounded) to learn ``stream``; a streaming request gets its SSE headers now."""
         if body is None:
-            body = await self._read_body(request)
+            body = await self.upstream.read_body(request)
         if exchange.sse is None and wants_stream(request, body):
             exchange.sse = await proxy.start_sse(request)
         return body
@@ -243,17 +243,6 @@ class ProxyHandler:
         self.admission.settle(ticket)
         self.metrics.admitted_cold.inc()
         self.metrics.activation_wait.observe(asyncio.get_running_loop().time() - ticket.enqueued_at)
-
-    async def _read_body(self, request: web.Request) -> bytes:
-        if not request.body_exists:
-            return b""
-        try:
-            async with asyncio.timeout(self.config.body_timeout):
-                return await request.read()
-        except TimeoutError:
-            raise proxy.request_timeout(self.config.body_timeout) from None
-        except web.HTTPRequestEntityTooLarge:
-            raise proxy.too_large(self.config.max_body_bytes) from None
 
 
 def queue_state(app: web.Application) -> dict[str, object]:

@@ -1,13 +1,14 @@
 """Bad input and faults: every one ends in a clear answer, a bounded wait, and no leaked slot.
 
-Aspects: malformed JSON where ``stream`` must be read → 400; bodies over the limit → 413 (declared,
-chunked, cold and warm); bodies sent slowly or never finished → 408 within ``bodyTimeout``; header
-floods and huge header lines → 4xx and the server keeps serving; a client disconnecting during its
-upload, while waiting for the backend and in the middle of a stream (the backend sees it go too);
-a backend refusing connections (the request waits for it to come back, then is served once); a
-backend resetting mid-stream (final SSE error event, or a cut body); 5xx passed through (and turned
-into an SSE error event when SSE headers were already sent); invalid SSE relayed untouched; a backend
-flapping between ready and not; no traceback ever reaches a client; queue and in-flight return to 0.
+Aspects: malformed JSON where ``stream`` must be read → 400; bodies over the limit → 413, OpenAI-shaped
+(declared, chunked as it streams or already whole, cold and warm); bodies sent slowly or never finished
+→ 408 within ``bodyTimeout``; header floods and huge header lines → 4xx and the server keeps serving; a
+client disconnecting during its upload, while waiting for the backend and in the middle of a stream (the
+backend sees it go too); a backend refusing connections (the request waits for it to come back, then is
+served once); a backend resetting mid-stream (final SSE error event, or a cut body); 5xx passed through
+(and turned into an SSE error event when SSE headers were already sent); invalid SSE relayed untouched;
+a backend flapping between ready and not; no traceback ever reaches a client; queue and in-flight return
+to 0.
 """
 
 from __future__ import annotations
@@ -98,6 +99,16 @@ async def test_oversized_bodies_are_413(
 
     async with http.post(gateway.url + "/v1/chat/completions", data=chunked()) as response:
         assert response.status == 413  # no length given: counted as it streams
+    whole = b"z" * 2000  # no length given, but all of it arrives with the headers
+    answer = await raw_exchange(
+        gateway.url,
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + b"%x\r\n" % len(whole)
+        + whole
+        + b"\r\n0\r\n\r\n",
+    )
+    assert status_of(answer) == 413
+    assert json.loads(answer.partition(b"\r\n\r\n")[2])["error"]["code"] == "request_too_large"
     await gateway.wait_idle()
 
 
