@@ -37,7 +37,7 @@ class CacheProps:
     #: ``None`` = the cluster's default StorageClass; SharedPVC needs one with RWX semantics
     storage_class_name: str | None = None
     #: where HostPath caches live on the node (``<root>/<namespace>/<name>``)
-    host_path_root: str = "/var/lib/noctaya/cache"
+    host_path_root: str = delivery.HOST_PATH_ROOT
 
 
 class Cache(constructs.Construct):

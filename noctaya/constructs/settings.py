@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from noctaya import __version__
 from noctaya.constructs import backend, prewarm
+from noctaya.runtime import delivery
 
 #: the image that runs ``noctaya gateway`` and ``noctaya scaler``
 DEFAULT_IMAGE: Final = f"ghcr.io/noctaya/noctaya:{__version__}"
@@ -47,7 +48,7 @@ class RenderSettings:
     hub_image: str = prewarm.HUB_IMAGE
     oras_image: str = prewarm.ORAS_IMAGE
     stage_image: str = prewarm.STAGE_IMAGE
-    host_path_root: str = "/var/lib/noctaya/cache"
+    host_path_root: str = delivery.HOST_PATH_ROOT
     marker_wait_seconds: int = backend.MARKER_WAIT_SECONDS
     prewarm_deadline_seconds: int = prewarm.DEADLINE_SECONDS
     prewarm_backoff_limit: int = prewarm.BACKOFF_LIMIT

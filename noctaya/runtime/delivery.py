@@ -33,6 +33,8 @@ CACHE_MOUNT: Final = "/cache"
 MODELS_MOUNT: Final = "/models"
 READY_MARKER: Final = ".noctaya-ready"
 CACHE_VOLUME: Final = "model-cache"
+#: default node directory of HostPath caches (``<root>/<namespace>/<name>``)
+HOST_PATH_ROOT: Final = "/var/lib/noctaya/cache"
 MODELS_VOLUME: Final = "models"
 
 Strategy = Literal["NodeLocalPVC", "SharedPVC", "HostPath", "BakedImage", "None"]
@@ -140,7 +142,7 @@ def plan(
     service: str,
     namespace: str,
     claim_name: str,
-    host_path_root: str = "/var/lib/noctaya/cache",
+    host_path_root: str = HOST_PATH_ROOT,
 ) -> DeliveryPlan:
     """Decide the delivery of ``source`` for LLMService ``namespace/service``."""
     if isinstance(source, sources.PvcSource):

@@ -107,7 +107,7 @@ def recipe(
     service: llmservice.LLMService,
     runtime: inferenceruntime.InferenceRuntime,
     claim_name: str,
-    host_path_root: str = "/var/lib/noctaya/cache",
+    host_path_root: str = delivery.HOST_PATH_ROOT,
 ) -> ServerRecipe:
     """Render the server of ``service`` with ``runtime``."""
     spec = service.spec
