@@ -73,7 +73,7 @@ def request_headers(request: web.BaseRequest) -> CIMultiDict[str]:
             continue
         out.add(name, value)
     peer = request.remote
-    previous = incoming.get("X-Forwarded-For")
+    previous = ", ".join(incoming.getall("X-Forwarded-For", ()))  # several lines are one list
     if peer:
         out["X-Forwarded-For"] = f"{previous}, {peer}" if previous else peer
     elif previous:

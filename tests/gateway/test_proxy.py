@@ -1,9 +1,10 @@
 """The warm path: the gateway as a transparent OpenAI-compatible proxy, driven by the real SDK.
 
-Aspects: chat and text completions with and without streaming; embeddings and models; any other
-``/v1`` path is forwarded (the backend's 404 passes through); SSE chunks pass one by one as the backend
-sends them; hop-by-hop headers are dropped and ``X-Forwarded-*`` set; query strings and methods pass;
-healthz; unknown non-/v1 paths give an OpenAI-shaped 404; no slot leaks.
+Aspects: chat and text completions with and without streaming; embeddings and models; any other ``/v1``
+path is forwarded (the backend's 404 passes through); SSE chunks pass one by one as the backend sends
+them; hop-by-hop headers are dropped and ``X-Forwarded-*`` set (every ``X-Forwarded-For`` line kept, the
+peer appended); query strings and methods pass; healthz; unknown non-/v1 paths give an OpenAI-shaped
+404; no slot leaks.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import aiohttp
 import openai
 import pytest
 from aiohttp import web
+from multidict import CIMultiDict
 
 from noctaya.dev import fake_engine
 from noctaya.gateway import testing
@@ -199,6 +201,26 @@ async def test_hop_by_hop_headers_dropped_and_forwarded_headers_set(
     assert seen["X-Forwarded-For"] == "10.1.2.3, 127.0.0.1"
     assert seen["X-Forwarded-Proto"] == "http"
     assert seen["X-Forwarded-Host"] == gateway.url.removeprefix("http://")
+
+
+async def test_every_x_forwarded_for_line_is_kept_and_the_peer_appended(
+    serve_app: ServeApp, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    seen: list[str] = []
+
+    async def echo(request: web.Request) -> web.Response:
+        seen.extend(request.headers.getall("X-Forwarded-For", ()))
+        return web.Response(text="ok")
+
+    backend = web.Application()
+    backend.router.add_get("/v1/echo", echo)
+    backend.router.add_get("/health", echo)
+    gateway = await gateways.start(backendUrl=await serve_app(backend), wait_ready=True)
+    seen.clear()
+    headers = CIMultiDict([("X-Forwarded-For", "10.1.2.3"), ("X-Forwarded-For", "10.4.5.6, 10.7.8.9")])
+    async with http.get(gateway.url + "/v1/echo", headers=headers) as response:
+        assert response.status == 200
+    assert seen == ["10.1.2.3, 10.4.5.6, 10.7.8.9, 127.0.0.1"]
 
 
 async def test_streamed_request_body_is_forwarded(
