@@ -20,6 +20,9 @@ import aiohttp
 
 logger = logging.getLogger(__name__)
 
+MAX_PROBE_BODY = 64 * 1024
+"""At most this much of a probe's answer is read (to reuse the connection); the status decides."""
+
 
 class Readiness:
     """The probe loop and the current ready flag."""
@@ -62,7 +65,11 @@ class Readiness:
     async def probe_once(self, session: aiohttp.ClientSession) -> bool:
         try:
             async with session.get(self.url, timeout=self.timeout, allow_redirects=False) as response:
-                await response.read()
+                read = 0
+                async for chunk in response.content.iter_any():  # a longer body closes the connection
+                    read += len(chunk)
+                    if read > MAX_PROBE_BODY:
+                        break
                 ok = 200 <= response.status < 300
                 self.last_error = None if ok else f"readiness probe returned HTTP {response.status}"
                 return ok

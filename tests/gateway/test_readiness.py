@@ -1,0 +1,51 @@
+"""Readiness probing of the backend.
+
+Aspects: the probe's answer is read only up to a bound (a backend whose readiness path answers 200
+with an endless body is seen Ready at once, not read until the probe times out); a
+non-2xx answer is not Ready and is named in ``last_error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import aiohttp
+from aiohttp import web
+
+from noctaya.gateway import readiness, testing
+
+
+async def test_probe_reads_a_bounded_part_of_the_answer() -> None:
+    async def endless(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse()
+        await response.prepare(request)
+        with contextlib.suppress(ConnectionError):
+            while True:  # ends when the gateway closes the connection
+                await response.write(b"x" * 16384)
+        return response
+
+    async def failing(request: web.Request) -> web.Response:
+        return web.Response(status=503, text="loading")
+
+    app = web.Application()
+    app.router.add_get("/health", endless)
+    app.router.add_get("/loading", failing)
+    runner, url = await testing.serve(app, shutdown_timeout=0.2)
+    try:
+        async with aiohttp.ClientSession() as session:
+            probe = readiness.Readiness(
+                url=url + "/health", cold_interval=0.05, warm_interval=1, timeout=2, on_change=lambda _: None
+            )
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            assert await probe.probe_once(session) is True
+            assert probe.last_error is None
+            assert loop.time() - started < 1.0  # stopped at the bound, not read until the 2 s timeout
+            loading = readiness.Readiness(
+                url=url + "/loading", cold_interval=0.05, warm_interval=1, timeout=2, on_change=lambda _: None
+            )
+            assert await loading.probe_once(session) is False
+            assert loading.last_error == "readiness probe returned HTTP 503"
+    finally:
+        await runner.cleanup()
