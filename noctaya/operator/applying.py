@@ -156,7 +156,8 @@ class Applier:
         # with the desired hash but another fingerprint was edited by someone else and is applied again
         self._applied: dict[tuple[str, str], dict[ObjectKey, tuple[str, str]]] = {}
 
-    def _check(self) -> None:
+    def fence(self) -> None:
+        """Raise :class:`NotLeaderError` unless this replica may write (every write of a pass asks)."""
         if not self._may_write():
             raise NotLeaderError("leadership lost: refusing to write")
 
@@ -231,7 +232,7 @@ class Applier:
             report.skipped.append(key)
             return
         meta.setdefault("annotations", {})[APPLIED_HASH] = wanted_hash
-        self._check()
+        self.fence()
         try:
             result = await self._client.apply(obj, field_manager=self._manager)
         except apiclient.ApiError as e:
@@ -251,7 +252,7 @@ class Applier:
         report: Report,
     ) -> None:
         if live is None:
-            self._check()
+            self.fence()
             try:
                 report.live[key] = await self._client.create(obj)
                 report.created.append(key)
@@ -270,7 +271,7 @@ class Applier:
             report.refused.append(Refusal(key=key, namespace=namespace))
 
     async def _prune(self, namespace: str, key: ObjectKey, obj: Mapping[str, Any], report: Report) -> None:
-        self._check()
+        self.fence()
         kind = apiclient.KINDS.get(key[:2])
         if kind is None:
             return

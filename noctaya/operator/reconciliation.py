@@ -13,8 +13,9 @@ Inventory` and makes the cluster match, so it is correct however often and in wh
 5. apply (see :mod:`noctaya.operator.applying`); refusals of create-once objects become conditions
    naming the object to delete, objects the API server rejects as invalid ``Reconciled=False/InvalidSpec``
    naming the object and the server's message;
-6. derive health from the watched Deployment, Pods and Job, write ``status`` only when it changed, post
-   one Event per condition transition, and record activation timings.
+6. derive health from the watched Deployment, Pods and Job, write ``status`` only when it changed (and
+   only while this replica may write, as for every apply), post one Event per condition transition,
+   and record activation timings.
 """
 
 from __future__ import annotations
@@ -357,6 +358,7 @@ class Reconciler:
         )
         if status.same_status(previous, new):
             return
+        self._applier.fence()
         updated = await self._client.patch(
             apiclient.LLMSERVICE, namespace=key[0], name=key[1], patch={"status": new}, subresource="status"
         )

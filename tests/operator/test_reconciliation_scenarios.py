@@ -9,7 +9,8 @@ renders (a condition naming the object, nothing that depends on it applied); the
 token created once and read back; fewer gateways prune the aggregate scaler; create-once cache objects
 refused by name and left untouched; prewarm success and failure; delete cleans up; 0 → 1 → 0 with
 activation timings; the API server going away and coming back, and liveness through a long outage;
-a failing task of the term is logged and the replica carries on.
+a failing task of the term is logged and the replica carries on; a replica that may no longer write
+writes no status either.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import pytest
 from noctaya.api import llmservice
 from noctaya.operator import applying, running
 from tests.operator.apiserver import ApiServer
-from tests.operator.cluster import SimulatedCluster
+from tests.operator.cluster import Failure, SimulatedCluster
 from tests.operator.conftest import StartOperator, WaitFor, declare_keda, ready_service
 from tests.operator.scenario import (
     LLMSERVICES,
@@ -511,3 +512,16 @@ async def test_a_failing_term_task_is_logged(
     await wait_for(lambda: calls >= 1 and "resync bug" in caplog.text, message="the failure logged")
     assert "periodic resync failed; the term ends" in caplog.text
     assert not replica.task.done()
+
+
+async def test_no_status_write_once_the_replica_may_not_write(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    replica = await ready_service(server, operators, wait_for, leader_election=False)
+    replica.operator.leading = False  # the moment leadership is lost, before the term has ended
+    passes = replica.operator.queue.processed if replica.operator.queue else 0
+    cluster.fail(NS, "qwen", Failure.CRASH_LOOP)  # only the Pods change: nothing needs applying
+    await wait_for(lambda: replica.operator.queue is not None and replica.operator.queue.processed > passes)
+    await asyncio.sleep(0.5)
+    assert phase(server) == "Ready"  # the status was left alone
+    assert condition(server, "Degraded")["status"] == "False"
