@@ -181,6 +181,8 @@ class Backend(constructs.Construct):
             image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
             termination_grace_period_seconds=grace_seconds(props),
             enable_service_links=False,
+            # model servers never talk to the Kubernetes API: no token in the Pod
+            automount_service_account_token=False,
         )
         self.deployment = k8s.KubeDeployment(
             self,

@@ -58,6 +58,7 @@ def test_minimal_backend(synth: Synth) -> None:
                             },
                         }
                     ],
+                    "automountServiceAccountToken": False,
                     "enableServiceLinks": False,
                 },
             },

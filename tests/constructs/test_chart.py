@@ -17,6 +17,7 @@ Aspects:
   Job gets only the hub-token variables of the runtime;
 - the ScaledObject targets the backend, points at ``<name>-scaler.<ns>.svc:9090``, carries min/max,
   cooldown and the HPA window from scaleDownStabilization, and the mTLS authenticationRef;
+- no Pod of an LLMService gets a Kubernetes API token (the data plane holds no credentials);
 - rendering is deterministic.
 """
 
@@ -72,6 +73,18 @@ def test_backend_never_has_replicas(rendered: Rendered) -> None:
     for name, manifests in rendered.items():
         backend = one(manifests, "Deployment", name)
         assert "replicas" not in backend["spec"], name
+
+
+def test_no_pod_mounts_a_kubernetes_api_token(rendered: Rendered) -> None:
+    for name, manifests in rendered.items():
+        for m in manifests:
+            if m["kind"] in {"Deployment", "Job"}:
+                pod = m["spec"]["template"]["spec"]
+                assert pod.get("automountServiceAccountToken") is False, (
+                    name,
+                    m["kind"],
+                    m["metadata"]["name"],
+                )
 
 
 def test_scaler_ports_never_on_the_public_service(rendered: Rendered) -> None:
