@@ -3,7 +3,9 @@
 One proxied request goes through these steps, each failing fast with an OpenAI-shaped error:
 
 1. draining → 503 ``draining``; bad or missing key (when configured) → 401, before any slot is taken;
-   a declared body over ``max_body_bytes`` → 413.
+   a path with a ``.`` or ``..`` segment (also percent-encoded) → 400, since the client that
+   forwards it would resolve it to a backend path outside ``/v1/``; a declared body over
+   ``max_body_bytes`` → 413.
 2. Backend ready, nobody queued, in-flight below its bound → forwarded at once (warm path).
    Ready but in-flight full → 429 ``overloaded``.
 3. Backend cold: ``reject`` mode → 503 + ``Retry-After`` (the activation lease opens anyway).
@@ -91,6 +93,20 @@ def invalid_json() -> errors.GatewayError:
     )
 
 
+def invalid_path() -> errors.GatewayError:
+    return errors.GatewayError(
+        status=400,
+        message="the request path must not contain '.' or '..' segments",
+        type="invalid_request_error",
+        code="invalid_path",
+    )
+
+
+def _has_dot_segment(path: str) -> bool:
+    """``path`` (percent-decoded) has a ``.`` or ``..`` segment."""
+    return "." in path and any(segment in (".", "..") for segment in path.split("/"))
+
+
 def wants_stream(request: web.Request, body: bytes) -> bool:
     """``"stream": true`` in a JSON body; malformed JSON is a 400."""
     if not body or request.content_type not in _JSON_TYPES:
@@ -172,6 +188,8 @@ class ProxyHandler:
             raise errors.draining()
         if self.auth.path is not None and not self.auth.allows(request.headers.get("Authorization")):
             raise unauthorized()
+        if _has_dot_segment(request.path):
+            raise invalid_path()
         declared = request.content_length
         if declared is not None and declared > config.max_body_bytes:
             raise proxy.too_large(config.max_body_bytes)

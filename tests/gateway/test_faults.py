@@ -1,6 +1,7 @@
 """Bad input and faults: every one ends in a clear answer, a bounded wait, and no leaked slot.
 
-Aspects: malformed JSON where ``stream`` must be read → 400; bodies over the limit → 413, OpenAI-shaped
+Aspects: malformed JSON where ``stream`` must be read → 400; a path with a ``.`` or ``..`` segment (even
+percent-encoded, which would leave ``/v1/``) → 400; bodies over the limit → 413, OpenAI-shaped
 (declared, chunked as it streams or already whole, cold and warm); bodies sent slowly or never finished
 → 408 within ``bodyTimeout``; header floods and huge header lines → 4xx and the server keeps serving; a
 client disconnecting during its upload, while waiting for the backend and in the middle of a stream (the
@@ -128,6 +129,23 @@ async def test_slow_or_unfinished_body_is_bounded(
     assert status_of(answer) == 408
     assert b"request_timeout" in answer
     assert loop.time() - started < 2.0
+    await gateway.wait_idle()
+
+
+async def test_paths_leaving_v1_through_dot_segments_are_400(gateways: testing.GatewayStarter) -> None:
+    gateway = await gateways.start(wait_ready=True)
+    for target in (
+        b"/v1/../metrics",
+        b"/v1/%2e%2e/metrics",
+        b"/v1/models/..%2f..%2fmetrics",
+        b"/v1/./models",
+        b"/v1/models/.",
+    ):
+        answer = await raw_exchange(gateway.url, b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert status_of(answer) == 400, target
+        assert json.loads(answer.partition(b"\r\n\r\n")[2])["error"]["code"] == "invalid_path"
+    answer = await raw_exchange(gateway.url, b"GET /v1/models/qwen2.5..x HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status_of(answer) == 404  # dots inside a segment are a name: forwarded (the backend has no route)
     await gateway.wait_idle()
 
 
