@@ -22,7 +22,10 @@ from typing import Any, Final, TypeVar
 import cdk8s
 from cdk8s_plus_28 import k8s
 
-LLMSERVICE_LABEL: Final = "serving.noctaya.io/llmservice"
+from noctaya.api import meta
+
+#: the discovery label is part of the API (``noctaya.api.meta``); re-exported for the constructs
+LLMSERVICE_LABEL: Final = meta.LLMSERVICE_LABEL
 SPEC_HASH_ANNOTATION: Final = "serving.noctaya.io/spec-hash"
 COMPONENT_LABEL: Final = "app.kubernetes.io/component"
 PART_OF: Final = "noctaya"

@@ -5,7 +5,8 @@ for clusters that run the Prometheus Operator:
 
 - ``ServiceMonitor``: every Service carrying ``serving.noctaya.io/llmservice`` (backends and gateways),
   port ``http``, path ``/metrics``; the LLMService name becomes the target label
-  ``serving_noctaya_io_llmservice``. The scaler Services have no ``http`` port and are not scraped.
+  ``serving_noctaya_io_llmservice``; and port ``reports`` of the aggregate scaler Services (its
+  ``/metrics`` sits beside the report intake). A co-located scaler's metrics are the gateway's own.
 - ``PrometheusRule``: alerts on the gateway's own metrics (``noctaya_gateway_*``): activation timeouts,
   a cold queue near its bound, sustained rejections, slow activations, a backend that stays unready
   while demand exists, and an engine queue that stays long (vLLM's metric name by default).
@@ -144,8 +145,9 @@ class Observability(constructs.Construct):
                 target_labels=[naming.LLMSERVICE_LABEL],
                 endpoints=[
                     monitoring.ServiceMonitorSpecEndpoints(
-                        port="http", path="/metrics", interval=props.scrape_interval
+                        port=port, path="/metrics", interval=props.scrape_interval
                     )
+                    for port in ("http", "reports")  # Services without the port yield no targets
                 ],
             ),
         )

@@ -3,7 +3,8 @@
 Aspects: with mTLS the TriggerAuthentication maps exactly caCert, tlsClientCert and tlsClientKey from
 the client Secret (and refuses to exist without one); NetworkPolicies let only KEDA's namespace reach
 gRPC 9090, only the service's gateways reach the reports port, and only gateways and monitoring reach
-the backend; the ServiceMonitor selects every LLMService Service by label on port ``http`` with the
+the backend; the ServiceMonitor selects every LLMService Service by label on ports ``http`` and
+``reports`` (the aggregate scaler's metrics) with the
 LLMService as target label; every alert rule has a severity, a summary and uses the gateway metrics.
 """
 
@@ -82,7 +83,10 @@ def test_monitoring(synth: Synth) -> None:
     assert spec["selector"] == {"matchExpressions": [{"key": naming.LLMSERVICE_LABEL, "operator": "Exists"}]}
     assert spec["namespaceSelector"] == {"matchNames": ["llm"]}
     assert spec["targetLabels"] == [naming.LLMSERVICE_LABEL]
-    assert spec["endpoints"] == [{"port": "http", "path": "/metrics", "interval": "15s"}]
+    assert spec["endpoints"] == [  # backends and gateways on http; the aggregate scaler beside its intake
+        {"port": "http", "path": "/metrics", "interval": "15s"},
+        {"port": "reports", "path": "/metrics", "interval": "15s"},
+    ]
     alerts = rules["spec"]["groups"][0]["rules"]
     assert len(alerts) == 6
     for alert in alerts:
