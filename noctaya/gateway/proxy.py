@@ -191,7 +191,9 @@ class Upstream:
         try:
             upstream = await self.session.request(
                 request.method,
-                self.base_url + request.raw_path,
+                # the origin-form target even when the client sent the absolute form
+                # (``GET http://host/v1/...``), which would otherwise end up in the backend's authority
+                self.base_url + request.rel_url.raw_path_qs,
                 headers=headers,
                 data=data,
                 allow_redirects=False,

@@ -1,15 +1,15 @@
 """Bad input and faults: every one ends in a clear answer, a bounded wait, and no leaked slot.
 
 Aspects: malformed JSON where ``stream`` must be read → 400; a path with a ``.`` or ``..`` segment (even
-percent-encoded, which would leave ``/v1/``) → 400; bodies over the limit → 413, OpenAI-shaped
-(declared, chunked as it streams or already whole, cold and warm); bodies sent slowly or never finished
-→ 408 within ``bodyTimeout``; header floods and huge header lines → 4xx and the server keeps serving; a
-client disconnecting during its upload, while waiting for the backend and in the middle of a stream (the
-backend sees it go too); a backend refusing connections (the request waits for it to come back, then is
-served once); a backend resetting mid-stream (final SSE error event, or a cut body); 5xx passed through
-(and turned into an SSE error event when SSE headers were already sent); invalid SSE relayed untouched;
-a backend flapping between ready and not; no traceback ever reaches a client; queue and in-flight return
-to 0.
+percent-encoded, which would leave ``/v1/``) → 400; an absolute-form request target is forwarded as its
+path; bodies over the limit → 413, OpenAI-shaped (declared, chunked as it streams or already whole, cold
+and warm); bodies sent slowly or never finished → 408 within ``bodyTimeout``; header floods and huge
+header lines → 4xx and the server keeps serving; a client disconnecting during its upload, while waiting
+for the backend and in the middle of a stream (the backend sees it go too); a backend refusing
+connections (the request waits for it to come back, then is served once); a backend resetting mid-stream
+(final SSE error event, or a cut body); 5xx passed through (and turned into an SSE error event when SSE
+headers were already sent); invalid SSE relayed untouched; a backend flapping between ready and not; no
+traceback ever reaches a client; queue and in-flight return to 0.
 """
 
 from __future__ import annotations
@@ -146,6 +146,17 @@ async def test_paths_leaving_v1_through_dot_segments_are_400(gateways: testing.G
         assert json.loads(answer.partition(b"\r\n\r\n")[2])["error"]["code"] == "invalid_path"
     answer = await raw_exchange(gateway.url, b"GET /v1/models/qwen2.5..x HTTP/1.1\r\nHost: x\r\n\r\n")
     assert status_of(answer) == 404  # dots inside a segment are a name: forwarded (the backend has no route)
+    await gateway.wait_idle()
+
+
+async def test_absolute_form_target_reaches_the_backend_path(gateways: testing.GatewayStarter) -> None:
+    gateway = await gateways.start(wait_ready=True)
+    answer = await raw_exchange(
+        gateway.url, b"GET http://elsewhere.example/v1/models HTTP/1.1\r\nHost: elsewhere.example\r\n\r\n"
+    )
+    assert status_of(answer) == 200
+    assert json.loads(answer.partition(b"\r\n\r\n")[2])["data"][0]["id"] == "fake-model"
+    assert gateway.app[keys.READINESS].ready
     await gateway.wait_idle()
 
 
