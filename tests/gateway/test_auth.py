@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import pathlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import aiohttp
 import openai
@@ -22,24 +22,6 @@ from noctaya.dev import fake_engine
 from noctaya.gateway import auth, keys, testing
 
 SdkFactory = Callable[..., openai.AsyncOpenAI]
-
-
-@pytest.fixture
-async def engine() -> AsyncIterator[fake_engine.RunningEngine]:
-    async with fake_engine.running(fake_engine.FakeEngine(tokens=2)) as running:
-        yield running
-
-
-@pytest.fixture
-async def gateways(engine: fake_engine.RunningEngine) -> AsyncIterator[testing.GatewayStarter]:
-    async with testing.GatewayStarter(backend_url=engine.url) as starter:
-        yield starter
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
 
 
 @pytest.fixture
@@ -54,20 +36,6 @@ def rotate(path: pathlib.Path, content: str) -> None:
     staging = path.with_suffix(".new")
     staging.write_text(content)
     os.replace(staging, path)
-
-
-@pytest.fixture
-async def sdk() -> AsyncIterator[SdkFactory]:
-    clients: list[openai.AsyncOpenAI] = []
-
-    def make(target: testing.RunningGateway, *, api_key: str) -> openai.AsyncOpenAI:
-        client = openai.AsyncOpenAI(base_url=target.url + "/v1", api_key=api_key, max_retries=0, timeout=10.0)
-        clients.append(client)
-        return client
-
-    yield make
-    for client in clients:
-        await client.close()
 
 
 async def models(client: openai.AsyncOpenAI) -> list[str]:

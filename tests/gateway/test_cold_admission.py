@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import aiohttp
 import openai
@@ -31,56 +31,8 @@ CHAT: dict[str, object] = {"model": "fake-model", "messages": [{"role": "user", 
 MESSAGES: list[ChatCompletionMessageParam] = [{"role": "user", "content": "hi"}]
 
 
-@pytest.fixture
-async def engine() -> AsyncIterator[fake_engine.RunningEngine]:
-    async with fake_engine.running(fake_engine.FakeEngine(tokens=5)) as running:
-        yield running
-
-
-@pytest.fixture
-async def gateways(engine: fake_engine.RunningEngine) -> AsyncIterator[testing.GatewayStarter]:
-    async with testing.GatewayStarter(backend_url=engine.url) as starter:
-        yield starter
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
-
-
 SdkFactory = Callable[[testing.RunningGateway], openai.AsyncOpenAI]
 ServeApp = Callable[[web.Application], Awaitable[str]]
-
-
-@pytest.fixture
-async def sdk() -> AsyncIterator[SdkFactory]:
-    """The real ``openai`` SDK pointed at a gateway (no SDK retries); closed after the test."""
-    clients: list[openai.AsyncOpenAI] = []
-
-    def make(target: testing.RunningGateway, *, api_key: str = "unused") -> openai.AsyncOpenAI:
-        client = openai.AsyncOpenAI(base_url=target.url + "/v1", api_key=api_key, max_retries=0, timeout=10.0)
-        clients.append(client)
-        return client
-
-    yield make
-    for client in clients:
-        await client.close()
-
-
-@pytest.fixture
-async def serve_app() -> AsyncIterator[ServeApp]:
-    """Serve a purpose-built backend app on loopback; returns its base URL."""
-    runners: list[web.AppRunner] = []
-
-    async def serve(app: web.Application) -> str:
-        runner, url = await testing.serve(app, shutdown_timeout=0.2)
-        runners.append(runner)
-        return url
-
-    yield serve
-    for runner in reversed(runners):
-        await runner.cleanup()
 
 
 def queued_is(gateway: testing.RunningGateway, count: int) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
@@ -24,21 +23,8 @@ CHAT: dict[str, object] = {"model": "fake-model", "messages": [{"role": "user", 
 
 
 @pytest.fixture
-async def engine() -> AsyncIterator[fake_engine.RunningEngine]:
-    async with fake_engine.running(fake_engine.FakeEngine(tokens=10, token_delay=0.05)) as running:
-        yield running
-
-
-@pytest.fixture
-async def gateways(engine: fake_engine.RunningEngine) -> AsyncIterator[testing.GatewayStarter]:
-    async with testing.GatewayStarter(backend_url=engine.url) as starter:
-        yield starter
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
+def backend() -> fake_engine.FakeEngine:
+    return fake_engine.FakeEngine(tokens=10, token_delay=0.05)
 
 
 async def test_open_stream_finishes_while_new_requests_are_refused(

@@ -29,24 +29,6 @@ from noctaya.gateway import keys, testing
 CHAT: dict[str, object] = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
 
 
-@pytest.fixture
-async def engine() -> AsyncIterator[fake_engine.RunningEngine]:
-    async with fake_engine.running(fake_engine.FakeEngine(tokens=5)) as running:
-        yield running
-
-
-@pytest.fixture
-async def gateways(engine: fake_engine.RunningEngine) -> AsyncIterator[testing.GatewayStarter]:
-    async with testing.GatewayStarter(backend_url=engine.url) as starter:
-        yield starter
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
-
-
 async def raw_exchange(url: str, request: bytes, *, hold: float = 0.0, within: float = 5.0) -> bytes:
     """Send raw bytes, optionally keep the socket open ``hold`` seconds, return what came back."""
     parts = urlsplit(url)

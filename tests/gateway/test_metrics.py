@@ -9,10 +9,8 @@ label and code; time to first byte is observed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import aiohttp
-import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from noctaya.dev import fake_engine
@@ -37,18 +35,6 @@ FAMILIES = [
     "max_queue",
     "max_in_flight",
 ]
-
-
-@pytest.fixture
-async def engine() -> AsyncIterator[fake_engine.RunningEngine]:
-    async with fake_engine.running(fake_engine.FakeEngine(tokens=2)) as running:
-        yield running
-
-
-@pytest.fixture
-async def gateways(engine: fake_engine.RunningEngine) -> AsyncIterator[testing.GatewayStarter]:
-    async with testing.GatewayStarter(backend_url=engine.url) as starter:
-        yield starter
 
 
 async def scrape_text(session: aiohttp.ClientSession, gateway: testing.RunningGateway) -> str:
