@@ -6,9 +6,9 @@ The parts and who owns what:
 - :class:`~noctaya.gateway.admission.Admission`: queue slots and in-flight capacity, and the
   per-request wait bound (``activation_timeout`` from arrival);
 - :class:`~noctaya.gateway.heartbeat.Heartbeat`: the one ticker that sends held streams their
-  ``: keepalive`` comments (a cleanup context);
+  ``: keepalive`` comments (a task of the loops context);
 - :class:`~noctaya.gateway.activation.Activation`: the activation lease;
-- :class:`~noctaya.gateway.readiness.Readiness`: the probe loop (a cleanup context);
+- :class:`~noctaya.gateway.readiness.Readiness`: the probe loop (a task of the loops context);
 - :class:`~noctaya.gateway.proxy.Upstream`: the pooled client session to the backend (a cleanup
   context);
 - :class:`~noctaya.gateway.draining.Drain`, :class:`~noctaya.gateway.auth.KeyFile`,
@@ -133,8 +133,7 @@ def make_app(
     )
     routing.setup_routes(app, handler=handler)
     app.cleanup_ctx.append(_backend_context)
-    app.cleanup_ctx.append(_probe_context)
-    app.cleanup_ctx.append(_heartbeat_context)
+    app.cleanup_ctx.append(_loops_context)
     app.cleanup_ctx.extend(extra_contexts)
     return app
 
@@ -163,28 +162,24 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
         await session.close()
 
 
-async def _probe_context(app: web.Application) -> AsyncIterator[None]:
+async def _loops_context(app: web.Application) -> AsyncIterator[None]:
+    """The probe loop and the heartbeat ticker; on exit they stop, then the lease and queue timers."""
     session = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=2, keepalive_timeout=UPSTREAM_KEEPALIVE),
         cookie_jar=aiohttp.DummyCookieJar(),
     )
-    task = asyncio.create_task(app[keys.READINESS].run(session), name="noctaya-gateway-readiness")
+    tasks = (
+        asyncio.create_task(app[keys.READINESS].run(session), name="noctaya-gateway-readiness"),
+        asyncio.create_task(app[HEARTBEAT].run(), name="noctaya-gateway-heartbeat"),
+    )
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         app[keys.ACTIVATION].close()
-        await session.close()
-
-
-async def _heartbeat_context(app: web.Application) -> AsyncIterator[None]:
-    task = asyncio.create_task(app[HEARTBEAT].run(), name="noctaya-gateway-heartbeat")
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
         app[keys.ADMISSION].close()
+        await session.close()

@@ -12,8 +12,8 @@ Shutdown order (SIGTERM or SIGINT):
    ``drainTimeout``; requests still queued at the deadline are answered ``draining``;
 3. the listener closes and remaining handlers are cancelled (``runner.cleanup``);
 4. cleanup contexts unwind in reverse order: extra contexts first (the scaler / demand reporter, which
-   withdraws this gateway's report), then the readiness probe and the activation timer, then the
-   backend client session;
+   withdraws this gateway's report), then the readiness probe, the heartbeat ticker and the lease and
+   queue timers, then the backend client session;
 5. exit 0.
 """
 
