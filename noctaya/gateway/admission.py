@@ -1,8 +1,8 @@
 """Bounded admission: a fixed number of cold-queue slots and a fixed in-flight capacity.
 
 Modelled on Knative's breaker: capacity is fixed, a request that cannot be served fails fast
-(``QueueFull`` / ``Overloaded``, both 429), and whatever a request holds is given back through one
-call in a ``finally``. Two states decide where a request goes:
+(:class:`QueueFull`, or ``try_enter`` returning False while ready: both 429), and whatever a request
+holds is given back through one call in a ``finally``. Two states decide where a request goes:
 
 - backend ready, nobody queued and in-flight below ``max_in_flight``: it enters at once (warm path,
   one counter increment);
@@ -34,10 +34,6 @@ from noctaya.gateway import demand as demand_
 
 class QueueFull(Exception):
     """All cold-queue slots are taken."""
-
-
-class Overloaded(Exception):
-    """The backend is ready but in-flight capacity is used up."""
 
 
 class TicketState(enum.Enum):
