@@ -38,7 +38,8 @@ from noctaya.gateway import errors, keys, metrics, proxy
 from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
 
-_JSON_TYPES = frozenset({"application/json", "application/octet-stream", "text/plain"})
+_UNDECLARED_TYPES = frozenset({"application/octet-stream", "text/plain"})
+"""Types under which clients that set none send their JSON (aiohttp's default is octet-stream)."""
 
 
 def unauthorized() -> errors.GatewayError:
@@ -108,13 +109,19 @@ def _has_dot_segment(path: str) -> bool:
 
 
 def wants_stream(request: web.Request, body: bytes) -> bool:
-    """``"stream": true`` in a JSON body; malformed JSON is a 400."""
-    if not body or request.content_type not in _JSON_TYPES:
+    """``"stream": true`` in a JSON body. A body declared ``application/json`` that does not parse is a
+    400; one without a declared type that does not parse is no stream, and the backend's to judge (as
+    it is on the warm path)."""
+    content_type = request.content_type
+    declared = content_type == errors.JSON_TYPE
+    if not body or not (declared or content_type in _UNDECLARED_TYPES):
         return False
     try:
         document = json.loads(body)
     except (ValueError, RecursionError):
-        raise invalid_json() from None
+        if declared:
+            raise invalid_json() from None
+        return False
     return isinstance(document, dict) and document.get("stream") is True
 
 

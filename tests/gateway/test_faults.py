@@ -1,31 +1,34 @@
 """Bad input and faults: every one ends in a clear answer, a bounded wait, and no leaked slot.
 
-Aspects: malformed JSON where ``stream`` must be read → 400; a path with a ``.`` or ``..`` segment (even
-percent-encoded, which would leave ``/v1/``) → 400; an absolute-form request target is forwarded as its
-path; bodies over the limit → 413, OpenAI-shaped (declared, chunked as it streams or already whole, cold
-and warm); bodies sent slowly or never finished → 408 within ``bodyTimeout``; header floods and huge
-header lines → 4xx and the server keeps serving; a client disconnecting during its upload, while waiting
-for the backend and in the middle of a stream (the backend sees it go too); a backend refusing
-connections (the request waits for it to come back, then is served once); a backend resetting mid-stream
-(final SSE error event, or a cut body); 5xx passed through (and turned into an SSE error event when SSE
-headers were already sent); invalid SSE relayed untouched; a backend flapping between ready and not; no
-traceback ever reaches a client; queue and in-flight return to 0.
+Aspects: malformed JSON where ``stream`` must be read → 400 (one sent without a JSON type is forwarded
+as it is); a path with a ``.`` or ``..`` segment (even percent-encoded, which would leave ``/v1/``) →
+400; an absolute-form request target is forwarded as its path; bodies over the limit → 413, OpenAI-
+shaped (declared, chunked as it streams or already whole, cold and warm); bodies sent slowly or never
+finished → 408 within ``bodyTimeout``; header floods and huge header lines → 4xx and the server keeps
+serving; a client disconnecting during its upload, while waiting for the backend and in the middle of a
+stream (the backend sees it go too); a backend refusing connections (the request waits for it to come
+back, then is served once); a backend resetting mid-stream (final SSE error event, or a cut body); 5xx
+passed through (and turned into an SSE error event when SSE headers were already sent); invalid SSE
+relayed untouched; a backend flapping between ready and not; no traceback ever reaches a client; queue
+and in-flight return to 0.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from urllib.parse import urlsplit
 
 import aiohttp
 import openai
 import pytest
+from aiohttp import web
 
 from noctaya.dev import fake_engine
 from noctaya.gateway import keys, testing
 
+ServeApp = Callable[[web.Application], Awaitable[str]]
 CHAT: dict[str, object] = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
 
 
@@ -59,6 +62,32 @@ async def test_malformed_json_when_stream_must_be_read_is_400(
         ) as response:
             assert response.status == 400
             assert (await response.json())["error"]["code"] == "invalid_json"
+    await gateway.wait_idle()
+
+
+async def test_an_undeclared_body_that_is_not_json_is_forwarded_from_the_cold_path(
+    serve_app: ServeApp, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    ready = False
+
+    async def health(request: web.Request) -> web.Response:
+        return web.Response(status=200 if ready else 503)
+
+    async def upload(request: web.Request) -> web.Response:
+        return web.json_response({"received": (await request.read()).decode()})
+
+    backend = web.Application()
+    backend.router.add_get("/health", health)
+    backend.router.add_post("/v1/upload", upload)
+    gateway = await gateways.start(backendUrl=await serve_app(backend))
+    waiting = asyncio.create_task(
+        http.post(gateway.url + "/v1/upload", data=b"not json", headers={"Content-Type": "text/plain"})
+    )
+    await gateway.wait_for(lambda: gateway.admission.queued == 1)
+    ready = True
+    async with await waiting as response:
+        assert response.status == 200  # no content type of its own: not judged as JSON by the gateway
+        assert await response.json() == {"received": "not json"}
     await gateway.wait_idle()
 
 
