@@ -163,6 +163,8 @@ class Upstream:
         if not request.body_exists:
             return b""
         try:
+            if request.content.is_eof():  # all of it has arrived (the usual small request): no timer
+                return await request.read()
             async with asyncio.timeout(self.body_timeout):
                 return await request.read()
         except TimeoutError:
