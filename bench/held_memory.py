@@ -4,7 +4,7 @@
 
 The gateway runs in this process (same runner settings as ``noctaya gateway``, on uvloop) in front of
 a backend that is down, so every request stays queued; the load runs in its own process (the ``held``
-worker of ``bench.gateway``: streaming requests that wait for heartbeats). Two snapshots are taken,
+job of ``bench.load``: streaming requests that wait for heartbeats). Two snapshots are taken,
 idle and with ``--held`` requests queued; the difference is printed grouped by allocation traceback
 (the gateway's own frames first, so a line names the code that made the objects) and by file, with
 the RSS growth next to the traced bytes. Figures are per held request. Tracing slows the process and
@@ -25,7 +25,7 @@ import tracemalloc
 import uvloop
 
 from bench import gateway as gateway_bench
-from bench import reporting
+from bench import load, processes, reporting
 from noctaya.gateway import app as app_
 from noctaya.gateway import config as config_
 from noctaya.gateway import testing
@@ -45,7 +45,7 @@ def _site(traceback: tracemalloc.Traceback, *, depth: int = 3) -> str:
 async def measure(*, held: int, top: int) -> None:
     config = config_.build_config(
         {
-            "backendUrl": f"http://127.0.0.1:{gateway_bench.free_port()}",  # nothing listens: cold
+            "backendUrl": f"http://127.0.0.1:{processes.free_port()}",  # nothing listens: cold
             "maxQueue": held,
             "heartbeatInterval": f"{gateway_bench.HEARTBEAT:g}s",
             "activationTimeout": "30m",
@@ -58,7 +58,7 @@ async def measure(*, held: int, top: int) -> None:
         gc.collect()
         gc.freeze()  # as ``noctaya gateway`` does after start
         await asyncio.sleep(0.5)
-        rss0 = gateway_bench.rss_mib(os.getpid())
+        rss0 = processes.rss_mib(os.getpid())
         before = tracemalloc.take_snapshot()
         job = {
             "kind": "held",
@@ -71,8 +71,7 @@ async def measure(*, held: int, top: int) -> None:
         worker = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "bench.gateway",
-            "--worker",
+            "bench.load",
             json.dumps(job),
             stdout=asyncio.subprocess.DEVNULL,
         )
@@ -80,7 +79,7 @@ async def measure(*, held: int, top: int) -> None:
             await running.wait_for(lambda: running.admission.queued >= held, within=120)
             await asyncio.sleep(1.5)  # a heartbeat round or so, so per-beat objects are included
             gc.collect()
-            rss1 = gateway_bench.rss_mib(os.getpid())
+            rss1 = processes.rss_mib(os.getpid())
             after = tracemalloc.take_snapshot()
         finally:
             await worker.wait()
@@ -129,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=12, help="traceback depth recorded")
     parser.add_argument("--top", type=int, default=25, help="allocation sites listed")
     args = parser.parse_args(argv)
-    gateway_bench.raise_fd_limit()
+    load.raise_fd_limit()
     tracemalloc.start(args.frames)
     uvloop.run(measure(held=args.held, top=args.top))
     return 0

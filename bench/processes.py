@@ -1,0 +1,144 @@
+"""Child processes of the benchmarks: start them, wait until they answer, measure them, stop them.
+
+``Process`` is one child started by a benchmark (stopped by its own pid); CPU seconds and RSS are read
+from ``/proc``; nginx runs from a temporary config as the reference reverse proxy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+
+import aiohttp
+
+PYTHON = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (from /proc), in seconds."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mib(pid: int) -> float:
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Process:
+    """A child process we started; stopped with SIGTERM (then SIGKILL) by its own pid."""
+
+    def __init__(self, name: str, argv: list[str], *, log: pathlib.Path) -> None:
+        self.name = name
+        self.log = log
+        self._file = log.open("wb")
+        self.popen = subprocess.Popen(
+            argv, stdout=self._file, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+        )
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(5)
+        self._file.close()
+
+
+def wait_http(url: str, *, within: float = 20.0, ready_key: str | None = None) -> None:
+    async def poll() -> None:
+        async with asyncio.timeout(within), aiohttp.ClientSession() as session:
+            while True:
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with session.get(url) as response:
+                        if ready_key is None and response.status < 500:
+                            return
+                        if ready_key is not None and (await response.json()).get(ready_key):
+                            return
+                await asyncio.sleep(0.05)
+
+    asyncio.run(poll())
+
+
+NGINX_CONF = """
+worker_processes 1;
+daemon off;
+pid {tmp}/nginx.pid;
+error_log {tmp}/nginx-error.log warn;
+worker_rlimit_nofile 20000;
+events {{ worker_connections 16000; }}
+http {{
+    access_log off;
+    client_body_temp_path {tmp}/body;
+    proxy_temp_path {tmp}/proxy;
+    fastcgi_temp_path {tmp}/fastcgi;
+    uwsgi_temp_path {tmp}/uwsgi;
+    scgi_temp_path {tmp}/scgi;
+    upstream backend {{ server 127.0.0.1:{backend}; keepalive 1024; }}
+    server {{
+        listen 127.0.0.1:{port} backlog=4096;
+        location / {{
+            proxy_pass http://backend;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffering off;
+            proxy_request_buffering off;
+            proxy_read_timeout 300s;
+        }}
+    }}
+    server {{
+        listen 127.0.0.1:{reject_port} backlog=4096;
+        location / {{
+            default_type application/json;
+            add_header Retry-After 10 always;
+            return 429 '{{"error":{{"message":"queue full","type":"rate_limit_exceeded"}}}}';
+        }}
+    }}
+}}
+"""
+
+
+def start_nginx(tmp: pathlib.Path, *, backend: int) -> tuple[Process, int, int] | None:
+    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+    if binary is None:
+        print("nginx not found: the nginx column is skipped (install it with: apt-get install -y nginx)")
+        return None
+    port, reject_port = free_port(), free_port()
+    conf = tmp / "nginx.conf"
+    conf.write_text(NGINX_CONF.format(tmp=tmp, backend=backend, port=port, reject_port=reject_port))
+    process = Process("nginx", [binary, "-c", str(conf), "-p", str(tmp)], log=tmp / "nginx.log")
+    try:
+        wait_http(f"http://127.0.0.1:{port}/health")
+    except TimeoutError:
+        print(f"nginx did not start (see {tmp / 'nginx-error.log'}): the nginx column is skipped")
+        process.stop()
+        return None
+    return process, port, reject_port
+
+
+def nginx_worker_pid(master: Process) -> int:
+    """nginx serves from its worker; CPU is counted there (plus the master, which is idle)."""
+    children = pathlib.Path(f"/proc/{master.pid}/task/{master.pid}/children")
+    pids = [int(p) for p in children.read_text().split()] if children.exists() else []
+    return pids[0] if pids else master.pid
