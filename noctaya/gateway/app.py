@@ -93,7 +93,19 @@ def make_app(
         warm_interval=config.warm_probe_interval,
         timeout=config.probe_timeout,
         on_change=on_readiness,
+        idle_interval=config.idle_probe_interval,
+        wanted=lambda: the_demand.demand() > 0,
     )
+
+    previous_demand = 0
+
+    def on_demand(value: int) -> None:
+        nonlocal previous_demand
+        if value > 0 and previous_demand == 0:
+            the_readiness.wake()  # first demand after idle: probe now, then at the cold rate
+        previous_demand = value
+
+    the_demand.subscribe(on_demand)
     the_drain = draining.Drain(admission=the_admission, timeout=config.drain_timeout)
     the_metrics.bind(
         queued=lambda: the_admission.queued,

@@ -167,6 +167,9 @@ class GatewayConfig(_Model):
     # Bounds and periods beyond the shared contract; defaults suit production.
     probe_interval: Annotated[Duration, pydantic.Field(gt=0, le=0.1)] = 0.05
     warm_probe_interval: PositiveDuration = 1.0
+    #: cold with no demand (scaled to zero, nobody waiting): nothing needs the backend yet, so probe
+    #: slowly; the first demand wakes the probe at once and it runs at ``probe_interval`` again
+    idle_probe_interval: PositiveDuration = 1.0
     probe_timeout: PositiveDuration = 1.0
     connect_timeout: PositiveDuration = 5.0
     connect_retries: Annotated[int, pydantic.Field(ge=0, le=10)] = 2

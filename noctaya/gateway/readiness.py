@@ -1,10 +1,12 @@
 """Backend readiness, learnt only by probing the backend's readiness path over HTTP.
 
-While the backend is cold the probe runs every ``probe_interval`` (at most 100 ms), so a backend that
-turns Ready is used at once; while warm it runs every ``warm_probe_interval``. The proxy reports a
-failed connect through :meth:`Readiness.mark_cold`, which flips the state at once and wakes the
-probe loop so cold-rate probing resumes without waiting out the warm period. Listeners hear every
-transition (admission dispatches its queue, the activation lease enters its grace).
+While the backend is cold and something waits for it (demand > 0: queued requests or an open
+activation lease) the probe runs every ``probe_interval`` (at most 100 ms), so a backend that turns
+Ready is used at once; while warm it runs every ``warm_probe_interval``; while cold with no demand
+(scaled to zero and idle) every ``idle_probe_interval``, and the first demand wakes it at once. The
+proxy reports a failed connect through :meth:`Readiness.mark_cold`, which flips the state at once and
+wakes the probe loop so cold-rate probing resumes without waiting out the warm period. Listeners hear
+every transition (admission dispatches its queue, the activation lease enters its grace).
 
 No Kubernetes API is involved: the gateway has no credentials and needs none.
 """
@@ -35,10 +37,15 @@ class Readiness:
         warm_interval: float,
         timeout: float,
         on_change: Callable[[bool], None],
+        idle_interval: float | None = None,
+        wanted: Callable[[], bool] = lambda: True,
     ) -> None:
         self.url = url
         self.cold_interval = cold_interval
         self.warm_interval = warm_interval
+        #: cold and nobody waiting (``wanted()`` is False); ``None``: probe at the cold rate regardless
+        self.idle_interval = cold_interval if idle_interval is None else idle_interval
+        self._wanted = wanted
         self.timeout = aiohttp.ClientTimeout(total=timeout)
         self._on_change = on_change
         self._ready = False
@@ -56,6 +63,17 @@ class Readiness:
             self.last_error = reason
             self._set(False)
             self._wake.set()
+
+    def wake(self) -> None:
+        """Demand appeared: probe now instead of waiting out the idle period."""
+        if not self._ready:
+            self._wake.set()
+
+    def interval(self) -> float:
+        """How long to wait before the next probe, from the current state."""
+        if self._ready:
+            return self.warm_interval
+        return self.cold_interval if self._wanted() else self.idle_interval
 
     def _set(self, ready: bool) -> None:
         if ready != self._ready:
@@ -83,5 +101,5 @@ class Readiness:
             self._set(await self.probe_once(session))
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.warm_interval if self._ready else self.cold_interval):
+                async with asyncio.timeout(self.interval()):
                     await self._wake.wait()

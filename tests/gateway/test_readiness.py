@@ -2,7 +2,8 @@
 
 Aspects: the probe's answer is read only up to a bound (a backend whose readiness path answers 200
 with an endless body is seen Ready at once, not read until the probe times out); a
-non-2xx answer is not Ready and is named in ``last_error``.
+non-2xx answer is not Ready and is named in ``last_error``; a cold backend nobody waits for is probed
+at the idle rate, and the first demand wakes the probe at once and switches it to the cold rate.
 """
 
 from __future__ import annotations
@@ -47,5 +48,46 @@ async def test_probe_reads_a_bounded_part_of_the_answer() -> None:
             )
             assert await loading.probe_once(session) is False
             assert loading.last_error == "readiness probe returned HTTP 503"
+    finally:
+        await runner.cleanup()
+
+
+async def test_idle_probing_is_slow_and_demand_wakes_it() -> None:
+    probes: list[float] = []
+    loop = asyncio.get_running_loop()
+
+    async def loading(request: web.Request) -> web.Response:
+        probes.append(loop.time())
+        return web.Response(status=503, text="scaled to zero")
+
+    app = web.Application()
+    app.router.add_get("/health", loading)
+    runner, url = await testing.serve(app, shutdown_timeout=0.2)
+    demand = [0]
+    probe = readiness.Readiness(
+        url=url + "/health",
+        cold_interval=0.02,
+        warm_interval=1,
+        idle_interval=10,
+        timeout=2,
+        on_change=lambda _: None,
+        wanted=lambda: demand[0] > 0,
+    )
+    try:
+        async with aiohttp.ClientSession() as session:
+            task = asyncio.create_task(probe.run(session))
+            try:
+                await asyncio.sleep(0.3)
+                assert len(probes) == 1  # the first probe, then nothing for the 10 s idle period
+                demand[0] = 1
+                woken_at = loop.time()
+                probe.wake()
+                await asyncio.sleep(0.3)
+                assert probes[1] - woken_at < 0.1  # woken at once, not after the idle period
+                assert len(probes) >= 6  # then every 20 ms while demand lasts
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
     finally:
         await runner.cleanup()
