@@ -30,12 +30,20 @@ def generate_stubs() -> None:
 
     well_known = pathlib.Path(grpc_tools.__file__).parent / "_proto"
     for proto in protos:
-        args = ["grpc_tools.protoc", include, f"-I{well_known}", f"--python_out={ROOT}",
-                f"--grpc_python_out={ROOT}", f"--pyi_out={ROOT}", f"{PB_DIR}/{proto.name}"]
+        args = [
+            "grpc_tools.protoc",
+            include,
+            f"-I{well_known}",
+            f"--python_out={ROOT}",
+            f"--grpc_python_out={ROOT}",
+            f"--pyi_out={ROOT}",
+            f"{PB_DIR}/{proto.name}",
+        ]
         if protoc.main(args) != 0:
             raise SystemExit(f"build: protoc failed for {proto}")
     (ROOT / PB_DIR / "__init__.py").write_text(
-        '"""Generated from proto/ by the build; never edited by hand."""\n')
+        '"""Generated from proto/ by the build; never edited by hand."""\n'
+    )
 
 
 class BuildWithStubs(build_py):

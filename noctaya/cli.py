@@ -21,20 +21,21 @@ class Subcommand(NamedTuple):
 
 
 SUBCOMMANDS: Final[dict[str, Subcommand]] = {
-    "validate": Subcommand("noctaya.api.command", "validate_main",
-                           "check LLMService / InferenceRuntime YAML documents"),
-    "crds": Subcommand("noctaya.api.command", "crds_main",
-                       "print the CustomResourceDefinitions"),
-    "synth": Subcommand("noctaya.constructs.command", "main",
-                        "render LLMServices and their runtimes into manifests"),
-    "operator": Subcommand("noctaya.operator.command", "main",
-                           "run the operator (kopf, Lease leader election)"),
-    "gateway": Subcommand("noctaya.gateway.command", "main",
-                          "run the OpenAI-compatible gateway"),
-    "scaler": Subcommand("noctaya.scaler.command", "main",
-                         "run the aggregate KEDA ExternalScaler"),
-    "dev": Subcommand("noctaya.dev.command", "main",
-                      "run gateway, scaler, a local KEDA and local backends on this machine"),
+    "validate": Subcommand(
+        "noctaya.api.command", "validate_main", "check LLMService / InferenceRuntime YAML documents"
+    ),
+    "crds": Subcommand("noctaya.api.command", "crds_main", "print the CustomResourceDefinitions"),
+    "synth": Subcommand(
+        "noctaya.constructs.command", "main", "render LLMServices and their runtimes into manifests"
+    ),
+    "operator": Subcommand(
+        "noctaya.operator.command", "main", "run the operator (kopf, Lease leader election)"
+    ),
+    "gateway": Subcommand("noctaya.gateway.command", "main", "run the OpenAI-compatible gateway"),
+    "scaler": Subcommand("noctaya.scaler.command", "main", "run the aggregate KEDA ExternalScaler"),
+    "dev": Subcommand(
+        "noctaya.dev.command", "main", "run gateway, scaler, a local KEDA and local backends on this machine"
+    ),
 }
 
 

@@ -25,8 +25,9 @@ def test_stdlib_and_jsii_names_are_not_shadowed_from_the_repository_root() -> No
         "assert hasattr(constructs, 'Construct'), constructs.__file__;"
         "print(operator.__file__); print(constructs.__file__)"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         timeout=60, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
     assert out.returncode == 0, out.stderr
     op_file, constructs_file = out.stdout.split()
     assert not op_file.startswith(str(ROOT / "operator"))

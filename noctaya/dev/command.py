@@ -134,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
 def settings_from_args(args: argparse.Namespace) -> runner.Settings:
     """Options to settings; raises ``ValueError`` naming the option."""
     from noctaya.dev import keda, runner
+
     if args.min > args.max:
         raise ValueError(f"--min {args.min} is above --max {args.max}")
     try:
@@ -198,6 +199,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
 
 async def _main(settings: runner.Settings, out: view.View) -> int:
     from noctaya.dev import runner
+
     stop = asyncio.Event()
     runner.install_stop_signals(stop)
     dev = runner.DevRunner(settings=settings, out=out)

@@ -38,8 +38,9 @@ def _parent_death_wrapper() -> list[str]:
 class Child:
     """One child process with its log file."""
 
-    def __init__(self, *, name: str, argv: list[str], log_path: pathlib.Path,
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, *, name: str, argv: list[str], log_path: pathlib.Path, env: dict[str, str] | None = None
+    ) -> None:
         if not argv:
             raise ValueError("empty command")
         self.name = name
@@ -64,9 +65,14 @@ class Child:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
-                *_parent_death_wrapper(), *self.argv, stdin=asyncio.subprocess.DEVNULL, stdout=log,
-                stderr=asyncio.subprocess.STDOUT, start_new_session=True,
-                env={**os.environ, **(self.env or {})})
+                *_parent_death_wrapper(),
+                *self.argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, **(self.env or {})},
+            )
 
     def signal(self, signum: int) -> None:
         if self.running:

@@ -27,22 +27,36 @@ class AggregateScaler:
         self.registry = prometheus_client.CollectorRegistry()
         self.metrics = metrics.ScalerMetrics(registry=self.registry)
         self.membership = membership.Membership(
-            max_members=config.max_members, max_member_demand=config.max_member_demand,
-            ttl=config.member_ttl)
+            max_members=config.max_members, max_member_demand=config.max_member_demand, ttl=config.member_ttl
+        )
         service = servicer.ServiceRef(name=config.service.name, namespace=config.service.namespace)
         self.tokens = tokens.TokenFile(path=config.token_file)
         self.intake = intake.Intake(
-            membership=self.membership, tokens=self.tokens, service=service,
-            max_concurrent=config.max_concurrent_reports, max_body_bytes=config.max_report_bytes,
-            metrics=self.metrics, registry=self.registry)
+            membership=self.membership,
+            tokens=self.tokens,
+            service=service,
+            max_concurrent=config.max_concurrent_reports,
+            max_body_bytes=config.max_report_bytes,
+            metrics=self.metrics,
+            registry=self.registry,
+        )
         tls = config.tls
         self.grpc = server.ScalerServer(
             servicer=servicer.ExternalScalerServicer(
-                source=self.membership, service=service, metric_name=config.metric_name,
-                target=config.target, max_streams=config.max_streams, metrics=self.metrics),
+                source=self.membership,
+                service=service,
+                metric_name=config.metric_name,
+                target=config.target,
+                max_streams=config.max_streams,
+                metrics=self.metrics,
+            ),
             listen=config.grpc_listen,
-            tls=None if tls is None else credentials.CertificateFiles(
-                cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file))
+            tls=None
+            if tls is None
+            else credentials.CertificateFiles(
+                cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file
+            ),
+        )
         self._runner: web.AppRunner | None = None
         self.report_port = 0
 
@@ -64,12 +78,14 @@ class AggregateScaler:
         except BaseException:
             await self.__aexit__(None, None, None)
             raise
-        logger.info("aggregate scaler: reports on :%d, ExternalScaler on :%d", self.report_port,
-                    self.grpc_port)
+        logger.info(
+            "aggregate scaler: reports on :%d, ExternalScaler on :%d", self.report_port, self.grpc_port
+        )
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: types.TracebackType | None) -> None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: types.TracebackType | None
+    ) -> None:
         await self.grpc.stop()
         runner, self._runner = self._runner, None
         if runner is not None:

@@ -17,9 +17,10 @@ from noctaya.scaler import config as config_mod
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="noctaya scaler",
-                                     description="Sum the demand reports of several gateways and serve "
-                                                 "one KEDA ExternalScaler.")
+    parser = argparse.ArgumentParser(
+        prog="noctaya scaler",
+        description="Sum the demand reports of several gateways and serve one KEDA ExternalScaler.",
+    )
     parser.add_argument("--config", required=True, metavar="FILE", help="ScalerConfig YAML or JSON")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return parser

@@ -20,14 +20,16 @@ ConfigError = gateway_config.ConfigError
 
 class ScalerConfig(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(
-        alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid", frozen=True)
+        alias_generator=alias_generators.to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
 
     service: gateway_config.ServiceRef
     grpc_listen: gateway_config.Listen = ":9090"
     report_listen: gateway_config.Listen = ":9091"
     target: Annotated[int, pydantic.Field(ge=1, le=1_000_000)] = 10
-    metric_name: Annotated[str, pydantic.Field(min_length=1, max_length=63,
-                                               pattern=r"^[A-Za-z][A-Za-z0-9_-]*$")] = "queueDepth"
+    metric_name: Annotated[
+        str, pydantic.Field(min_length=1, max_length=63, pattern=r"^[A-Za-z][A-Za-z0-9_-]*$")
+    ] = "queueDepth"
     token_file: Annotated[str, pydantic.Field(min_length=1)] = "/etc/noctaya/scaler-token/token"
     max_members: Annotated[int, pydantic.Field(ge=1, le=10_000)] = 32
     max_member_demand: Annotated[int, pydantic.Field(ge=1, le=10_000_000)] = 1100

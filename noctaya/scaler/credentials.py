@@ -92,8 +92,9 @@ class CertificateFiles:
                     return None
                 config = self._configuration()
             except (OSError, CredentialsError) as exc:
-                logger.warning("scaler TLS files changed but cannot be loaded, keeping the previous "
-                               "certificate: %s", exc)
+                logger.warning(
+                    "scaler TLS files changed but cannot be loaded, keeping the previous certificate: %s", exc
+                )
                 return None
             self._identity = identity
             self.reloads += 1
@@ -102,11 +103,13 @@ class CertificateFiles:
 
     def server_credentials(self) -> grpc.ServerCredentials:
         return grpc.dynamic_ssl_server_credentials(
-            self.initial(), self.fetch, require_client_authentication=self.mutual)
+            self.initial(), self.fetch, require_client_authentication=self.mutual
+        )
 
 
-def channel_credentials(*, ca_file: str, cert_file: str | None = None,
-                        key_file: str | None = None) -> grpc.ChannelCredentials:
+def channel_credentials(
+    *, ca_file: str, cert_file: str | None = None, key_file: str | None = None
+) -> grpc.ChannelCredentials:
     """Client credentials as KEDA builds them from ``caCert``, ``tlsClientCert``, ``tlsClientKey``."""
     ca = pathlib.Path(ca_file).read_bytes()
     cert = pathlib.Path(cert_file).read_bytes() if cert_file else None

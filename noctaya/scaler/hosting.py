@@ -30,8 +30,9 @@ MAX_STREAMS = 16  # KEDA opens one per ScaledObject trigger; a few more for reco
 
 def _service(config: gateway_config.GatewayConfig, section: str) -> servicer.ServiceRef:
     if config.service is None:
-        raise gateway_config.ConfigError(f"service: required when {section} is set "
-                                         "(it names the ScaledObject)")
+        raise gateway_config.ConfigError(
+            f"service: required when {section} is set (it names the ScaledObject)"
+        )
     return servicer.ServiceRef(name=config.service.name, namespace=config.service.namespace)
 
 
@@ -41,8 +42,11 @@ def colocated_scaler(config: gateway_config.GatewayConfig) -> CleanupContext:
         raise gateway_config.ConfigError("scaler: not configured")
     service = _service(config, "scaler")
     tls = section.tls
-    files = None if tls is None else credentials.CertificateFiles(
-        cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file)
+    files = (
+        None
+        if tls is None
+        else credentials.CertificateFiles(cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file)
+    )
     if files is not None:
         try:
             files.initial()  # fail at start, naming the field, rather than at the first handshake
@@ -51,9 +55,13 @@ def colocated_scaler(config: gateway_config.GatewayConfig) -> CleanupContext:
 
     async def context(app: web.Application) -> AsyncIterator[None]:
         svc = servicer.ExternalScalerServicer(
-            source=app[keys.DEMAND], service=service, metric_name=section.metric_name,
-            target=section.target, max_streams=MAX_STREAMS,
-            metrics=metrics.ScalerMetrics(registry=app[keys.METRICS].registry))
+            source=app[keys.DEMAND],
+            service=service,
+            metric_name=section.metric_name,
+            target=section.target,
+            max_streams=MAX_STREAMS,
+            metrics=metrics.ScalerMetrics(registry=app[keys.METRICS].registry),
+        )
         async with server.ScalerServer(servicer=svc, listen=section.listen, tls=files):
             yield
 
@@ -67,9 +75,14 @@ def demand_reporter(config: gateway_config.GatewayConfig) -> CleanupContext:
     service = _service(config, "report")
 
     async def context(app: web.Application) -> AsyncIterator[None]:
-        rep = reporter.Reporter(source=app[keys.DEMAND], url=section.url, token_file=section.token_file,
-                                service=service, interval=section.interval,
-                                metrics=metrics.ReporterMetrics(registry=app[keys.METRICS].registry))
+        rep = reporter.Reporter(
+            source=app[keys.DEMAND],
+            url=section.url,
+            token_file=section.token_file,
+            service=service,
+            interval=section.interval,
+            metrics=metrics.ReporterMetrics(registry=app[keys.METRICS].registry),
+        )
         async with aiohttp.ClientSession() as session:
             task = asyncio.create_task(rep.run(session=session), name="noctaya-demand-reporter")
             try:

@@ -69,9 +69,12 @@ def parse_report(raw: bytes, *, service: servicer_mod.ServiceRef, max_demand: in
     if unknown:
         raise Refused(400, "bad_request", f"unknown field {sorted(unknown)[0][:64]!r}")
     ref = body.get("service")
-    if (not isinstance(ref, dict) or set(ref) != {"name", "namespace"}
-            or not all(isinstance(v, str) for v in ref.values())):
-        raise Refused(400, "bad_request", "service must be {\"name\": str, \"namespace\": str}")
+    if (
+        not isinstance(ref, dict)
+        or set(ref) != {"name", "namespace"}
+        or not all(isinstance(v, str) for v in ref.values())
+    ):
+        raise Refused(400, "bad_request", 'service must be {"name": str, "namespace": str}')
     if (ref["name"], ref["namespace"]) != (service.name, service.namespace):
         raise Refused(400, "wrong_service", f"this scaler aggregates {service}")
     member = body.get("member")
@@ -151,28 +154,34 @@ class Intake:
         if report.withdraw:
             outcome = self.membership.withdraw(member=report.member, sequence=report.sequence)
         else:
-            outcome = self.membership.report(member=report.member, sequence=report.sequence,
-                                             demand=report.demand)
+            outcome = self.membership.report(
+                member=report.member, sequence=report.sequence, demand=report.demand
+            )
         if outcome is not membership_mod.Outcome.ACCEPTED:
             raise Refused(_STATUS[outcome], outcome.value, _describe(outcome, self.membership))
         self.metrics.reports.labels(outcome="accepted", reason="").inc()
-        return web.json_response({"accepted": True, "members": len(self.membership),
-                                  "demand": self.membership.demand()})
+        return web.json_response(
+            {"accepted": True, "members": len(self.membership), "demand": self.membership.demand()}
+        )
 
     def _refuse(self, refusal: Refused) -> web.Response:
         self.metrics.reports.labels(outcome="refused", reason=refusal.reason).inc()
         headers = {"Retry-After": "1"} if refusal.status in (429, 503) else {}
-        body: dict[str, Any] = {"error": {"message": str(refusal), "type": "report_refused",
-                                          "code": refusal.reason}}
+        body: dict[str, Any] = {
+            "error": {"message": str(refusal), "type": "report_refused", "code": refusal.reason}
+        }
         return web.json_response(body, status=refusal.status, headers=headers)
 
     async def handle_health(self, request: web.Request) -> web.Response:
-        return web.json_response({"status": "ok", "members": len(self.membership),
-                                  "demand": self.membership.demand()})
+        return web.json_response(
+            {"status": "ok", "members": len(self.membership), "demand": self.membership.demand()}
+        )
 
     async def handle_metrics(self, request: web.Request) -> web.Response:
-        return web.Response(body=prometheus_client.generate_latest(self.registry),
-                            headers={"Content-Type": prometheus_client.CONTENT_TYPE_LATEST})
+        return web.Response(
+            body=prometheus_client.generate_latest(self.registry),
+            headers={"Content-Type": prometheus_client.CONTENT_TYPE_LATEST},
+        )
 
 
 async def _read_body(request: web.Request, *, limit: int) -> bytes:

@@ -12,42 +12,69 @@ from __future__ import annotations
 import prometheus_client
 
 REFUSAL_REASONS = (
-    "unauthorized", "bad_request", "too_large", "stale_sequence", "too_many_members",
-    "demand_out_of_range", "busy", "wrong_service",
+    "unauthorized",
+    "bad_request",
+    "too_large",
+    "stale_sequence",
+    "too_many_members",
+    "demand_out_of_range",
+    "busy",
+    "wrong_service",
 )
 
 
 class ScalerMetrics:
     def __init__(self, *, registry: prometheus_client.CollectorRegistry) -> None:
         self.demand = prometheus_client.Gauge(
-            "noctaya_scaler_demand", "Demand the ExternalScaler currently serves", registry=registry)
+            "noctaya_scaler_demand", "Demand the ExternalScaler currently serves", registry=registry
+        )
         self.active = prometheus_client.Gauge(
-            "noctaya_scaler_active", "1 while demand > 0 (what IsActive answers)", registry=registry)
+            "noctaya_scaler_active", "1 while demand > 0 (what IsActive answers)", registry=registry
+        )
         self.streams = prometheus_client.Gauge(
-            "noctaya_scaler_streams", "Open StreamIsActive streams", registry=registry)
+            "noctaya_scaler_streams", "Open StreamIsActive streams", registry=registry
+        )
         self.max_streams = prometheus_client.Gauge(
-            "noctaya_scaler_streams_max", "Bound on concurrent StreamIsActive streams", registry=registry)
+            "noctaya_scaler_streams_max", "Bound on concurrent StreamIsActive streams", registry=registry
+        )
         self.pushes = prometheus_client.Counter(
-            "noctaya_scaler_pushes", "IsActiveResponse messages pushed on streams", ["result"],
-            registry=registry)
+            "noctaya_scaler_pushes",
+            "IsActiveResponse messages pushed on streams",
+            ["result"],
+            registry=registry,
+        )
         self.rpcs = prometheus_client.Counter(
-            "noctaya_scaler_rpcs", "ExternalScaler calls by method and status code", ["method", "code"],
-            registry=registry)
+            "noctaya_scaler_rpcs",
+            "ExternalScaler calls by method and status code",
+            ["method", "code"],
+            registry=registry,
+        )
         self.members = prometheus_client.Gauge(
-            "noctaya_scaler_members", "Gateways whose demand reports are being summed", registry=registry)
+            "noctaya_scaler_members", "Gateways whose demand reports are being summed", registry=registry
+        )
         self.max_members = prometheus_client.Gauge(
-            "noctaya_scaler_members_max", "Bound on summed gateways", registry=registry)
+            "noctaya_scaler_members_max", "Bound on summed gateways", registry=registry
+        )
         self.reports = prometheus_client.Counter(
-            "noctaya_scaler_reports", "Demand reports by outcome and refusal reason",
-            ["outcome", "reason"], registry=registry)
+            "noctaya_scaler_reports",
+            "Demand reports by outcome and refusal reason",
+            ["outcome", "reason"],
+            registry=registry,
+        )
         self.withdrawals = prometheus_client.Counter(
-            "noctaya_scaler_withdrawals", "Members removed, by cause (withdrawn, expired)", ["cause"],
-            registry=registry)
+            "noctaya_scaler_withdrawals",
+            "Members removed, by cause (withdrawn, expired)",
+            ["cause"],
+            registry=registry,
+        )
         self.reports_in_flight = prometheus_client.Gauge(
-            "noctaya_scaler_reports_in_flight", "Demand reports being processed", registry=registry)
+            "noctaya_scaler_reports_in_flight", "Demand reports being processed", registry=registry
+        )
         self.max_reports_in_flight = prometheus_client.Gauge(
-            "noctaya_scaler_reports_in_flight_max", "Bound on concurrently processed reports",
-            registry=registry)
+            "noctaya_scaler_reports_in_flight_max",
+            "Bound on concurrently processed reports",
+            registry=registry,
+        )
         for method in ("IsActive", "StreamIsActive", "GetMetricSpec", "GetMetrics"):
             self.rpcs.labels(method=method, code="OK")
         self.reports.labels(outcome="accepted", reason="")
@@ -58,13 +85,20 @@ class ScalerMetrics:
 class ReporterMetrics:
     def __init__(self, *, registry: prometheus_client.CollectorRegistry) -> None:
         self.reports = prometheus_client.Counter(
-            "noctaya_scaler_reporter_reports", "Demand reports sent to the aggregate scaler, by outcome",
-            ["outcome"], registry=registry)
+            "noctaya_scaler_reporter_reports",
+            "Demand reports sent to the aggregate scaler, by outcome",
+            ["outcome"],
+            registry=registry,
+        )
         self.failures = prometheus_client.Gauge(
-            "noctaya_scaler_reporter_failures", "Demand reports failed in a row (retried with backoff)",
-            registry=registry)
+            "noctaya_scaler_reporter_failures",
+            "Demand reports failed in a row (retried with backoff)",
+            registry=registry,
+        )
         self.max_backoff = prometheus_client.Gauge(
             "noctaya_scaler_reporter_backoff_max_seconds",
-            "Longest wait before retrying a failed report (the report interval)", registry=registry)
+            "Longest wait before retrying a failed report (the report interval)",
+            registry=registry,
+        )
         for outcome in ("accepted", "failed"):
             self.reports.labels(outcome=outcome)

@@ -89,8 +89,7 @@ class Reporter:
             while True:
                 self._changed.clear()
                 self._transition.clear()
-                if await self._send(session, {"demand": self.source.demand()},
-                                    limit=min(2.0, self.interval)):
+                if await self._send(session, {"demand": self.source.demand()}, limit=min(2.0, self.interval)):
                     await self._pause(sent_at=loop.time())
                 else:
                     # the exponent is capped: 2 ** n past ~1000 failures no longer fits a float
@@ -121,19 +120,30 @@ class Reporter:
 
     async def _send(self, session: aiohttp.ClientSession, fields: dict[str, Any], *, limit: float) -> bool:
         self.sequence += 1
-        body = {"service": {"name": self.service.name, "namespace": self.service.namespace},
-                "member": self.member, "sequence": self.sequence, **fields}
+        body = {
+            "service": {"name": self.service.name, "namespace": self.service.namespace},
+            "member": self.member,
+            "sequence": self.sequence,
+            **fields,
+        }
         try:
             token = self.tokens.token().decode("ascii")
-            async with session.post(self.endpoint, json=body, headers={"Authorization": f"Bearer {token}"},
-                                    timeout=aiohttp.ClientTimeout(total=limit)) as response:
+            async with session.post(
+                self.endpoint,
+                json=body,
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=aiohttp.ClientTimeout(total=limit),
+            ) as response:
                 if response.status != 200:
                     detail = (await response.content.read(512)).decode("utf-8", "replace")
                     raise RuntimeError(f"HTTP {response.status}: {detail}")
         except (aiohttp.ClientError, TimeoutError, RuntimeError, tokens_mod.TokenError) as exc:
             if self.failures == 0:
-                logger.warning("demand report to %s failed, retrying with backoff: %s",
-                               self.endpoint, str(exc) or type(exc).__name__)
+                logger.warning(
+                    "demand report to %s failed, retrying with backoff: %s",
+                    self.endpoint,
+                    str(exc) or type(exc).__name__,
+                )
             self.failures += 1
             if self.metrics is not None:
                 self.metrics.reports.labels(outcome="failed").inc()

@@ -23,10 +23,10 @@ SERVICE_NAME = "externalscaler.ExternalScaler"
 MAX_MESSAGE_BYTES = 64 * 1024  # a ScaledObjectRef with its metadata is a few hundred bytes
 
 SERVER_OPTIONS: list[tuple[str, int]] = [
-    ("grpc.so_reuseport", 0),                          # a second scaler must not share the port
+    ("grpc.so_reuseport", 0),  # a second scaler must not share the port
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-    ("grpc.keepalive_time_ms", 20_000),                # ping idle connections that hold a stream
-    ("grpc.keepalive_timeout_ms", 10_000),             # and drop them when the peer is gone
+    ("grpc.keepalive_time_ms", 20_000),  # ping idle connections that hold a stream
+    ("grpc.keepalive_timeout_ms", 10_000),  # and drop them when the peer is gone
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.http2.min_ping_interval_without_data_ms", 5_000),  # tolerate clients that ping
@@ -65,8 +65,9 @@ class ScalerServer:
         await self.start()
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: types.TracebackType | None) -> None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: types.TracebackType | None
+    ) -> None:
         await self.stop()
 
     async def start(self) -> None:
@@ -89,8 +90,11 @@ class ScalerServer:
         self._server = server
         for name in ("", SERVICE_NAME):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        logger.info("ExternalScaler listening on %s (%s)", address,
-                    "plaintext" if self.tls is None else ("mutual TLS" if self.tls.mutual else "TLS"))
+        logger.info(
+            "ExternalScaler listening on %s (%s)",
+            address,
+            "plaintext" if self.tls is None else ("mutual TLS" if self.tls.mutual else "TLS"),
+        )
 
     async def stop(self) -> None:
         server, self._server = self._server, None

@@ -131,44 +131,64 @@ class ExternalScalerServicer:
 
     # ---------------------------------------------------------------- rpcs
     async def IsActive(  # grpc method name
-        self, request: pb.ScaledObjectRef, context: grpc.aio.ServicerContext,
+        self,
+        request: pb.ScaledObjectRef,
+        context: grpc.aio.ServicerContext,
     ) -> pb.IsActiveResponse:
         await self._check_ref(request, context, method="IsActive")
         self._count("IsActive", "OK")
         return pb.IsActiveResponse(result=self._active)
 
     async def GetMetricSpec(  # grpc method name
-        self, request: pb.ScaledObjectRef, context: grpc.aio.ServicerContext,
+        self,
+        request: pb.ScaledObjectRef,
+        context: grpc.aio.ServicerContext,
     ) -> pb.GetMetricSpecResponse:
         await self._check_ref(request, context, method="GetMetricSpec")
         self._count("GetMetricSpec", "OK")
-        spec = pb.MetricSpec(metricName=self._metric_name, targetSize=max(1, math.ceil(self._target)),
-                             targetSizeFloat=float(self._target))
+        spec = pb.MetricSpec(
+            metricName=self._metric_name,
+            targetSize=max(1, math.ceil(self._target)),
+            targetSizeFloat=float(self._target),
+        )
         return pb.GetMetricSpecResponse(metricSpecs=[spec])
 
     async def GetMetrics(  # grpc method name
-        self, request: pb.GetMetricsRequest, context: grpc.aio.ServicerContext,
+        self,
+        request: pb.GetMetricsRequest,
+        context: grpc.aio.ServicerContext,
     ) -> pb.GetMetricsResponse:
         await self._check_ref(request.scaledObjectRef, context, method="GetMetrics")
         if request.metricName.casefold() not in ("", self._metric_key):
-            await self._abort(context, "GetMetrics", grpc.StatusCode.INVALID_ARGUMENT,
-                              f"unknown metricName {request.metricName[:64]!r}; "
-                              f"this scaler serves {self._metric_name!r}")
+            await self._abort(
+                context,
+                "GetMetrics",
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"unknown metricName {request.metricName[:64]!r}; this scaler serves {self._metric_name!r}",
+            )
         self._count("GetMetrics", "OK")
-        value = pb.MetricValue(metricName=self._metric_name, metricValue=self._demand,
-                               metricValueFloat=float(self._demand))
+        value = pb.MetricValue(
+            metricName=self._metric_name, metricValue=self._demand, metricValueFloat=float(self._demand)
+        )
         return pb.GetMetricsResponse(metricValues=[value])
 
     async def StreamIsActive(  # grpc method name
-        self, request: pb.ScaledObjectRef, context: grpc.aio.ServicerContext,
+        self,
+        request: pb.ScaledObjectRef,
+        context: grpc.aio.ServicerContext,
     ) -> None:
         await self._check_ref(request, context, method="StreamIsActive")
         if self._closing:
-            await self._abort(context, "StreamIsActive", grpc.StatusCode.UNAVAILABLE,
-                              "the scaler is shutting down")
+            await self._abort(
+                context, "StreamIsActive", grpc.StatusCode.UNAVAILABLE, "the scaler is shutting down"
+            )
         if len(self._streams) >= self._max_streams:
-            await self._abort(context, "StreamIsActive", grpc.StatusCode.RESOURCE_EXHAUSTED,
-                              f"too many open streams (bound {self._max_streams})")
+            await self._abort(
+                context,
+                "StreamIsActive",
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many open streams (bound {self._max_streams})",
+            )
         stream = _Stream()
         self._streams.add(stream)
         try:
@@ -196,18 +216,27 @@ class ExternalScalerServicer:
         if self._metrics is not None:
             self._metrics.pushes.labels(result=str(result).lower()).inc()
 
-    async def _check_ref(self, ref: pb.ScaledObjectRef, context: grpc.aio.ServicerContext, *,
-                         method: str) -> None:
+    async def _check_ref(
+        self, ref: pb.ScaledObjectRef, context: grpc.aio.ServicerContext, *, method: str
+    ) -> None:
         if not ref.name or not ref.namespace:
-            await self._abort(context, method, grpc.StatusCode.INVALID_ARGUMENT,
-                              "scaledObjectRef needs both name and namespace")
+            await self._abort(
+                context,
+                method,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "scaledObjectRef needs both name and namespace",
+            )
         if (ref.name, ref.namespace) != (self._service.name, self._service.namespace):
-            await self._abort(context, method, grpc.StatusCode.INVALID_ARGUMENT,
-                              f"this scaler serves ScaledObject {self._service}, "
-                              f"not {ref.namespace[:63]}/{ref.name[:253]}")
+            await self._abort(
+                context,
+                method,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"this scaler serves ScaledObject {self._service}, not {ref.namespace[:63]}/{ref.name[:253]}",
+            )
 
-    async def _abort(self, context: grpc.aio.ServicerContext, method: str, code: grpc.StatusCode,
-                     message: str) -> None:
+    async def _abort(
+        self, context: grpc.aio.ServicerContext, method: str, code: grpc.StatusCode, message: str
+    ) -> None:
         self._count(method, code.name)
         logger.debug("ExternalScaler %s refused: %s", method, message)  # counted in metrics
         await context.abort(code, message)

@@ -56,8 +56,7 @@ class TokenFile:
         if len(token) < MIN_TOKEN_BYTES:
             raise TokenError(f"token file {str(self.path)!r} holds fewer than {MIN_TOKEN_BYTES} bytes")
         if any(b < 0x21 or b > 0x7E for b in token):
-            raise TokenError(f"token file {str(self.path)!r} holds characters not allowed in a "
-                             "Bearer token")
+            raise TokenError(f"token file {str(self.path)!r} holds characters not allowed in a Bearer token")
         return token
 
     def matches(self, presented: bytes) -> bool:

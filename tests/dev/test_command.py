@@ -122,8 +122,18 @@ def test_scaler_tls_without_openssl_exits_1_without_traceback(tmp_path: pathlib.
     empty = tmp_path / "bin"
     empty.mkdir()
     out = subprocess.run(
-        [sys.executable, "-m", "noctaya", "dev", "--scaler-tls", "--listen", "127.0.0.1:1", "--plain",
-         "--run-dir", str(tmp_path / "run")],
+        [
+            sys.executable,
+            "-m",
+            "noctaya",
+            "dev",
+            "--scaler-tls",
+            "--listen",
+            "127.0.0.1:1",
+            "--plain",
+            "--run-dir",
+            str(tmp_path / "run"),
+        ],
         capture_output=True,
         text=True,
         timeout=50,

@@ -22,8 +22,10 @@ import pytest
 
 from noctaya.dev import replicas, service
 
-ENGINE = (f"{sys.executable} -m noctaya.dev.fake_engine --port {{port}} --ready-delay 200ms "
-          "--tokens 30 --token-delay 50ms")
+ENGINE = (
+    f"{sys.executable} -m noctaya.dev.fake_engine --port {{port}} --ready-delay 200ms "
+    "--tokens 30 --token-delay 50ms"
+)
 
 
 async def until(predicate: Callable[[], bool], within: float = 10.0) -> None:

@@ -228,7 +228,10 @@ def test_schema_accepts_what_the_scaler_accepts() -> None:
         intake.parse_report(json.dumps(body).encode(), service=ref, max_demand=50)
     for name, raw, status, _reason in BAD_BODIES:
         if status in (400,) and name not in (
-            "other-service", "withdraw-with-demand", "not-json", "deeply-nested"
+            "other-service",
+            "withdraw-with-demand",
+            "not-json",
+            "deeply-nested",
         ):
             assert list(validator.iter_errors(json.loads(raw))), name
 

@@ -215,13 +215,19 @@ async def test_shutdown_ends_streams_with_ok(signal: demand.DemandSignal) -> Non
 async def test_gauges_read_the_live_state(signal: demand.DemandSignal) -> None:
     registry = prometheus_client.CollectorRegistry()
     svc = servicer.ExternalScalerServicer(
-        source=signal, service=SERVICE, metric_name="queueDepth", target=10, max_streams=4,
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=4,
         metrics=metrics.ScalerMetrics(registry=registry),
     )
 
     def gauges() -> tuple[float | None, ...]:
-        return tuple(registry.get_sample_value(f"noctaya_scaler_{name}")
-                     for name in ("demand", "active", "streams", "streams_max"))
+        return tuple(
+            registry.get_sample_value(f"noctaya_scaler_{name}")
+            for name in ("demand", "active", "streams", "streams_max")
+        )
 
     async with server.ScalerServer(servicer=svc, listen="127.0.0.1:0", grace=0.1) as srv:
         assert gauges() == (0, 0, 0, 4)
