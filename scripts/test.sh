@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1
-echo "== ruff";          .venv/bin/ruff check .
+echo "== ruff";          .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== mypy (strict)"; .venv/bin/mypy
 echo "== import-linter"; .venv/bin/lint-imports
 echo "== pytest";        .venv/bin/python -m pytest "$@"
