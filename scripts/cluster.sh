@@ -10,8 +10,11 @@
 #   bash scripts/cluster.sh bin     print the directory holding the binaries
 #
 # `up` and `down` are idempotent. NOCTAYA_CLUSTER_NAME names the cluster (default: noctaya-<worktree
-# hash>), NOCTAYA_CLUSTER_DIR where its state lives (default: .cluster). Binaries are built into a cache
-# outside the work tree, keyed by the pinned versions and the Go toolchain; nothing is vendored.
+# hash>), NOCTAYA_CLUSTER_DIR where its state lives (default: .cluster); NOCTAYA_KWOK_CONFIG adds a
+# kwokctl configuration (KWOK Stages ...), NOCTAYA_KUBE_AUDIT_POLICY turns on the API server's audit
+# log (<state>/kwok/clusters/<name>/logs/audit.log). Binaries are built into a cache outside the work
+# tree, keyed by the pinned versions and the Go toolchain (NOCTAYA_CACHE, default ~/.cache/noctaya);
+# nothing is vendored.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VERSIONS="$ROOT/scripts/cluster.versions"
@@ -109,13 +112,18 @@ build_all() {
   build kwok sigs.k8s.io/kwok "$KWOK" "$KWOK" \
     "-X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK#v} -X sigs.k8s.io/kwok/pkg/consts.KubeVersion=${KUBERNETES#v}" \
     sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl
-  build keda github.com/kedacore/keda/v2 "$KEDA" "$KEDA" \
-    "-X github.com/kedacore/keda/v2/version.Version=${KEDA#v}" \
-    github.com/kedacore/keda/v2/cmd/operator github.com/kedacore/keda/v2/cmd/adapter
+  # named as in KEDA's images (the name is also the field manager KEDA's writes are recorded under)
+  if [ ! -x "$BIN/keda" ] || [ ! -x "$BIN/keda-adapter" ]; then
+    build keda github.com/kedacore/keda/v2 "$KEDA" "$KEDA" \
+      "-X github.com/kedacore/keda/v2/version.Version=${KEDA#v}" \
+      github.com/kedacore/keda/v2/cmd/operator github.com/kedacore/keda/v2/cmd/adapter
+    mv -f "$BIN/operator" "$BIN/keda"
+    mv -f "$BIN/adapter" "$BIN/keda-adapter"
+  fi
   rm -rf "$BIN.tmp"
 }
 
-BINARIES="etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl operator adapter"
+BINARIES="etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl keda keda-adapter"
 
 ensure_built() {
   local want
@@ -182,7 +190,7 @@ start_keda() {
   KUBECONFIG="$KUBECONFIG_OUT" WATCH_NAMESPACE="" KEDA_CLUSTER_OBJECT_NAMESPACE="$KEDA_NS" POD_NAMESPACE="$KEDA_NS" \
     KEDA_OPERATOR_LEADER_ELECTION_LEASE_DURATION=10s KEDA_OPERATOR_LEADER_ELECTION_RENEW_DEADLINE=8s \
     setsid unshare --mount --propagation private -- sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$hosts" \
-    "$BIN/operator" --leader-elect --leader-election-id "operator.keda.sh" \
+    "$BIN/keda" --leader-elect --leader-election-id "operator.keda.sh" \
     --metrics-bind-address 0 --health-probe-bind-address 0 --metrics-service-bind-address 127.0.0.1:0 \
     --cert-dir "$STATE/keda/certs" --ca-dir "$STATE/keda/certs" --zap-log-level info \
     --enable-webhook-patching=false --enable-apiservice-patching=false \
@@ -230,6 +238,7 @@ up() {
       --kwok-controller-binary "$BIN/kwok" --etcd-binary "$BIN/etcd" \
       --kube-authorization --kube-admission \
       ${NOCTAYA_KWOK_CONFIG:+--config "$NOCTAYA_KWOK_CONFIG"} \
+      ${NOCTAYA_KUBE_AUDIT_POLICY:+--kube-audit-policy "$NOCTAYA_KUBE_AUDIT_POLICY"} \
       --kubeconfig "$KUBECONFIG_OUT.kwokctl" --wait 5m --timeout 10m >&2
   fi
   "$BIN/kwokctl" get kubeconfig --name "$NAME" >"$KUBECONFIG_OUT.tmp"
