@@ -10,8 +10,8 @@
 #   bash scripts/cluster.sh bin     print the directory holding the binaries
 #
 # `up` and `down` are idempotent. NOCTAYA_CLUSTER_NAME names the cluster (default: noctaya-<worktree
-# hash>), NOCTAYA_CLUSTER_DIR where its state lives (default: .cluster); NOCTAYA_KWOK_CONFIG adds a
-# kwokctl configuration (KWOK Stages ...), NOCTAYA_KUBE_AUDIT_POLICY turns on the API server's audit
+# hash>), NOCTAYA_CLUSTER_DIR where its state lives (default: .cluster); NOCTAYA_KWOK_STAGES adds KWOK
+# Stages (a YAML file) to KWOK's default ones, NOCTAYA_KUBE_AUDIT_POLICY turns on the API server's audit
 # log (<state>/kwok/clusters/<name>/logs/audit.log). Binaries are built into a cache outside the work
 # tree, keyed by the pinned versions and the Go toolchain (NOCTAYA_CACHE, default ~/.cache/noctaya);
 # nothing is vendored.
@@ -217,10 +217,27 @@ stop_pid() {
   rm -f "$pidfile"
 }
 
+module_dir_of() {
+  (cd "$CACHE/src/$1" && go list -m -f '{{.Dir}}' "$2")
+}
+
+# kwokctl's configuration: KWOK's default Stages (from the KWOK module) and NOCTAYA_KWOK_STAGES. Given
+# any Stage, kwokctl uses only the ones given, so the defaults are listed here too.
+kwok_config() {
+  local kwok out="$STATE/kwok-config.yaml" f
+  kwok="$(module_dir_of kwok sigs.k8s.io/kwok)/kustomize/stage"
+  : >"$out"
+  for f in "$kwok/node/fast/node-initialize.yaml" "$kwok/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" \
+    "$kwok/pod/fast/pod-ready.yaml" "$kwok/pod/fast/pod-complete.yaml" "$kwok/pod/fast/pod-delete.yaml" \
+    "$NOCTAYA_KWOK_STAGES"; do
+    [ -f "$f" ] || die "no stage file $f"
+    { echo "---"; cat "$f"; echo; } >>"$out"
+  done
+  echo "$out"
+}
+
 keda_crds_dir() {
-  local dir
-  dir="$(cd "$CACHE/src/keda" && go list -m -f '{{.Dir}}' github.com/kedacore/keda/v2)"
-  echo "$dir/config/crd/bases"
+  echo "$(module_dir_of keda github.com/kedacore/keda/v2)/config/crd/bases"
 }
 
 up() {
@@ -231,13 +248,14 @@ up() {
     "$BIN/kwokctl" start cluster --name "$NAME" >&2
   else
     say "creating cluster $NAME (kwokctl, binary runtime, Kubernetes $KUBERNETES, etcd $ETCD, KWOK $KWOK)"
-    "$BIN/kwokctl" create cluster --name "$NAME" --runtime binary \
+    local config=()
+    [ -z "${NOCTAYA_KWOK_STAGES:-}" ] || config=(--config "$(kwok_config)")
+    "$BIN/kwokctl" create cluster --name "$NAME" --runtime binary "${config[@]}" \
       --kube-apiserver-binary "$BIN/kube-apiserver" \
       --kube-controller-manager-binary "$BIN/kube-controller-manager" \
       --kube-scheduler-binary "$BIN/kube-scheduler" \
       --kwok-controller-binary "$BIN/kwok" --etcd-binary "$BIN/etcd" \
       --kube-authorization --kube-admission \
-      ${NOCTAYA_KWOK_CONFIG:+--config "$NOCTAYA_KWOK_CONFIG"} \
       ${NOCTAYA_KUBE_AUDIT_POLICY:+--kube-audit-policy "$NOCTAYA_KUBE_AUDIT_POLICY"} \
       --kubeconfig "$KUBECONFIG_OUT.kwokctl" --wait 5m --timeout 10m >&2
   fi

@@ -60,6 +60,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     state = tmp_path_factory.mktemp("cluster")
     env = {**os.environ, "NOCTAYA_CLUSTER_NAME": name, "NOCTAYA_CLUSTER_DIR": str(state)}
     env["NOCTAYA_KUBE_AUDIT_POLICY"] = str(ROOT / "tests" / "cluster" / "audit-policy.yaml")
+    env["NOCTAYA_KWOK_STAGES"] = str(ROOT / "tests" / "cluster" / "stages.yaml")
     up = _script("up", env=env)
     if up.returncode != 0:
         _script("down", env=env)
