@@ -17,6 +17,7 @@ Aspects:
 from __future__ import annotations
 
 import copy
+import functools
 import pathlib
 from typing import Any
 
@@ -123,8 +124,7 @@ def test_valid_documents_are_created_and_carry_the_crd_defaults(kube: Kube, sour
             path = f"{collection(obj)}/{obj['metadata']['name']}"
             if kube.exists(path):  # the same runtime in two sources
                 kube.delete(path)
-                gone = path
-                wait(f"{path} gone", lambda: kube.exists(gone), lambda e: not e, timeout=30)
+                wait(f"{path} gone", functools.partial(kube.exists, path), lambda e: not e, timeout=30)
             create(kube, obj, dry_run=False)
             created.append(path)
             live = kube.get(path)
