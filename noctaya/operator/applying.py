@@ -4,10 +4,12 @@
   fields it renders; fields it does not render, e.g. the backend's ``replicas`` owned by KEDA, stay with
   their owners).
 - **Hash-skip**: each applied object carries ``serving.noctaya.io/applied-hash``, the hash of what was
-  rendered; when the live object (from the watch cache) already carries the desired hash, no request
-  is sent. A missing or drifted object has no or another hash and is applied again; so is an object
-  someone edited while keeping the annotation (its generation, or resourceVersion for kinds without
-  one, differs from what our last apply produced).
+  rendered; when the live object (from the watch cache) already carries the desired hash and is what
+  our last apply produced, no request is sent. A missing or drifted object has no or another hash and
+  is applied again; so is an object someone edited while keeping the annotation (its generation, or
+  resourceVersion for kinds without one, differs from what our last apply produced), and so is every
+  object this replica has not applied yet (after a start or a leadership handover): the hash alone
+  cannot tell that nobody edited it since.
 - **Create-once** objects (annotated ``serving.noctaya.io/spec-hash`` by the constructs: cache PVC,
   prewarm Job, scaler token Secret; PVCs and Jobs are create-once even without the annotation, hashed
   here) are created when absent and never patched; when the live object
@@ -227,7 +229,8 @@ class Applier:
         if (
             live is not None
             and annotations_of(live).get(APPLIED_HASH) == wanted_hash
-            and (known is None or known == fingerprint(live))
+            and known is not None
+            and known == fingerprint(live)
         ):
             report.skipped.append(key)
             return
