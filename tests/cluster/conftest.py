@@ -6,6 +6,9 @@ at the versions of ``scripts/cluster.versions``. Each session gets a cluster nam
 of its own (``noctaya-test-<random>``), so two runs on one machine never share a cluster or a port
 (kwokctl and every component pick their own). A missing toolchain or a failed build fails the tier:
 nothing here skips.
+
+``NOCTAYA_TEST_CLUSTER_DIR`` (with ``NOCTAYA_CLUSTER_NAME``) runs the tier against a cluster brought up
+by ``scripts/cluster.sh up`` with that state directory and name instead, and leaves it running.
 """
 
 from __future__ import annotations
@@ -56,6 +59,21 @@ def _script(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
 
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    reuse = os.environ.get("NOCTAYA_TEST_CLUSTER_DIR")
+    if reuse:  # a cluster someone brought up with scripts/cluster.sh up (and will bring down)
+        state = pathlib.Path(reuse)
+        env = {**os.environ, "NOCTAYA_CLUSTER_DIR": reuse}
+        bin_dir = pathlib.Path(_script("bin", env=env).stdout.strip())
+        kube = Kube(kubeconfig=state / "kubeconfig")
+        yield Cluster(
+            name=os.environ["NOCTAYA_CLUSTER_NAME"],
+            state=state,
+            kubeconfig=state / "kubeconfig",
+            bin=bin_dir,
+            kube=kube,
+        )
+        kube.close()
+        return
     name = f"noctaya-test-{uuid.uuid4().hex[:8]}"
     state = tmp_path_factory.mktemp("cluster")
     env = {**os.environ, "NOCTAYA_CLUSTER_NAME": name, "NOCTAYA_CLUSTER_DIR": str(state)}

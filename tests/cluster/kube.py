@@ -1,8 +1,10 @@
 """A small synchronous client of the real API server, for the cluster tier's assertions.
 
 It reads the kubeconfig ``scripts/cluster.sh up`` writes (client certificate, key and CA as files or
-inline data), speaks JSON over HTTPS with the standard library, and never retries: an unexpected
-status is an :class:`ApiError` carrying the server's ``Status`` body. ``wait`` polls a condition until a
+inline data), speaks JSON over HTTPS with the standard library, and retries only what the server asks
+to be retried (429 with ``Retry-After``, e.g. a new CRD's storage still initializing; at most 10 times,
+at most 2 s apart): any other unexpected status is an :class:`ApiError` carrying the server's ``Status``
+body. ``wait`` polls a condition until a
 deadline and fails with the last value seen.
 """
 
@@ -92,16 +94,22 @@ class Kube:
             req.add_header("Content-Type", content_type)
         if self._token:
             req.add_header("Authorization", f"Bearer {self._token}")
-        try:
-            with urllib.request.urlopen(req, context=self._ssl, timeout=self.timeout) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as exc:
-            raw = exc.read()
+        for attempt in range(10):
             try:
-                parsed = json.loads(raw)
-            except ValueError:
-                parsed = {"message": raw.decode(errors="replace")}
-            raise ApiError(status=exc.code, body=parsed, method=method, path=path) from None
+                with urllib.request.urlopen(req, context=self._ssl, timeout=self.timeout) as resp:
+                    raw = resp.read()
+                break
+            except urllib.error.HTTPError as exc:
+                raw = exc.read()
+                retry_after = exc.headers.get("Retry-After")
+                if exc.code == 429 and retry_after and attempt < 9:
+                    time.sleep(min(2.0, float(retry_after)))
+                    continue
+                try:
+                    parsed = json.loads(raw)
+                except ValueError:
+                    parsed = {"message": raw.decode(errors="replace")}
+                raise ApiError(status=exc.code, body=parsed, method=method, path=path) from None
         return json.loads(raw) if raw else None
 
     def get(self, path: str, **params: str) -> Any:

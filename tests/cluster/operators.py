@@ -185,7 +185,7 @@ def start(
             "--health-listen",
             "",
             "--log-level",
-            "DEBUG",
+            "INFO",
         ],
         stdout=out,
         stderr=subprocess.STDOUT,

@@ -2,8 +2,8 @@
 
 Aspects, in order (one LLMService, ``examples/vllm-nvidia``, in a namespace of this module's own):
 - every object the chart renders is created with server-side apply under the one field manager
-  ``noctaya-operator``, owned by the LLMService (controller reference); the operator never writes an
-  owned object any other way;
+  ``noctaya-operator`` (create-once objects, the cache PVC, are created under it), owned by the
+  LLMService (controller reference); no other writer but Kubernetes' controllers and KEDA;
 - a field changed by hand on an owned object (the gateway Deployment's image) is put back;
 - the backend Deployment's ``replicas`` are KEDA's: the operator's applied fields never include them,
   KEDA's manager holds them, and no apply of the operator is refused for a conflict;
@@ -137,7 +137,11 @@ def test_every_rendered_object_is_applied_under_one_field_manager_and_owned(serv
         assert [(r["kind"], r["name"], r["uid"]) for r in refs] == [("LLMService", service.name, uid)], name
         entries = _applied_by_operator(obj)
         assert entries, f"{name}: no managedFields entry of {MANAGER}"
-        assert {e["operation"] for e in entries} == {"Apply"}, f"{name}: {entries}"
+        # create-once objects (the cache PVC) are created, never patched; everything else is applied
+        once = "serving.noctaya.io/spec-hash" in obj["metadata"].get("annotations", {})
+        assert {e["operation"] for e in entries} == ({"Update"} if once else {"Apply"}), f"{name}: {entries}"
+        others = {m["manager"] for m in obj["metadata"].get("managedFields", [])} - {MANAGER}
+        assert others <= {"kube-controller-manager", "keda"}, f"{name}: written by {others}"
 
 
 def test_a_field_changed_by_hand_is_put_back(service: Service) -> None:
