@@ -19,8 +19,8 @@ Aspects, in order:
   fallback, although the scaler was not reachable when KEDA first saw the ScaledObject (the gateway
   starts after the operator's apply: the order in which a cluster brings up Pods);
 - KEDA opens ``StreamIsActive`` to the gateway (its scaler reports the stream in its metrics);
-- a cold request at the gateway makes KEDA scale the backend 0 -> 1 (``replicas`` written by KEDA's
-  manager), KWOK makes the Pod Ready, the request is answered, and the LLMService turns Ready with
+- a cold request at the gateway makes KEDA scale the backend 0 -> 1 (never the operator's field),
+  KWOK makes the Pod Ready, the request is answered, and the LLMService turns Ready with
   ``status.lastActivation``;
 - idle past the cooldown, KEDA scales back to 0 and the LLMService reports ScaledToZero.
 """
@@ -298,12 +298,14 @@ def test_a_cold_request_scales_the_backend_from_zero_and_back(stack: Stack) -> N
             lambda d: d["spec"].get("replicas") == 1,
             timeout=120,
         )
+        # the operator never owns the backend's replicas (KEDA 2.20's scale writes leave them with no
+        # managedFields entry at all: nothing for a later apply of the operator to conflict with)
         owners = [
             m["manager"]
             for m in scaled["metadata"]["managedFields"]
             if "f:replicas" in m.get("fieldsV1", {}).get("f:spec", {})
         ]
-        assert owners and all(o.startswith("keda") for o in owners), owners
+        assert "noctaya-operator" not in owners, owners
         pod = wait(
             "KWOK to make the backend Pod Ready",
             stack.backend_pods,

@@ -5,8 +5,9 @@ Aspects, in order (one LLMService, ``examples/vllm-nvidia``, in a namespace of t
   ``noctaya-operator`` (create-once objects, the cache PVC, are created under it), owned by the
   LLMService (controller reference); no other writer but Kubernetes' controllers and KEDA;
 - a field changed by hand on an owned object (the gateway Deployment's image) is put back;
-- the backend Deployment's ``replicas`` are KEDA's: the operator's applied fields never include them,
-  KEDA's manager holds them, and no apply of the operator is refused for a conflict;
+- the backend Deployment's ``replicas`` are KEDA's: KEDA scales it to its minReplicaCount 0, the
+  operator's applied fields never include them (KEDA 2.20's scale writes leave them with no
+  managedFields entry), and no apply of the operator is refused for a conflict;
 - stopping the leader (SIGSTOP: it cannot renew, nor release) hands the Lease to the other replica
   within the lease duration; the old leader, resumed, writes nothing but Lease attempts until it holds
   the Lease again (the audit log of the real API server, per replica's ServiceAccount);
