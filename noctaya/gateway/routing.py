@@ -28,10 +28,10 @@ import time
 
 from aiohttp import web
 
+from noctaya.contract import gateway as config_
 from noctaya.gateway import activation as activation_
 from noctaya.gateway import admission as admission_
 from noctaya.gateway import auth as auth_
-from noctaya.gateway import config as config_
 from noctaya.gateway import demand as demand_
 from noctaya.gateway import draining as draining_
 from noctaya.gateway import errors, keys, metrics, proxy

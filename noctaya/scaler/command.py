@@ -12,8 +12,8 @@ import logging
 import signal
 import sys
 
+from noctaya.contract import scaler as config_mod
 from noctaya.scaler import aggregate, credentials, tokens
-from noctaya.scaler import config as config_mod
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -24,9 +24,9 @@ from typing import Any
 import prometheus_client
 from aiohttp import web
 
+from noctaya.contract import fields
 from noctaya.scaler import membership as membership_mod
 from noctaya.scaler import metrics as metrics_mod
-from noctaya.scaler import servicer as servicer_mod
 from noctaya.scaler import tokens as tokens_mod
 
 MEMBER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
@@ -55,7 +55,7 @@ class Report:
         self.member, self.sequence, self.demand, self.withdraw = member, sequence, demand, withdraw
 
 
-def parse_report(raw: bytes, *, service: servicer_mod.ServiceRef, max_demand: int) -> Report:
+def parse_report(raw: bytes, *, service: fields.ServiceRef, max_demand: int) -> Report:
     """Validate one report body; :class:`Refused` names the offending field."""
     try:
         body = json.loads(raw)
@@ -104,7 +104,7 @@ class Intake:
         *,
         membership: membership_mod.Membership,
         tokens: tokens_mod.TokenFile,
-        service: servicer_mod.ServiceRef,
+        service: fields.ServiceRef,
         max_concurrent: int,
         max_body_bytes: int,
         metrics: metrics_mod.ScalerMetrics,

@@ -22,26 +22,16 @@ import asyncio
 import dataclasses
 import logging
 import math
-from typing import NamedTuple
 
 import grpc
 
-from noctaya.scaler import demand as demand_mod
+from noctaya.contract import demand as demand_mod
+from noctaya.contract import fields
 from noctaya.scaler import metrics as metrics_mod
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 
 logger = logging.getLogger(__name__)
-
-
-class ServiceRef(NamedTuple):
-    """The ScaledObject (same name and namespace as the LLMService) this scaler answers for."""
-
-    name: str
-    namespace: str
-
-    def __str__(self) -> str:
-        return f"{self.namespace}/{self.name}"
 
 
 @dataclasses.dataclass(eq=False)
@@ -61,7 +51,7 @@ class ExternalScalerServicer:
         self,
         *,
         source: demand_mod.DemandSource,
-        service: ServiceRef,
+        service: fields.ServiceRef,
         metric_name: str,
         target: float,
         max_streams: int,
