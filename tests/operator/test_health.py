@@ -219,7 +219,7 @@ def test_scheduling_delay_outranks_loading_across_pods() -> None:
 
 def test_without_pods() -> None:
     assert health.assess(deployment=None, pods=[], prewarm_job=None).progress == health.Finding(
-        reason="Activating", message="the backend Deployment is not created yet"
+        reason=health.Reason.ACTIVATING, message="the backend Deployment is not created yet"
     )
     zero = health.assess(deployment=deployment(0), pods=[], prewarm_job=None)
     assert zero.progress is not None and zero.progress.reason == "ScaledToZero"

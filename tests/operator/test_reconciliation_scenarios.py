@@ -101,16 +101,16 @@ async def test_create_applies_every_object_and_reports_ready(
     assert status["endpointURL"] == "http://qwen-gateway.ai.svc/v1"
     assert status["replicas"] == 1
     assert {c["type"]: (c["status"], c["reason"]) for c in status["conditions"]} == {
-        "Ready": ("True", "Serving"),
+        "Ready": ("True", "Available"),
         "Degraded": ("False", "Healthy"),
-        "AutoscalingReady": ("True", "Configured"),
+        "AutoscalingReady": ("True", "ScaledObjectApplied"),
         "Reconciled": ("True", "Applied"),
     }
     assert all(c["observedGeneration"] == service["metadata"]["generation"] for c in status["conditions"])
     llmservice.LLMServiceStatus.model_validate(status)  # what we write is what the API defines
-    await wait_for(lambda: [e["reason"] for e in events(server, "Serving")] == ["Serving"])
+    await wait_for(lambda: [e["reason"] for e in events(server, "Available")] == ["Available"])
     await asyncio.sleep(0.2)
-    assert len(events(server, "Serving")) == 1
+    assert len(events(server, "Available")) == 1
 
 
 async def test_resync_skips_unchanged_objects(
@@ -146,9 +146,9 @@ async def test_missing_keda_crd_blocks_the_backend_until_installed(
     await operators()
     await wait_for(lambda: condition(server, "AutoscalingReady").get("status") == "False")
     cond = condition(server, "AutoscalingReady")
-    assert cond["reason"] == "ScaledObjectCRDMissing"
+    assert cond["reason"] == "AutoscalingUnavailable"
     assert "scaledobjects.keda.sh" in cond["message"]
-    assert condition(server, "Reconciled")["reason"] == "ScaledObjectCRDMissing"
+    assert condition(server, "Reconciled")["reason"] == "AutoscalingUnavailable"
     assert server.obj(DEPLOYMENTS, NS, "qwen") is None
     assert owned(server) == []
     assert phase(server) == "Pending"
@@ -169,6 +169,38 @@ async def test_runtime_missing_then_created(
     assert owned(server) == []
     server.upsert(RUNTIMES, runtime_body())
     await wait_for(lambda: phase(server) == "Ready", message="Ready once the runtime exists")
+
+
+async def test_a_name_taken_by_an_object_we_do_not_control_is_left_alone(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    foreign = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "qwen", "namespace": NS, "labels": {"app": "someone-else"}},
+        "spec": {"selector": {"app": "someone-else"}, "ports": [{"name": "web", "port": 8081}]},
+    }
+    server.upsert(RUNTIMES, runtime_body())
+    before = server.upsert("v1/services", foreign)
+    server.upsert(LLMSERVICES, service_body())
+    await operators()
+    await wait_for(lambda: condition(server, "Reconciled").get("reason") == "ObjectNotControlled")
+    message = condition(server, "Reconciled")["message"]
+    assert "Service ai/qwen already exists and is not controlled by LLMService qwen" in message
+    assert phase(server) == "Degraded"
+    assert server.must("v1/services", NS, "qwen") == before  # untouched
+    assert owned(server) == []  # nothing of the service is applied while its name is taken
+    await wait_for(lambda: events(server, "ObjectNotControlled"))
+    [event] = events(server, "ObjectNotControlled")
+    assert event["type"] == "Warning"
+    assert "already exists and is not controlled by LLMService" in event["message"]
+
+    server.remove("v1/services", NS, "qwen")
+    update_spec(server, endpoint={"maxQueue": 50})  # the foreign object is not watched: a spec change
+    await wait_for(lambda: phase(server) == "Ready", message="Ready once the name is free")
+    assert condition(server, "Reconciled")["reason"] == "Applied"
+    mine = server.must("v1/services", NS, "qwen")
+    assert mine["metadata"]["ownerReferences"][0]["name"] == "qwen"
 
 
 async def test_runtime_ambiguous_then_disambiguated(
@@ -388,7 +420,7 @@ async def test_scale_from_zero_and_back_reports_phases_and_timings(
     assert [p["name"] for p in activation["phases"]] == ["Scheduled", "ImagePulled", "ModelLoaded"]
     loaded = activation["phases"][2]["duration"]
     assert loaded.endswith("ms") and int(loaded[:-2]) >= 350
-    await wait_for(lambda: [e for e in events(server, "Serving") if "ModelLoaded" in e["message"]])
+    await wait_for(lambda: [e for e in events(server, "Available") if "ModelLoaded" in e["message"]])
     metrics_text = replica.operator.metrics.exposition().decode()
     assert 'noctaya_activation_phase_seconds_count{phase="ready"} 2.0' in metrics_text
 
