@@ -15,7 +15,7 @@ the CRD carries its CEL, so both refuse the same documents with the same words):
 - reserved (parse, then ``reserved_field_problems()`` reports them): ``model.catalogRef``,
   ``resources.fraction``, ``cache.strategy: BakedImage``, ``scaling.metric: kvCacheUtil``.
 - ``metadata.name``: a DNS-1035 label of at most 55 characters (the owned Services are
-  ``<name>-gateway`` and ``<name>-scaler``, which must stay DNS labels).
+  ``<name>``, ``<name>-backend`` and ``<name>-scaler``, which must stay DNS labels).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from noctaya.api import durations, inferenceruntime, meta, quantities, rules, se
 
 KIND: Final = "LLMService"
 PLURAL: Final = "llmservices"
-#: Longest LLMService name: ``<name>-gateway`` must still be a 63-character DNS label.
+#: Longest LLMService name: ``<name>-backend`` must still be a 63-character DNS label.
 MAX_NAME_LENGTH: Final = 55
 NAME_PATTERN: Final = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 NAME_RULE: Final = meta.Rule(

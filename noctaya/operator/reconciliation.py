@@ -147,7 +147,7 @@ def applied_outcome(
 
 def endpoint_url(ident: naming.ServiceIdentity) -> str:
     """The in-cluster base URL of the public gateway Service."""
-    return f"http://{ident.service_host(ident.gateway)}/v1"
+    return f"http://{ident.service_host(ident.endpoint)}/v1"
 
 
 class Reconciler:
@@ -254,7 +254,7 @@ class Reconciler:
             self._inv.put_owned(obj)
         self._count(report)
         return applied_outcome(
-            outcome, report, self._inv.find(key, KEDA_GROUP_VERSION, "ScaledObject", ident.name)
+            outcome, report, self._inv.find(key, KEDA_GROUP_VERSION, "ScaledObject", ident.scaled_object)
         ), None
 
     def _parse_service(self, key: inventory_.ServiceKey, body: Mapping[str, Any]) -> llmservice.LLMService:

@@ -71,7 +71,7 @@ def render(
 
 def test_backend_never_has_replicas(rendered: Rendered) -> None:
     for name, manifests in rendered.items():
-        backend = one(manifests, "Deployment", name)
+        backend = one(manifests, "Deployment", f"{name}-backend")
         assert "replicas" not in backend["spec"], name
 
 
@@ -89,7 +89,7 @@ def test_no_pod_mounts_a_kubernetes_api_token(rendered: Rendered) -> None:
 
 def test_scaler_ports_never_on_the_public_service(rendered: Rendered) -> None:
     for name, manifests in rendered.items():
-        public = one(manifests, "Service", f"{name}-gateway")
+        public = one(manifests, "Service", name)
         assert [(p["name"], p["port"], p["targetPort"]) for p in public["spec"]["ports"]] == [
             ("http", 80, "http")
         ]
@@ -150,14 +150,14 @@ def test_default_gateway_replicas_come_from_the_settings(
 
 
 def _server_mounts(manifests: list[Manifest], name: str) -> dict[str, bool]:
-    server = pod(one(manifests, "Deployment", name))["containers"][0]
+    server = pod(one(manifests, "Deployment", f"{name}-backend"))["containers"][0]
     return {m["mountPath"]: bool(m.get("readOnly")) for m in server.get("volumeMounts", [])}
 
 
 def test_pvc_source_is_mounted_read_only(rendered: Rendered) -> None:
     manifests = rendered["qwen-prestaged"]
     assert _server_mounts(manifests, "qwen-prestaged") == {"/models": True}
-    volume = pod(one(manifests, "Deployment", "qwen-prestaged"))["volumes"][0]
+    volume = pod(one(manifests, "Deployment", "qwen-prestaged-backend"))["volumes"][0]
     assert volume["persistentVolumeClaim"] == {"claimName": "model-store", "readOnly": True}
     assert not find(manifests, "Job") and not find(manifests, "PersistentVolumeClaim")
 
@@ -167,7 +167,7 @@ def test_prewarmed_shared_cache_is_read_only_in_servers(rendered: Rendered) -> N
     claim = one(manifests, "PersistentVolumeClaim", "qwen-shared-cache")
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
     assert _server_mounts(manifests, "qwen-shared") == {"/cache": True}
-    backend = one(manifests, "Deployment", "qwen-shared")
+    backend = one(manifests, "Deployment", "qwen-shared-backend")
     wait = pod(backend)["initContainers"][0]
     assert ".noctaya-ready" in wait["command"][-1]
     job = one(manifests, "Job", "qwen-shared-prewarm")
@@ -181,7 +181,7 @@ def test_prewarmed_shared_cache_is_read_only_in_servers(rendered: Rendered) -> N
 
 def test_without_prewarm_the_cache_stays_writable(rendered: Rendered) -> None:
     assert _server_mounts(rendered["qwen-nvidia"], "qwen-nvidia") == {"/cache": False}
-    assert "initContainers" not in pod(one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia"))
+    assert "initContainers" not in pod(one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia-backend"))
 
 
 def test_labels_names_and_owners(make_service: MakeService, make_runtime: MakeRuntime) -> None:
@@ -192,15 +192,15 @@ def test_labels_names_and_owners(make_service: MakeService, make_runtime: MakeRu
     assert names == {
         ("PersistentVolumeClaim", "qwen-cache"),
         ("Job", "qwen-prewarm"),
-        ("Deployment", "qwen"),
-        ("Service", "qwen"),
+        ("Deployment", "qwen-backend"),
+        ("Service", "qwen-backend"),
         ("ConfigMap", "qwen-scaler"),
         ("Secret", "qwen-scaler-token"),
         ("Deployment", "qwen-scaler"),
         ("Service", "qwen-scaler"),
         ("ConfigMap", "qwen-gateway"),
         ("Deployment", "qwen-gateway"),
-        ("Service", "qwen-gateway"),
+        ("Service", "qwen"),
         ("PodDisruptionBudget", "qwen-gateway"),
         ("ScaledObject", "qwen"),
     }
@@ -308,8 +308,13 @@ def test_no_secret_value_in_args_or_env(make_service: MakeService, make_runtime:
 def test_scaled_object(rendered: Rendered) -> None:
     scaled = one(rendered["qwen-nvidia"], "ScaledObject", "qwen-nvidia")
     spec = scaled["spec"]
-    assert spec["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "qwen-nvidia"}
+    assert spec["scaleTargetRef"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "qwen-nvidia-backend",
+    }
     assert (spec["minReplicaCount"], spec["maxReplicaCount"], spec["cooldownPeriod"]) == (0, 2, 300)
+    assert spec["pollingInterval"] == 5  # the Go implementation's; activation never waits for it
     window = spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]["scaleDown"]
     assert window == {"stabilizationWindowSeconds": 300}
     trigger = spec["triggers"][0]
@@ -340,7 +345,7 @@ def test_mtls_mounts_the_server_secret_where_grpc_is_served(
 
 
 def test_backend_pod_details(rendered: Rendered) -> None:
-    backend = one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia")
+    backend = one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia-backend")
     server = pod(backend)["containers"][0]
     assert server["resources"] == {
         "requests": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": 1},
@@ -349,14 +354,14 @@ def test_backend_pod_details(rendered: Rendered) -> None:
     assert server["lifecycle"]["preStop"]["exec"]["command"] == ["/bin/sh", "-c", "sleep 120"]
     assert pod(backend)["terminationGracePeriodSeconds"] == 130
     assert server["args"][-2:] == ["--max-model-len", "8192"]
-    ascend = pod(one(rendered["qwen-ascend"], "Deployment", "qwen-ascend"))
+    ascend = pod(one(rendered["qwen-ascend"], "Deployment", "qwen-ascend-backend"))
     assert ascend["schedulerName"] == "volcano"
     assert ascend["nodeSelector"] == {"accelerator": "huawei-Ascend910"}
-    meta = one(rendered["qwen-ascend"], "Deployment", "qwen-ascend")["spec"]["template"]["metadata"]
+    meta = one(rendered["qwen-ascend"], "Deployment", "qwen-ascend-backend")["spec"]["template"]["metadata"]
     assert meta["annotations"] == {"scheduling.volcano.sh/queue-name": "inference"}
-    cpu = pod(one(rendered["qwen-cpu"], "Deployment", "qwen-cpu"))["containers"][0]
+    cpu = pod(one(rendered["qwen-cpu"], "Deployment", "qwen-cpu-backend"))["containers"][0]
     assert cpu["resources"] == {"requests": {"cpu": "4", "memory": "4Gi"}, "limits": {"memory": "4Gi"}}
-    pulls = pod(one(rendered["mistral-oci"], "Deployment", "mistral-oci"))["imagePullSecrets"]
+    pulls = pod(one(rendered["mistral-oci"], "Deployment", "mistral-oci-backend"))["imagePullSecrets"]
     assert pulls == [{"name": "registry-credentials"}]
 
 

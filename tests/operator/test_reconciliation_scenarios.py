@@ -94,11 +94,11 @@ async def test_create_applies_every_object_and_reports_ready(
         ]
         annotations = obj["metadata"].get("annotations") or {}
         assert applying.APPLIED_HASH in annotations or applying.SPEC_HASH in annotations, (resource, name)
-    backend = server.must(DEPLOYMENTS, NS, "qwen")
+    backend = server.must(DEPLOYMENTS, NS, "qwen-backend")
     assert "replicas" not in str(backend["metadata"]["annotations"])  # the rendered spec had none
     status = status_of(server)
     assert status["resolvedRuntime"] == "vllm"
-    assert status["endpointURL"] == "http://qwen-gateway.ai.svc/v1"
+    assert status["endpointURL"] == "http://qwen.ai.svc/v1"
     assert status["replicas"] == 1
     assert {c["type"]: (c["status"], c["reason"]) for c in status["conditions"]} == {
         "Ready": ("True", "Available"),
@@ -133,8 +133,8 @@ async def test_drifted_object_is_applied_again(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
     await ready_service(server, operators, wait_for)
-    server.remove("v1/services", NS, "qwen-gateway")
-    await wait_for(lambda: server.obj("v1/services", NS, "qwen-gateway") is not None, message="re-created")
+    server.remove("v1/services", NS, "qwen")
+    await wait_for(lambda: server.obj("v1/services", NS, "qwen") is not None, message="re-created")
 
 
 @pytest.mark.parametrize("keda", [False])
@@ -149,7 +149,7 @@ async def test_missing_keda_crd_blocks_the_backend_until_installed(
     assert cond["reason"] == "AutoscalingUnavailable"
     assert "scaledobjects.keda.sh" in cond["message"]
     assert condition(server, "Reconciled")["reason"] == "AutoscalingUnavailable"
-    assert server.obj(DEPLOYMENTS, NS, "qwen") is None
+    assert server.obj(DEPLOYMENTS, NS, "qwen-backend") is None
     assert owned(server) == []
     assert phase(server) == "Pending"
 
@@ -234,7 +234,7 @@ async def test_runtime_change_requeues_its_users_only(
     server.upsert(RUNTIMES, runtime_body("vllm", image="vllm/vllm-openai:v0.7.0"))
 
     def image() -> list[str]:
-        dep = server.must(DEPLOYMENTS, NS, "qwen")
+        dep = server.must(DEPLOYMENTS, NS, "qwen-backend")
         return [c["image"] for c in dep["spec"]["template"]["spec"]["containers"]]
 
     await wait_for(lambda: "vllm/vllm-openai:v0.7.0" in image(), message="new image rolled out")
@@ -285,7 +285,7 @@ async def test_a_rejected_object_becomes_a_condition(
     message = condition(server, "Reconciled")["message"]
     assert "PersistentVolumeClaim ai/qwen-cache" in message and "storageClassName" in message
     assert phase(server) == "Degraded"
-    assert server.obj(DEPLOYMENTS, NS, "qwen") is None  # the backend would wait for the claim forever
+    assert server.obj(DEPLOYMENTS, NS, "qwen-backend") is None  # the backend would wait for the claim forever
     queue = replica.operator.queue
     assert queue is not None
     await asyncio.sleep(0.3)  # the echoes of what was applied settle
@@ -404,14 +404,14 @@ async def test_scale_from_zero_and_back_reports_phases_and_timings(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
     replica = await ready_service(server, operators, wait_for)
-    cluster.scale(NS, "qwen", 0)
+    cluster.scale(NS, "qwen-backend", 0)
     await wait_for(lambda: phase(server) == "ScaledToZero", message="ScaledToZero")
     assert condition(server, "Ready")["reason"] == "ScaledToZero"
     assert status_of(server)["replicas"] == 0
     first = status_of(server).get("lastActivation")
 
     cluster.timings.load = 0.4  # a visible loading phase
-    cluster.scale(NS, "qwen", 1)
+    cluster.scale(NS, "qwen-backend", 1)
     await wait_for(lambda: phase(server) == "Loading", message="Loading")
     await wait_for(lambda: phase(server) == "Ready", message="Ready again")
     activation = status_of(server)["lastActivation"]
@@ -424,7 +424,7 @@ async def test_scale_from_zero_and_back_reports_phases_and_timings(
     metrics_text = replica.operator.metrics.exposition().decode()
     assert 'noctaya_activation_phase_seconds_count{phase="ready"} 2.0' in metrics_text
 
-    cluster.scale(NS, "qwen", 0)
+    cluster.scale(NS, "qwen-backend", 0)
     await wait_for(lambda: phase(server) == "ScaledToZero", message="ScaledToZero again")
 
 
@@ -552,7 +552,7 @@ async def test_no_status_write_once_the_replica_may_not_write(
     replica = await ready_service(server, operators, wait_for, leader_election=False)
     replica.operator.leading = False  # the moment leadership is lost, before the term has ended
     passes = replica.operator.queue.processed if replica.operator.queue else 0
-    cluster.fail(NS, "qwen", Failure.CRASH_LOOP)  # only the Pods change: nothing needs applying
+    cluster.fail(NS, "qwen-backend", Failure.CRASH_LOOP)  # only the Pods change: nothing needs applying
     await wait_for(lambda: replica.operator.queue is not None and replica.operator.queue.processed > passes)
     await asyncio.sleep(0.5)
     assert phase(server) == "Ready"  # the status was left alone
