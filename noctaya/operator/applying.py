@@ -210,11 +210,11 @@ class Applier:
             wanted[key_of(obj)] = {**obj, "metadata": meta}
         current = dict(live)
         found = await asyncio.gather(*(self._read(namespace, wanted[k]) for k in wanted if k not in current))
-        for obj in found:
-            if obj is not None:
-                current[key_of(obj)] = obj
-                if owned_by(obj, owner_uid):  # ours, not in the watch cache yet: write it through
-                    report.live[key_of(obj)] = dict(obj)
+        for existing in found:
+            if existing is not None:
+                current[key_of(existing)] = existing
+                if owned_by(existing, owner_uid):  # ours, not in the watch cache yet: write it through
+                    report.live[key_of(existing)] = dict(existing)
         report.conflicts = [
             Conflict(key=k, namespace=namespace, service=service)
             for k in wanted
