@@ -105,7 +105,7 @@ class LLMServiceChart(cdk8s.Chart):
                     node_selector=placement.node_selector,
                     tolerations=placement.tolerations,
                     image_pull_secrets=pull_secrets,
-                    hub_image=settings.hub_image,
+                    hub_image=settings.hub_image or settings.gateway_image,
                     oras_image=settings.oras_image,
                     stage_image=settings.stage_image,
                     stage_size_limit=str(spec.cache.effective_size) if plan.staging.kind == "oci" else None,

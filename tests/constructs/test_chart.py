@@ -24,6 +24,9 @@ Aspects:
 from __future__ import annotations
 
 import json
+import pathlib
+import re
+import tomllib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -31,7 +34,7 @@ import pytest
 import yaml
 
 from noctaya.api import inferenceruntime, llmservice
-from noctaya.constructs import naming, settings, synthesis
+from noctaya.constructs import naming, prewarm, settings, synthesis
 from noctaya.scaler import config as scaler_config
 
 Manifest = dict[str, Any]
@@ -382,3 +385,41 @@ def test_prewarm_gets_the_runtimes_hub_token_only(
     assert token in env and not any(e["name"] == "OTHER" for e in env)
     oci = make_service(model={"source": {"uri": "oci://r.example.com/m/q@sha256:" + "e" * 64}})
     assert "HF_TOKEN" not in json.dumps(one(render(oci, runtime), "Job"))
+
+
+INSTALLERS = re.compile(r"\b(pip3?|uv|apt(-get)?|apk|dnf|yum|conda|micromamba)\b|ensurepip|get-pip")
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "hf://Qwen/Qwen2.5-0.5B-Instruct",
+        "modelscope://qwen/Qwen2.5-0.5B-Instruct",
+        "oci://r.example.com/m@sha256:" + "a" * 64,
+    ],
+)
+def test_prewarm_installs_nothing_at_run_time(
+    make_service: MakeService, make_runtime: MakeRuntime, uri: str
+) -> None:
+    job = one(
+        render(make_service(model={"source": {"uri": uri}}, cache={"prewarm": True}), make_runtime()), "Job"
+    )
+    for container in containers(job):
+        text = " ".join([*container.get("command", []), *container.get("args", [])])
+        text += " ".join(str(e.get("value", "")) for e in container.get("env", []))
+        assert not INSTALLERS.search(text), (container["name"], INSTALLERS.search(text))
+    if not uri.startswith("oci://"):
+        (download,) = pod(job)["containers"]
+        assert download["image"] == settings.DEFAULT_IMAGE  # the Noctaya image: it ships the hub clients
+        assert download["securityContext"]["runAsUser"] == 0  # the owner of a fresh cache volume
+
+
+def test_the_noctaya_image_ships_the_hub_clients_the_download_imports() -> None:
+    root = pathlib.Path(__file__).resolve().parents[2]
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["hub"]
+    pinned = {re.split(r"[=<>~!]", requirement)[0].replace("-", "_").lower() for requirement in extra}
+    imported = set(re.findall(r'"(huggingface_hub|modelscope)"', prewarm._HUB_SCRIPT))
+    assert imported == {"huggingface_hub", "modelscope"} and imported <= pinned
+    assert all("==" in requirement for requirement in extra)  # pinned
+    installs = [line for line in (root / "Dockerfile").read_text().splitlines() if "pip install" in line]
+    assert any("noctaya-*.whl)[hub]" in line for line in installs), installs
