@@ -9,7 +9,20 @@ The Pod runs the runtime's serving container with:
   receives SIGTERM, and a termination grace of at least that plus 10 s;
 - the model volume (cache or ``pvc://``), and, when a staging Job fills it, an init container that
   waits (bounded) for the readiness marker;
-- cpu request, memory request = limit, and the accelerator count as extended-resource request = limit.
+- cpu request, memory request = limit, and the accelerator count as extended-resource request = limit;
+- with ``share_node`` (the replicas share one ReadWriteOnce cache claim, ``NodeLocalPVC``): a
+  *required* pod affinity to the backend's own selector labels on ``kubernetes.io/hostname``.
+
+Why ``share_node``: a ReadWriteOnce volume attaches to one node at a time. Replicas spread over nodes
+would hang in ``ContainerCreating`` (Multi-Attach) on every node but the first, and a rolling update
+would start its new Pod elsewhere and wait forever for the old one's volume. With the affinity every
+replica (and every surge Pod of a rollout) is scheduled on the node that already runs one, so each
+either runs there with the cache or stays Pending as unschedulable — never stuck on a volume. The first
+replica after scale-to-zero matches no Pod and goes wherever the claim allows. The limit is what that one
+node holds (accelerators, memory); the operator reports replicas beyond it as
+``CacheReady=False/CacheNodeFull`` naming the remedy: ``SharedPVC`` (a ReadWriteMany class, one cache
+for every node) or ``HostPath`` (a cache per node) to spread replicas, or a lower ``scaling.max``.
+Rolling the backend needs room for one more replica on that node.
 """
 
 from __future__ import annotations
@@ -37,6 +50,7 @@ SERVICE_PORT_NAME: Final = "http"
 WAIT_IMAGE: Final = "docker.io/library/busybox:1.37.0"
 #: default bound of the wait for a staging Job's marker
 MARKER_WAIT_SECONDS: Final = 3600
+HOSTNAME_TOPOLOGY: Final = "kubernetes.io/hostname"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -77,6 +91,8 @@ class BackendProps:
     pre_stop_drain_seconds: int | None = None
     termination_grace_period_seconds: int | None = None
     image_pull_secrets: tuple[str, ...] = ()
+    #: every replica on one node (replicas share a ReadWriteOnce claim); see the module docstring
+    share_node: bool = False
 
 
 def default_probe(*, path: str, port_name: str, startup: bool) -> dict[str, Any]:
@@ -99,6 +115,20 @@ def progress_deadline_seconds(*, startup: Mapping[str, Any], marker_wait_seconds
     )
     total = budget + (marker_wait_seconds or 0) + PULL_ALLOWANCE_SECONDS
     return max(MIN_PROGRESS_DEADLINE_SECONDS, total)
+
+
+def same_node_affinity(selector: Mapping[str, str]) -> k8s.Affinity:
+    """Required co-location of a component's Pods on one node (hostname topology)."""
+    return k8s.Affinity(
+        pod_affinity=k8s.PodAffinity(
+            required_during_scheduling_ignored_during_execution=[
+                k8s.PodAffinityTerm(
+                    topology_key=HOSTNAME_TOPOLOGY,
+                    label_selector=k8s.LabelSelector(match_labels=dict(selector)),
+                )
+            ]
+        )
+    )
 
 
 def grace_seconds(props: BackendProps) -> int | None:
@@ -178,6 +208,7 @@ class Backend(constructs.Construct):
             node_selector=dict(props.node_selector) or None,
             tolerations=[kube.toleration(t) for t in props.tolerations] or None,
             scheduler_name=props.scheduler_name,
+            affinity=same_node_affinity(selector) if props.share_node else None,
             image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
             termination_grace_period_seconds=grace_seconds(props),
             enable_service_links=False,

@@ -423,3 +423,44 @@ def test_the_noctaya_image_ships_the_hub_clients_the_download_imports() -> None:
     assert all("==" in requirement for requirement in extra)  # pinned
     installs = [line for line in (root / "Dockerfile").read_text().splitlines() if "pip install" in line]
     assert any("noctaya-*.whl)[hub]" in line for line in installs), installs
+
+
+@pytest.mark.parametrize(
+    ("cache", "pinned"),
+    [
+        ({}, True),  # NodeLocalPVC, the default: one ReadWriteOnce claim
+        ({"strategy": "SharedPVC"}, False),
+        ({"strategy": "HostPath"}, False),
+        ({"strategy": "None"}, False),
+    ],
+)
+def test_replicas_sharing_a_read_write_once_claim_share_its_node(
+    make_service: MakeService, make_runtime: MakeRuntime, cache: dict[str, Any], pinned: bool
+) -> None:
+    service = make_service(cache=cache, scaling={"max": 3})
+    backend = pod(one(render(service, make_runtime()), "Deployment", f"{service.name}-backend"))
+    affinity = backend.get("affinity")
+    if not pinned:
+        assert affinity is None
+        return
+    assert affinity == {
+        "podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {
+                        "matchLabels": {
+                            "app.kubernetes.io/component": "backend",
+                            naming.LLMSERVICE_LABEL: service.name,
+                        }
+                    },
+                    "topologyKey": "kubernetes.io/hostname",
+                }
+            ]
+        }
+    }
+
+
+def test_a_prestaged_claim_pins_nothing(make_service: MakeService, make_runtime: MakeRuntime) -> None:
+    service = make_service(model={"source": {"uri": "pvc://weights/qwen"}}, cache={"strategy": "None"})
+    backend = pod(one(render(service, make_runtime()), "Deployment", f"{service.name}-backend"))
+    assert "affinity" not in backend

@@ -557,3 +557,24 @@ async def test_no_status_write_once_the_replica_may_not_write(
     await asyncio.sleep(0.5)
     assert phase(server) == "Ready"  # the status was left alone
     assert condition(server, "Degraded")["status"] == "False"
+
+
+async def test_replicas_beyond_the_node_of_a_read_write_once_cache_are_explained(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    await ready_service(server, operators, wait_for, spec={"scaling": {"max": 2}})  # NodeLocalPVC
+    backend = server.must(DEPLOYMENTS, NS, "qwen-backend")
+    [term] = backend["spec"]["template"]["spec"]["affinity"]["podAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]
+    assert term["topologyKey"] == "kubernetes.io/hostname"
+    cluster.node_capacity[(NS, "qwen-backend")] = 1
+    cluster.scale(NS, "qwen-backend", 2)
+    await wait_for(lambda: condition(server, "CacheReady").get("reason") == "CacheNodeFull")
+    message = condition(server, "CacheReady")["message"]
+    assert "ReadWriteOnce" in message and "SharedPVC" in message
+    assert condition(server, "Ready")["reason"] == "Available" and phase(server) == "Ready"
+    await wait_for(lambda: events(server, "CacheNodeFull"))
+    assert events(server, "CacheNodeFull")[0]["type"] == "Warning"
+    cluster.scale(NS, "qwen-backend", 1)
+    await wait_for(lambda: not condition(server, "CacheReady"), message="explained only while it holds")
