@@ -142,6 +142,9 @@ class LLMServiceChart(cdk8s.Chart):
                 pre_stop_drain_seconds=recipe.pre_stop_drain_seconds,
                 termination_grace_period_seconds=recipe.termination_grace_period_seconds,
                 image_pull_secrets=pull_secrets,
+                shared_memory=recipe.shared_memory,
+                extra_volumes=recipe.volumes,
+                extra_mounts=recipe.volume_mounts,
                 share_node=plan.cache is not None
                 and plan.cache.access_mode == "ReadWriteOnce"
                 and plan.volume.claim_name is not None,

@@ -159,7 +159,7 @@ def _server_mounts(manifests: list[Manifest], name: str) -> dict[str, bool]:
 
 def test_pvc_source_is_mounted_read_only(rendered: Rendered) -> None:
     manifests = rendered["qwen-prestaged"]
-    assert _server_mounts(manifests, "qwen-prestaged") == {"/models": True}
+    assert _server_mounts(manifests, "qwen-prestaged") == {"/models": True, "/dev/shm": False}
     volume = pod(one(manifests, "Deployment", "qwen-prestaged-backend"))["volumes"][0]
     assert volume["persistentVolumeClaim"] == {"claimName": "model-store", "readOnly": True}
     assert not find(manifests, "Job") and not find(manifests, "PersistentVolumeClaim")
@@ -169,7 +169,7 @@ def test_prewarmed_shared_cache_is_read_only_in_servers(rendered: Rendered) -> N
     manifests = rendered["qwen-shared"]
     claim = one(manifests, "PersistentVolumeClaim", "qwen-shared-cache")
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
-    assert _server_mounts(manifests, "qwen-shared") == {"/cache": True}
+    assert _server_mounts(manifests, "qwen-shared") == {"/cache": True, "/dev/shm": False}
     backend = one(manifests, "Deployment", "qwen-shared-backend")
     wait = pod(backend)["initContainers"][0]
     assert ".noctaya-ready" in wait["command"][-1]
@@ -183,7 +183,7 @@ def test_prewarmed_shared_cache_is_read_only_in_servers(rendered: Rendered) -> N
 
 
 def test_without_prewarm_the_cache_stays_writable(rendered: Rendered) -> None:
-    assert _server_mounts(rendered["qwen-nvidia"], "qwen-nvidia") == {"/cache": False}
+    assert _server_mounts(rendered["qwen-nvidia"], "qwen-nvidia") == {"/cache": False, "/dev/shm": False}
     assert "initContainers" not in pod(one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia-backend"))
 
 
@@ -464,3 +464,102 @@ def test_a_prestaged_claim_pins_nothing(make_service: MakeService, make_runtime:
     service = make_service(model={"source": {"uri": "pvc://weights/qwen"}}, cache={"strategy": "None"})
     backend = pod(one(render(service, make_runtime()), "Deployment", f"{service.name}-backend"))
     assert "affinity" not in backend
+
+
+def _server(manifests: list[Manifest], name: str = "qwen") -> tuple[Manifest, Manifest]:
+    spec = pod(one(manifests, "Deployment", f"{name}-backend"))
+    return spec, next(c for c in spec["containers"] if c["name"] == "server")
+
+
+@pytest.mark.parametrize(
+    ("resources", "size"),
+    [({"memory": "64Gi"}, "32Gi"), ({}, "8Gi"), ({"memory": "64Gi", "sharedMemory": "2Gi"}, "2Gi")],
+)
+def test_dev_shm_is_memory_backed_and_sized(
+    make_service: MakeService,
+    make_runtime: MakeRuntime,
+    schema_check: Callable[[Manifest], None],
+    resources: dict[str, str],
+    size: str,
+) -> None:
+    manifests = render(make_service(resources=resources), make_runtime())
+    spec, server = _server(manifests)
+    assert {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": size}} in spec["volumes"]
+    assert {"name": "dshm", "mountPath": "/dev/shm"} in server["volumeMounts"]
+    for manifest in manifests:
+        schema_check(manifest)
+
+
+def test_ascend_driver_files_are_mounted_from_the_host(
+    make_service: MakeService, make_runtime: MakeRuntime, schema_check: Callable[[Manifest], None]
+) -> None:
+    ascend = make_runtime(vendor="ascend", accelerator={"resourceName": "huawei.com/Ascend910"})
+    manifests = render(make_service(), ascend)
+    spec, server = _server(manifests)
+    expected = {
+        "/usr/local/Ascend/driver": "Directory",
+        "/usr/local/bin/npu-smi": "File",
+        "/usr/local/dcmi": "Directory",
+        "/etc/ascend_install.info": "File",
+    }
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    mounted = {m["mountPath"]: m for m in server["volumeMounts"] if m["name"].startswith("ascend-")}
+    assert set(mounted) == set(expected)
+    for path, kind in expected.items():
+        assert mounted[path]["readOnly"] is True
+        assert volumes[mounted[path]["name"]]["hostPath"] == {"path": path, "type": kind}
+    for manifest in manifests:
+        schema_check(manifest)
+    nvidia_spec, _ = _server(render(make_service(), make_runtime()))
+    assert not any("hostPath" in v for v in nvidia_spec["volumes"])  # only Ascend's adapter adds host files
+    job = one(render(make_service(cache={"prewarm": True}), ascend), "Job")
+    assert "hostPath" not in json.dumps(job)  # the prewarm Job holds no accelerator and no driver
+
+
+def test_runtime_volumes_are_rendered_and_may_replace_an_adapter_default(
+    make_service: MakeService, make_runtime: MakeRuntime, schema_check: Callable[[Manifest], None]
+) -> None:
+    runtime = make_runtime(
+        vendor="ascend",
+        accelerator={"resourceName": "huawei.com/Ascend910"},
+        container={
+            "volumes": [
+                {"name": "driver", "hostPath": {"path": "/opt/ascend/driver", "type": "Directory"}},
+                {"name": "conf", "configMap": {"name": "engine-conf", "optional": True}},
+                {"name": "license", "secret": {"secretName": "lic"}},
+                {"name": "scratch", "emptyDir": {"medium": "Memory", "sizeLimit": "1Gi"}},
+            ],
+            "volumeMounts": [
+                {"name": "driver", "mountPath": "/usr/local/Ascend/driver", "readOnly": True},
+                {"name": "conf", "mountPath": "/etc/engine", "subPath": "conf.d"},
+                {"name": "license", "mountPath": "/etc/license", "readOnly": True},
+                {"name": "scratch", "mountPath": "/scratch"},
+            ],
+        },
+    )
+    manifests = render(make_service(), runtime)
+    spec, server = _server(manifests)
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    assert volumes["driver"]["hostPath"] == {"path": "/opt/ascend/driver", "type": "Directory"}
+    assert "ascend-driver" not in volumes  # the runtime's mount at its path replaced the default
+    assert {"ascend-npu-smi", "ascend-dcmi", "ascend-install-info"} <= set(volumes)
+    assert volumes["conf"]["configMap"] == {"name": "engine-conf", "optional": True}
+    assert volumes["license"]["secret"] == {"secretName": "lic", "defaultMode": 0o440}
+    assert volumes["scratch"]["emptyDir"] == {"medium": "Memory", "sizeLimit": "1Gi"}
+    mounts = {m["mountPath"]: m for m in server["volumeMounts"]}
+    assert mounts["/etc/engine"] == {"name": "conf", "mountPath": "/etc/engine", "subPath": "conf.d"}
+    assert mounts["/usr/local/Ascend/driver"]["name"] == "driver"
+    for manifest in manifests:
+        schema_check(manifest)
+
+
+def test_a_runtime_volume_may_not_take_an_adapter_defaults_name(
+    make_service: MakeService, make_runtime: MakeRuntime
+) -> None:
+    runtime = make_runtime(
+        vendor="ascend",
+        accelerator={"resourceName": "huawei.com/Ascend910"},
+        container={"volumes": [{"name": "ascend-dcmi", "emptyDir": {}}]},
+    )
+    with pytest.raises(ValueError, match=r"volumes\[0\]\.name: 'ascend-dcmi' is the ascend adapter's own"):
+        render(make_service(), runtime)
