@@ -165,10 +165,6 @@ class Report:
     conflicts: list[Conflict] = dataclasses.field(default_factory=list)
     live: dict[ObjectKey, Body] = dataclasses.field(default_factory=dict)  # server responses (write-through)
 
-    @property
-    def writes(self) -> int:
-        return len(self.created) + len(self.applied) + len(self.pruned)
-
 
 class Applier:
     def __init__(
