@@ -69,7 +69,7 @@ def test_network_policies(synth: Synth) -> None:
         {"from": [keda], "ports": [{"port": 9090, "protocol": "TCP"}]},
         {"from": [gateways], "ports": [{"port": 9091, "protocol": "TCP"}]},
     ]
-    backend = policies["m-ingress"]["ingress"][0]
+    backend = policies["m-backend-ingress"]["ingress"][0]
     assert backend["from"][0] == gateways and backend["ports"] == [{"port": 8000, "protocol": "TCP"}]
 
 
