@@ -2,15 +2,18 @@
 
 - jsii runs quietly (the Node.js deprecation banners are not test output).
 - ``_no_asyncio_pending_tasks``: every test must leave no asyncio task behind; a leak fails the test.
+- ``reserve_port``: loopback ports held for the test, for servers that must be named before they start.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
+
+from tests import ports
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
@@ -33,3 +36,17 @@ async def _no_asyncio_pending_tasks() -> AsyncIterator[None]:
         task.cancel()
     await asyncio.gather(*leaked, return_exceptions=True)
     pytest.fail(f"test leaked {len(leaked)} asyncio task(s): {sorted(repr(t) for t in leaked)[:5]}")
+
+
+@pytest.fixture
+def reserve_port() -> Iterator[Callable[[], int]]:
+    """``reserve_port()`` -> a loopback port held for this test (see :mod:`tests.ports`)."""
+    held: list[ports.PortReservation] = []
+
+    def reserve() -> int:
+        held.append(ports.PortReservation())
+        return held[-1].port
+
+    yield reserve
+    for reservation in held:
+        reservation.close()

@@ -13,7 +13,6 @@ import json
 import os
 import pathlib
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,12 +23,6 @@ import openai
 import pytest
 
 PY = sys.executable
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def engine_cmd(
@@ -143,7 +136,7 @@ StartDev = Callable[..., Awaitable[Dev]]
 
 
 @pytest.fixture
-async def start_dev(tmp_path: pathlib.Path) -> AsyncIterator[StartDev]:
+async def start_dev(tmp_path: pathlib.Path, reserve_port: Callable[[], int]) -> AsyncIterator[StartDev]:
     started: list[Dev] = []
 
     async def start(
@@ -155,7 +148,7 @@ async def start_dev(tmp_path: pathlib.Path) -> AsyncIterator[StartDev]:
         polling: str = "200ms",
     ) -> Dev:
         """``engine``: keyword arguments of :func:`engine_cmd` for the built-in fake engine."""
-        port = free_port()
+        port = reserve_port()  # held until teardown: the runner's front binds it, nobody else can
         run_dir = tmp_path / f"run{len(started)}"
         state_file = tmp_path / f"state{len(started)}.json"
         log = tmp_path / f"dev{len(started)}.log"
