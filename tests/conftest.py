@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
-from tests import ports
+from noctaya.dev import processes
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
@@ -40,11 +40,15 @@ async def _no_asyncio_pending_tasks() -> AsyncIterator[None]:
 
 @pytest.fixture
 def reserve_port() -> Iterator[Callable[[], int]]:
-    """``reserve_port()`` -> a loopback port held for this test (see :mod:`tests.ports`)."""
-    held: list[ports.PortReservation] = []
+    """``reserve_port()`` -> a loopback port held until the test ends, for a server that must be named
+    before it starts (a config, a child's command line, a client built first, a restart on the same
+    port): nobody else can take it, a server binding it with ``SO_REUSEADDR`` listens on it, and with
+    none listening a connection is refused (:class:`noctaya.dev.processes.PortReservation`). A server
+    that can pick its own port (port 0, read back) does that instead."""
+    held: list[processes.PortReservation] = []
 
     def reserve() -> int:
-        held.append(ports.PortReservation())
+        held.append(processes.PortReservation())
         return held[-1].port
 
     yield reserve
