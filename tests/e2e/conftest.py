@@ -48,6 +48,14 @@ def alive(pid: int | None) -> bool:
     return True
 
 
+async def left_behind(pids: set[int], *, within: float = 10.0) -> list[int]:
+    """The pids still alive after waiting up to ``within`` s for all of them to be gone."""
+    deadline = time.monotonic() + within
+    while (left := sorted(pid for pid in pids if alive(pid))) and time.monotonic() < deadline:  # noqa: ASYNC110 - other processes
+        await asyncio.sleep(0.05)
+    return left
+
+
 class Dev:
     def __init__(
         self,
@@ -68,6 +76,7 @@ class Dev:
         self.killed = False
 
     alive = staticmethod(alive)
+    left_behind = staticmethod(left_behind)
 
     def client(self, **kwargs: Any) -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(
@@ -196,6 +205,5 @@ async def start_dev(tmp_path: pathlib.Path, reserve_port: Callable[[], int]) -> 
     for dev in started:
         code = await dev.stop()
         assert code == 0 or dev.killed, dev.output()
-        await asyncio.sleep(0.2)
-        left = [pid for pid in dev.pids if alive(pid)]
+        left = await left_behind(dev.pids)
         assert not left, f"processes left behind: {left}\n{dev.output()}"
