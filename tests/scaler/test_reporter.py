@@ -74,6 +74,7 @@ async def running(rep: reporter.Reporter) -> AsyncIterator[aiohttp.ClientSession
                 await task
 
 
+@pytest.mark.looptime  # "at once" and the coalescing gap are loop time: exact under any load
 async def test_transitions_at_once_level_changes_coalesced_then_withdraw(
     token_file: pathlib.Path,
 ) -> None:
@@ -101,6 +102,7 @@ async def test_transitions_at_once_level_changes_coalesced_then_withdraw(
             assert len(scaler.membership) == 0
 
 
+@pytest.mark.looptime  # intervals and retry backoffs are loop time
 async def test_heartbeat_interval_and_rebuild_after_scaler_restart(
     token_file: pathlib.Path, reserve_port: Callable[[], int]
 ) -> None:
