@@ -31,7 +31,7 @@ from tests.operator.scenario import (
     status_of,
 )
 
-pytestmark = pytest.mark.timeout(40)
+pytestmark = pytest.mark.timeout(90)
 
 LEASES = "coordination.k8s.io/v1/leases"
 
