@@ -12,8 +12,10 @@ from collections.abc import Callable
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from noctaya.gateway import errors
+
 PREFIX = "noctaya_gateway_"
-REJECT_REASONS = ("queue_full", "cold_reject", "unauthorized", "activation_timeout", "draining", "overloaded")
+ACTIVATION_EVENTS = ("started", "succeeded", "expired")
 ROUTES = ("chat/completions", "completions", "embeddings", "models")
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 _WAIT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1800)
@@ -54,15 +56,17 @@ class Metrics:
             ["path"],
             registry=r,
         )
-        self.rejections = Counter(f"{PREFIX}rejected", "Requests refused by reason", ["reason"], registry=r)
-        self.activations_started = Counter(
-            f"{PREFIX}activations_started", "Activation leases opened", registry=r
+        self.rejections = Counter(
+            f"{PREFIX}rejections",
+            "Requests refused, by reason (the error catalogue's reasons)",
+            ["reason"],
+            registry=r,
         )
-        self.activations_succeeded = Counter(
-            f"{PREFIX}activations_succeeded", "Activation leases that saw the backend turn Ready", registry=r
-        )
-        self.activations_expired = Counter(
-            f"{PREFIX}activations_expired", "Activation leases that hit the activation timeout", registry=r
+        self.activation_events = Counter(
+            f"{PREFIX}activation_events",
+            "Activation lease events: started (opened), succeeded (backend Ready), expired (timeout)",
+            ["event"],
+            registry=r,
         )
         self.activation_duration = Histogram(
             f"{PREFIX}activation_duration_seconds",
@@ -82,7 +86,7 @@ class Metrics:
             buckets=_LATENCY_BUCKETS,
             registry=r,
         )
-        self.queue_depth = Gauge(f"{PREFIX}queue_depth", "Requests holding a cold-queue slot", registry=r)
+        self.pending = Gauge(f"{PREFIX}pending", "Requests holding a cold-queue slot", registry=r)
         self.in_flight = Gauge(f"{PREFIX}in_flight", "Requests being forwarded to the backend", registry=r)
         self.demand = Gauge(f"{PREFIX}demand", "Effective demand reported to the autoscaler", registry=r)
         self.backend_ready = Gauge(
@@ -93,7 +97,11 @@ class Metrics:
         Gauge(f"{PREFIX}max_queue", "Configured cold-queue slots", registry=r).set(max_queue)
         Gauge(f"{PREFIX}max_in_flight", "Configured in-flight capacity", registry=r).set(max_in_flight)
         self._request_children: dict[tuple[str, int], Counter] = {}
-        self._reject_children = {reason: self.rejections.labels(reason) for reason in REJECT_REASONS}
+        self._reject_children = {reason: self.rejections.labels(reason.value) for reason in errors.Reason}
+        events = {event: self.activation_events.labels(event) for event in ACTIVATION_EVENTS}
+        self.activation_started = events["started"]
+        self.activation_succeeded = events["succeeded"]
+        self.activation_expired = events["expired"]
         self.admitted_warm = self.admitted.labels("warm")
         self.admitted_cold = self.admitted.labels("cold")
 
@@ -108,7 +116,7 @@ class Metrics:
         lease_open: Callable[[], float],
     ) -> None:
         """Read the state gauges from the live objects at scrape time."""
-        self.queue_depth.set_function(queued)
+        self.pending.set_function(queued)
         self.in_flight.set_function(in_flight)
         self.demand.set_function(demand)
         self.backend_ready.set_function(ready)
@@ -121,7 +129,7 @@ class Metrics:
             child = self._request_children[(route, code)] = self.requests.labels(route, str(code))
         child.inc()
 
-    def rejected(self, reason: str, count: int = 1) -> None:
+    def rejected(self, reason: errors.Reason, count: int = 1) -> None:
         self._reject_children[reason].inc(count)
 
     def exposition(self) -> bytes:

@@ -105,35 +105,13 @@ async def _stream_body(request: web.BaseRequest, *, limit: int, seconds: float) 
             async with asyncio.timeout_at(deadline):
                 chunk = await content.readany()
         except TimeoutError:
-            raise BodyError(request_timeout(seconds)) from None
+            raise BodyError(errors.body_timeout(seconds)) from None
         if not chunk:
             return
         total += len(chunk)
         if total > limit:
-            raise BodyError(too_large(limit))
+            raise BodyError(errors.too_large(limit))
         yield chunk
-
-
-def too_large(limit: int) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=413,
-        message=f"request body exceeds the limit of {limit} bytes",
-        type="invalid_request_error",
-        code="request_too_large",
-    )
-
-
-def request_timeout(seconds: float) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=408,
-        message=f"request body not received within {seconds:g}s",
-        type="invalid_request_error",
-        code="request_timeout",
-    )
-
-
-def bad_gateway(message: str) -> errors.GatewayError:
-    return errors.GatewayError(status=502, message=message, type="backend_error", code="backend_unavailable")
 
 
 class Upstream:
@@ -168,9 +146,9 @@ class Upstream:
             async with asyncio.timeout(self.body_timeout):
                 return await request.read()
         except TimeoutError:
-            raise request_timeout(self.body_timeout) from None
+            raise errors.body_timeout(self.body_timeout) from None
         except web.HTTPRequestEntityTooLarge:
-            raise too_large(self.max_body_bytes) from None
+            raise errors.too_large(self.max_body_bytes) from None
 
     async def forward(
         self, request: web.Request, *, body: bytes | None, sse: web.StreamResponse | None
@@ -208,7 +186,7 @@ class Upstream:
             cause = exc.__cause__ or exc.__context__
             if isinstance(cause, BodyError):
                 raise cause.error from None
-            raise bad_gateway(f"the backend failed before answering ({type(exc).__name__})") from None
+            raise errors.bad_gateway(f"the backend failed before answering ({type(exc).__name__})") from None
         self._ttfb.observe(loop.time() - started)
         try:
             if sse is not None:
@@ -238,11 +216,7 @@ class Upstream:
             if is_sse:
                 await _try_write(
                     response,
-                    errors.sse_event(
-                        message="the backend failed in the middle of the stream",
-                        type="backend_error",
-                        code="backend_disconnected",
-                    ),
+                    errors.backend_failed_event(),
                 )
             else:  # cut the connection: the client must not take a truncated body for a whole one
                 response.force_close()
@@ -265,11 +239,7 @@ class Upstream:
             except (aiohttp.ClientError, TimeoutError):
                 await _try_write(
                     sse,
-                    errors.sse_event(
-                        message="the backend failed in the middle of the stream",
-                        type="backend_error",
-                        code="backend_disconnected",
-                    ),
+                    errors.backend_failed_event(),
                 )
             except ConnectionError:
                 return sse

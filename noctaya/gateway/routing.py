@@ -42,67 +42,6 @@ _UNDECLARED_TYPES = frozenset({"application/octet-stream", "text/plain"})
 """Types under which clients that set none send their JSON (aiohttp's default is octet-stream)."""
 
 
-def unauthorized() -> errors.GatewayError:
-    return errors.GatewayError(
-        status=401,
-        message="missing or invalid API key (use 'Authorization: Bearer <key>')",
-        type="invalid_request_error",
-        code="invalid_api_key",
-        reason="unauthorized",
-    )
-
-
-def queue_full(retry_after: float) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=429,
-        message="the model is starting and its request queue is full; retry later",
-        type="rate_limit_exceeded",
-        code="queue_full",
-        reason="queue_full",
-        retry_after=retry_after,
-    )
-
-
-def overloaded(retry_after: float) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=429,
-        message="the gateway is at its in-flight limit; retry later",
-        type="rate_limit_exceeded",
-        code="overloaded",
-        reason="overloaded",
-        retry_after=retry_after,
-    )
-
-
-def cold_reject(retry_after: float) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=503,
-        message="the model is starting; retry after the indicated delay",
-        type="service_unavailable",
-        code="model_starting",
-        reason="cold_reject",
-        retry_after=retry_after,
-    )
-
-
-def invalid_json() -> errors.GatewayError:
-    return errors.GatewayError(
-        status=400,
-        message="the request body is not valid JSON",
-        type="invalid_request_error",
-        code="invalid_json",
-    )
-
-
-def invalid_path() -> errors.GatewayError:
-    return errors.GatewayError(
-        status=400,
-        message="the request path must not contain '.' or '..' segments",
-        type="invalid_request_error",
-        code="invalid_path",
-    )
-
-
 def _has_dot_segment(path: str) -> bool:
     """``path`` (percent-decoded) has a ``.`` or ``..`` segment."""
     return "." in path and any(segment in (".", "..") for segment in path.split("/"))
@@ -120,7 +59,7 @@ def wants_stream(request: web.Request, body: bytes) -> bool:
         document = json.loads(body)
     except (ValueError, RecursionError):
         if declared:
-            raise invalid_json() from None
+            raise errors.invalid_json() from None
         return False
     return isinstance(document, dict) and document.get("stream") is True
 
@@ -167,8 +106,7 @@ class ProxyHandler:
         try:
             response = await self._handle(request, exchange)
         except errors.GatewayError as exc:
-            if exc.reason is not None:
-                self.metrics.rejected(exc.reason)
+            self.metrics.rejected(exc.reason)
             if exchange.sse is None:
                 response = exc.to_response()
                 if self.drain.draining:
@@ -194,12 +132,12 @@ class ProxyHandler:
         if self.drain.draining:
             raise errors.draining()
         if self.auth.path is not None and not self.auth.allows(request.headers.get("Authorization")):
-            raise unauthorized()
+            raise errors.unauthorized()
         if _has_dot_segment(request.path):
-            raise invalid_path()
+            raise errors.invalid_path()
         declared = request.content_length
         if declared is not None and declared > config.max_body_bytes:
-            raise proxy.too_large(config.max_body_bytes)
+            raise errors.too_large(config.max_body_bytes)
         admission = self.admission
         body: bytes | None = None
         failures = 0
@@ -207,7 +145,7 @@ class ProxyHandler:
             if admission.try_enter():
                 self.metrics.admitted_warm.inc()
             elif admission.ready:
-                raise overloaded(config.retry_after)
+                raise errors.overloaded(config.retry_after)
             else:  # cold: queue; the wait is awaited here, not in a helper coroutine (see below)
                 ticket = self._enqueue_cold(exchange)
                 try:
@@ -231,7 +169,7 @@ class ProxyHandler:
                 self.readiness.mark_cold(reason=str(exc))
                 failures += 1
                 if failures > config.connect_retries:
-                    raise proxy.bad_gateway(f"the backend cannot be reached ({exc})") from None
+                    raise errors.bad_gateway(f"the backend cannot be reached ({exc})") from None
             finally:
                 admission.release()
 
@@ -247,12 +185,12 @@ class ProxyHandler:
         config = self.config
         if not self.keepalive and exchange.sse is None:
             self.activation.ensure_open()
-            raise cold_reject(config.retry_after)
+            raise errors.cold_reject(config.retry_after)
         try:
             ticket = self.admission.enqueue()
         except admission_.QueueFull:
             self.activation.ensure_open()
-            raise queue_full(config.retry_after) from None
+            raise errors.queue_full(config.retry_after) from None
         self.activation.ensure_open()
         return ticket
 
@@ -312,12 +250,8 @@ async def metrics_handler(request: web.Request) -> web.Response:
 
 
 async def not_found_handler(request: web.Request) -> web.Response:
-    return errors.response(
-        status=404,
-        message=f"no route for {request.path}; the API lives under /v1/",
-        type="invalid_request_error",
-        code="not_found",
-    )
+    request.app[keys.METRICS].rejected(errors.Reason.NOT_FOUND)
+    return errors.not_found(request.path).to_response()
 
 
 def setup_routes(app: web.Application, *, handler: ProxyHandler) -> None:

@@ -29,7 +29,7 @@ from noctaya.scaler import metrics as metrics_mod
 from noctaya.scaler import servicer as servicer_mod
 from noctaya.scaler import tokens as tokens_mod
 
-MEMBER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+MEMBER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 MAX_SEQUENCE = 2**63 - 1
 BODY_TIMEOUT = 5.0
 REPORT_KEYS = {"service", "member", "sequence", "demand", "withdraw"}
@@ -78,7 +78,7 @@ def parse_report(raw: bytes, *, service: servicer_mod.ServiceRef, max_demand: in
     if (ref["name"], ref["namespace"]) != (service.name, service.namespace):
         raise Refused(400, "wrong_service", f"this scaler aggregates {service}")
     member = body.get("member")
-    if not isinstance(member, str) or not MEMBER_PATTERN.match(member):
+    if not isinstance(member, str) or not MEMBER_PATTERN.fullmatch(member):
         raise Refused(400, "bad_request", "member must be 1-128 characters of [A-Za-z0-9._:-]")
     sequence = body.get("sequence")
     if type(sequence) is not int or not 1 <= sequence <= MAX_SEQUENCE:
@@ -122,7 +122,8 @@ class Intake:
         metrics.max_members.set(membership.max_members)
         metrics.reports_in_flight.set_function(lambda: self._in_flight)  # read at scrape time
         metrics.members.set_function(lambda: len(membership))
-        membership.on_removed = lambda _member, cause: metrics.withdrawals.labels(cause=cause).inc()
+        removed = {"expired": metrics.expired_members, "withdrawn": metrics.withdrawn_members}
+        membership.on_removed = lambda _member, cause: removed[cause].inc()
 
     async def handle_report(self, request: web.Request) -> web.Response:
         if self._in_flight >= self.max_concurrent:

@@ -50,7 +50,9 @@ class ScalerMetrics:
             registry=registry,
         )
         self.members = prometheus_client.Gauge(
-            "noctaya_scaler_members", "Gateways whose demand reports are being summed", registry=registry
+            "noctaya_scaler_gateway_members",
+            "Gateways whose demand reports are being summed",
+            registry=registry,
         )
         self.max_members = prometheus_client.Gauge(
             "noctaya_scaler_members_max", "Bound on summed gateways", registry=registry
@@ -61,10 +63,14 @@ class ScalerMetrics:
             ["outcome", "reason"],
             registry=registry,
         )
-        self.withdrawals = prometheus_client.Counter(
-            "noctaya_scaler_withdrawals",
-            "Members removed, by cause (withdrawn, expired)",
-            ["cause"],
+        self.expired_members = prometheus_client.Counter(
+            "noctaya_scaler_expired_members",
+            "Gateway members removed because they stopped reporting for memberTtl",
+            registry=registry,
+        )
+        self.withdrawn_members = prometheus_client.Counter(
+            "noctaya_scaler_withdrawn_members",
+            "Gateway members removed by their own withdraw report (graceful shutdown)",
             registry=registry,
         )
         self.reports_in_flight = prometheus_client.Gauge(
@@ -85,9 +91,9 @@ class ScalerMetrics:
 class ReporterMetrics:
     def __init__(self, *, registry: prometheus_client.CollectorRegistry) -> None:
         self.reports = prometheus_client.Counter(
-            "noctaya_scaler_reporter_reports",
-            "Demand reports sent to the aggregate scaler, by outcome",
-            ["outcome"],
+            "noctaya_gateway_demand_reports",
+            "Demand reports this gateway sent to the aggregate scaler, by result (accepted, failed)",
+            ["result"],
             registry=registry,
         )
         self.failures = prometheus_client.Gauge(
@@ -100,5 +106,5 @@ class ReporterMetrics:
             "Longest wait before retrying a failed report (the report interval)",
             registry=registry,
         )
-        for outcome in ("accepted", "failed"):
-            self.reports.labels(outcome=outcome)
+        for result in ("accepted", "failed"):
+            self.reports.labels(result=result)

@@ -71,7 +71,12 @@ async def test_right_key_passes_and_wrong_keys_get_401(
             assert body["error"]["type"] == "invalid_request_error"
     async with http.get(gateway.url + "/v1/models", headers={"Authorization": "bEaReR sk-first"}) as response:
         assert response.status == 200  # the scheme is case-insensitive
-    assert gateway.app[keys.METRICS].rejections.labels("unauthorized")._value.get() == 1 + 7
+    assert (
+        gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_rejections_total", {"reason": "unauthorized"}
+        )
+        == 1 + 7
+    )
 
 
 async def test_rotation_in_place_needs_no_restart(
@@ -131,7 +136,12 @@ async def test_refused_request_takes_no_slot_and_opens_no_lease(
         ) as response:
             assert response.status == 401
     assert gateway.admission.queued == 0 and gateway.demand.demand() == 0
-    assert gateway.app[keys.METRICS].activations_started._value.get() == 0
+    assert (
+        gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_activation_events_total", {"event": "started"}
+        )
+        == 0
+    )
 
 
 async def test_probe_and_monitoring_endpoints_stay_open(

@@ -208,7 +208,7 @@ async def test_refusals_are_counted_by_reason(scaler: aggregate.AggregateScaler,
     assert 'noctaya_scaler_reports_total{outcome="refused",reason="unauthorized"} 1.0' in text
     assert 'noctaya_scaler_reports_total{outcome="refused",reason="stale_sequence"} 1.0' in text
     assert 'noctaya_scaler_reports_total{outcome="accepted",reason=""} 1.0' in text
-    assert "noctaya_scaler_members 1.0" in text
+    assert "noctaya_scaler_gateway_members 1.0" in text
     assert "noctaya_scaler_members_max 3.0" in text
     assert "noctaya_scaler_reports_in_flight 0.0" in text
     assert "noctaya_scaler_demand 1.0" in text
