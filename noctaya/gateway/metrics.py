@@ -97,6 +97,8 @@ class Metrics:
         Gauge(f"{PREFIX}max_queue", "Configured cold-queue slots", registry=r).set(max_queue)
         Gauge(f"{PREFIX}max_in_flight", "Configured in-flight capacity", registry=r).set(max_in_flight)
         self._request_children: dict[tuple[str, int], Counter] = {}
+        for route in ROUTES:  # the common outcome exists from the start; other codes as they happen
+            self.request(route, 200, count=0)
         self._reject_children = {reason: self.rejections.labels(reason.value) for reason in errors.Reason}
         events = {event: self.activation_events.labels(event) for event in ACTIVATION_EVENTS}
         self.activation_started = events["started"]
@@ -123,11 +125,11 @@ class Metrics:
         self.draining.set_function(draining)
         self.lease_open.set_function(lease_open)
 
-    def request(self, route: str, code: int) -> None:
+    def request(self, route: str, code: int, count: int = 1) -> None:
         child = self._request_children.get((route, code))
         if child is None:
             child = self._request_children[(route, code)] = self.requests.labels(route, str(code))
-        child.inc()
+        child.inc(count)
 
     def rejected(self, reason: errors.Reason, count: int = 1) -> None:
         self._reject_children[reason].inc(count)

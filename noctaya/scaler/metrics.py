@@ -81,6 +81,8 @@ class ScalerMetrics:
             "Bound on concurrently processed reports",
             registry=registry,
         )
+        for result in ("true", "false"):
+            self.pushes.labels(result=result)
         for method in ("IsActive", "StreamIsActive", "GetMetricSpec", "GetMetrics"):
             self.rpcs.labels(method=method, code="OK")
         self.reports.labels(outcome="accepted", reason="")
