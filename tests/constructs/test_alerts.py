@@ -42,9 +42,8 @@ def write_rules(synth: Synth, directory: pathlib.Path) -> pathlib.Path:
 
 def description(rules: pathlib.Path, alert: str) -> str:
     document = yaml.safe_load(rules.read_text())
-    return next(r for r in document["groups"][0]["rules"] if r["alert"] == alert)["annotations"][
-        "description"
-    ]
+    rule = next(r for r in document["groups"][0]["rules"] if r["alert"] == alert)
+    return str(rule["annotations"]["description"])
 
 
 def run_promtool(*args: str) -> subprocess.CompletedProcess[str]:
