@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -36,6 +37,7 @@ from noctaya.gateway import (
     admission,
     auth,
     config,
+    connections,
     demand,
     draining,
     errors,
@@ -54,13 +56,26 @@ HEARTBEAT = web.AppKey("noctaya.gateway.heartbeat", heartbeat.Heartbeat)
 UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled connection is not raced
 
 
+def connection_limits(config: config.GatewayConfig) -> connections.Limits:
+    """The bounds of the gateway's listener."""
+    return connections.Limits()
+
+
+def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
+    """The runner for a gateway app: its connection bounds, OpenAI-shaped protocol errors."""
+    return connections.Runner(
+        app, table=app[keys.CONNECTIONS], error_body=errors.protocol_error_body, **kwargs
+    )
+
+
 def make_app(
     config: config.GatewayConfig,
     *,
     extra_contexts: Sequence[CleanupContext] = (),
 ) -> web.Application:
     """Build the gateway app for ``config``; nothing runs until the app is started."""
-    app = web.Application(client_max_size=config.max_body_bytes, handler_args={"max_field_size": 16384})
+    app = web.Application(client_max_size=config.max_body_bytes)
+    the_connections = connections.ConnectionTable(limits=connection_limits(config))
     the_demand = demand.Demand()
     the_metrics = metrics.Metrics(max_queue=config.max_queue, max_in_flight=config.max_in_flight)
     the_admission = admission.Admission(
@@ -114,13 +129,18 @@ def make_app(
         ready=lambda: float(the_readiness.ready),
         draining=lambda: float(the_drain.draining),
         lease_open=lambda: float(the_demand.lease_open),
+        connections=the_connections,
     )
     app[keys.CONFIG] = config
     app[keys.DEMAND] = the_demand
     app[keys.ADMISSION] = the_admission
     app[keys.ACTIVATION] = the_activation
     app[keys.READINESS] = the_readiness
-    app[keys.AUTH] = auth.KeyFile(path=config.api_key_file)
+    app[keys.AUTH] = auth.KeyFile(
+        path=config.api_key_file,
+        max_key_bytes=connections.max_header_value(the_connections.limits, "Bearer "),
+    )
+    app[keys.CONNECTIONS] = the_connections
     app[keys.DRAIN] = the_drain
     app[keys.METRICS] = the_metrics
 

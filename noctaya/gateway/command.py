@@ -35,7 +35,7 @@ from pydantic import alias_generators
 
 from noctaya.gateway import app as app_
 from noctaya.gateway import config as config_
-from noctaya.gateway import keys
+from noctaya.gateway import keys, redaction
 
 logger = logging.getLogger("noctaya.gateway")
 
@@ -110,7 +110,7 @@ async def serve(
 ) -> int:
     """Run until SIGTERM/SIGINT, then drain and stop in the order the module docstring gives."""
     app = app_.make_app(config, extra_contexts=extra_contexts)
-    runner = web.AppRunner(
+    runner = app_.make_runner(
         app, handle_signals=False, handler_cancellation=True, access_log=None, shutdown_timeout=1.0
     )
     await runner.setup()
@@ -154,6 +154,7 @@ def _scaler_contexts(config: config_.GatewayConfig) -> list[app_.CleanupContext]
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    redaction.install()
     try:
         config = config_from_args(args)
         extra_contexts = _scaler_contexts(config)  # co-located scaler or demand reporter

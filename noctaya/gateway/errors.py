@@ -113,6 +113,14 @@ class GatewayError(Exception):
         return sse_event(message=self.message, type=self.type, code=self.code)
 
 
+def protocol_error_body(status: int, code: str, message: str) -> bytes:
+    """The body of an error the HTTP layer sends for a request it could not parse
+    (``connections.ErrorBody``)."""
+    return encode(
+        message=message, type="invalid_request_error" if status < 500 else "server_error", code=code
+    )
+
+
 # ---------------------------------------------------------------------------- the catalogue
 
 

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from noctaya.gateway import activation, admission, auth, config, demand, draining, metrics, readiness
+from noctaya.gateway import (
+    activation,
+    admission,
+    auth,
+    config,
+    connections,
+    demand,
+    draining,
+    metrics,
+    readiness,
+)
 
 CONFIG = web.AppKey("noctaya.gateway.config", config.GatewayConfig)
 DEMAND = web.AppKey("noctaya.gateway.demand", demand.Demand)
@@ -19,3 +29,4 @@ READINESS = web.AppKey("noctaya.gateway.readiness", readiness.Readiness)
 AUTH = web.AppKey("noctaya.gateway.auth", auth.KeyFile)
 DRAIN = web.AppKey("noctaya.gateway.drain", draining.Drain)
 METRICS = web.AppKey("noctaya.gateway.metrics", metrics.Metrics)
+CONNECTIONS = web.AppKey("noctaya.gateway.connections", connections.ConnectionTable)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from noctaya.gateway import connections as connections_
 from noctaya.gateway import errors
 
 PREFIX = "noctaya_gateway_"
@@ -96,6 +97,20 @@ class Metrics:
         self.lease_open = Gauge(f"{PREFIX}lease_open", "1 while an activation lease is open", registry=r)
         Gauge(f"{PREFIX}max_queue", "Configured cold-queue slots", registry=r).set(max_queue)
         Gauge(f"{PREFIX}max_in_flight", "Configured in-flight capacity", registry=r).set(max_in_flight)
+        self.connections = Gauge(f"{PREFIX}connections", "Open client connections", registry=r)
+        self.max_connections = Gauge(
+            f"{PREFIX}max_connections", "Configured bound on open connections", registry=r
+        )
+        self.max_connections_per_peer = Gauge(
+            f"{PREFIX}max_connections_per_peer",
+            "Configured bound on open connections from one address",
+            registry=r,
+        )
+        self.connections_refused = Counter(
+            f"{PREFIX}connections_refused",
+            "Connections closed at once because a connection bound was reached",
+            registry=r,
+        )
         self._request_children: dict[tuple[str, int], Counter] = {}
         for route in ROUTES:  # the common outcome exists from the start; other codes as they happen
             self.request(route, 200, count=0)
@@ -116,6 +131,7 @@ class Metrics:
         ready: Callable[[], float],
         draining: Callable[[], float],
         lease_open: Callable[[], float],
+        connections: connections_.ConnectionTable,
     ) -> None:
         """Read the state gauges from the live objects at scrape time."""
         self.pending.set_function(queued)
@@ -124,6 +140,10 @@ class Metrics:
         self.backend_ready.set_function(ready)
         self.draining.set_function(draining)
         self.lease_open.set_function(lease_open)
+        self.connections.set_function(lambda: connections.open)
+        self.max_connections.set(connections.limits.max_connections)
+        self.max_connections_per_peer.set(connections.limits.max_connections_per_peer)
+        connections.on_refused = self.connections_refused.inc
 
     def request(self, route: str, code: int, count: int = 1) -> None:
         child = self._request_children.get((route, code))

@@ -131,7 +131,7 @@ class ProxyHandler:
         config = self.config
         if self.drain.draining:
             raise errors.draining()
-        if self.auth.path is not None and not self.auth.allows(request.headers.get("Authorization")):
+        if self.auth.path is not None and not await self.auth.allows(request.headers.get("Authorization")):
             raise errors.unauthorized()
         if _has_dot_segment(request.path):
             raise errors.invalid_path()
