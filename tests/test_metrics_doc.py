@@ -12,6 +12,7 @@ import re
 
 import prometheus_client
 
+from noctaya.gateway import connections
 from noctaya.gateway import metrics as gateway_metrics
 from noctaya.operator import metrics as operator_metrics
 from noctaya.scaler import metrics as scaler_metrics
@@ -53,11 +54,16 @@ def test_every_registered_metric_is_documented_and_nothing_else() -> None:
     scaler_metrics.ReporterMetrics(registry=reporter)
     scaler = prometheus_client.CollectorRegistry()
     scaler_metrics.ScalerMetrics(registry=scaler)
+    report_port = prometheus_client.CollectorRegistry()
+    scaler_metrics.ConnectionMetrics(
+        registry=report_port, table=connections.ConnectionTable(limits=connections.Limits())
+    )
     operator = operator_metrics.Metrics().registry
     expected = {
         "Gateway": registered(gateway),
         "Gateway: demand reporter": registered(reporter),
         "ExternalScaler (co-located or aggregate)": registered(scaler),
+        "Aggregate scaler: report port": registered(report_port),
         "Operator": registered(operator),
     }
     tables = documented()

@@ -24,7 +24,7 @@ import asyncio
 import collections
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any, cast
 
@@ -192,6 +192,28 @@ class Protocol(web_protocol.RequestHandler):
         )
         response.force_close()
         return response
+
+
+ExpectHandler = Callable[[web.Request], Awaitable[web.StreamResponse | None]]
+
+
+def expect_handler(refuse: Callable[[web.Request], web.StreamResponse]) -> ExpectHandler:
+    """A route's ``expect_handler``: ``Expect: 100-continue`` is answered as aiohttp does; any other
+    expectation gets ``refuse(request)`` (aiohttp's own 417 quotes the header back as text) and the
+    connection closes."""
+
+    async def handle(request: web.Request) -> web.StreamResponse | None:
+        expect = request.headers.get("Expect", "")
+        if expect.lower() == "100-continue":
+            if request.version >= (1, 1):
+                await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                request.writer.output_size = 0
+            return None
+        response = refuse(request)
+        response.force_close()
+        return response
+
+    return handle
 
 
 class _Server(web_server.Server):

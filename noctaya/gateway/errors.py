@@ -27,6 +27,7 @@ class Reason(enum.StrEnum):
     INVALID_JSON = "invalid_json"
     INVALID_ENCODING = "invalid_encoding"
     MALFORMED = "malformed_request"
+    EXPECTATION_FAILED = "expectation_failed"
     NOT_FOUND = "not_found"
     TOO_LARGE = "too_large"
     BODY_TIMEOUT = "body_timeout"
@@ -52,6 +53,7 @@ SPECS: Mapping[Reason, Spec] = {
     Reason.INVALID_JSON: Spec(400, "invalid_request_error", "invalid_json"),
     Reason.INVALID_ENCODING: Spec(400, "invalid_request_error", "invalid_content_encoding"),
     Reason.MALFORMED: Spec(400, "invalid_request_error", "malformed_request"),
+    Reason.EXPECTATION_FAILED: Spec(417, "invalid_request_error", "expectation_failed"),
     Reason.NOT_FOUND: Spec(404, "invalid_request_error", "not_found"),
     Reason.TOO_LARGE: Spec(413, "invalid_request_error", "request_too_large"),
     Reason.BODY_TIMEOUT: Spec(408, "invalid_request_error", "request_timeout"),
@@ -150,9 +152,14 @@ def malformed(detail: str) -> GatewayError:
     return GatewayError(reason=Reason.MALFORMED, message=f"malformed HTTP request: {detail}")
 
 
-def not_found(path: str) -> GatewayError:
-    shown = path if len(path) <= 256 else path[:256] + "..."
-    return GatewayError(reason=Reason.NOT_FOUND, message=f"no route for {shown}; the API lives under /v1/")
+def not_found() -> GatewayError:
+    return GatewayError(reason=Reason.NOT_FOUND, message="no route for this path; the API lives under /v1/")
+
+
+def expectation_failed() -> GatewayError:
+    return GatewayError(
+        reason=Reason.EXPECTATION_FAILED, message="the only Expect this server knows is 100-continue"
+    )
 
 
 def too_large(limit: int) -> GatewayError:

@@ -32,9 +32,9 @@ from noctaya.gateway import activation as activation_
 from noctaya.gateway import admission as admission_
 from noctaya.gateway import auth as auth_
 from noctaya.gateway import config as config_
+from noctaya.gateway import connections, errors, keys, metrics, proxy
 from noctaya.gateway import demand as demand_
 from noctaya.gateway import draining as draining_
-from noctaya.gateway import errors, keys, metrics, proxy
 from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
 
@@ -251,12 +251,20 @@ async def metrics_handler(request: web.Request) -> web.Response:
 
 async def not_found_handler(request: web.Request) -> web.Response:
     request.app[keys.METRICS].rejected(errors.Reason.NOT_FOUND)
-    return errors.not_found(request.path).to_response()
+    return errors.not_found().to_response()
+
+
+def _expectation_failed(request: web.Request) -> web.StreamResponse:
+    request.app[keys.METRICS].rejected(errors.Reason.EXPECTATION_FAILED)
+    return errors.expectation_failed().to_response()
+
+
+expect_handler = connections.expect_handler(_expectation_failed)
 
 
 def setup_routes(app: web.Application, *, handler: ProxyHandler) -> None:
-    app.router.add_get("/healthz", healthz_handler)
-    app.router.add_get("/metrics", metrics_handler)
-    app.router.add_get("/noctaya/queue", queue_handler)
-    app.router.add_route("*", "/v1/{tail:.*}", handler.handle)
-    app.router.add_route("*", "/{tail:.*}", not_found_handler)
+    app.router.add_get("/healthz", healthz_handler, expect_handler=expect_handler)
+    app.router.add_get("/metrics", metrics_handler, expect_handler=expect_handler)
+    app.router.add_get("/noctaya/queue", queue_handler, expect_handler=expect_handler)
+    app.router.add_route("*", "/v1/{tail:.*}", handler.handle, expect_handler=expect_handler)
+    app.router.add_route("*", "/{tail:.*}", not_found_handler, expect_handler=expect_handler)

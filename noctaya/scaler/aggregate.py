@@ -13,6 +13,7 @@ import prometheus_client
 from aiohttp import web
 
 from noctaya.gateway import config as gateway_config
+from noctaya.gateway import connections
 from noctaya.scaler import config as config_mod
 from noctaya.scaler import credentials, intake, membership, metrics, server, servicer, tokens
 
@@ -57,6 +58,8 @@ class AggregateScaler:
                 cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file
             ),
         )
+        self.connections = connections.ConnectionTable(limits=connections.Limits())
+        metrics.ConnectionMetrics(registry=self.registry, table=self.connections)
         self._runner: web.AppRunner | None = None
         self.report_port = 0
 
@@ -67,7 +70,13 @@ class AggregateScaler:
     async def __aenter__(self) -> AggregateScaler:
         await self.grpc.start()
         try:
-            runner = web.AppRunner(intake.make_app(self.intake), handle_signals=False, access_log=None)
+            runner = connections.Runner(
+                intake.make_app(self.intake),
+                table=self.connections,
+                error_body=intake.error_body,
+                handle_signals=False,
+                access_log=None,
+            )
             await runner.setup()
             self._runner = runner
             host, port = gateway_config.parse_listen(self.config.report_listen)

@@ -12,6 +12,7 @@ import logging
 import signal
 import sys
 
+from noctaya.gateway import redaction
 from noctaya.scaler import aggregate, credentials, tokens
 from noctaya.scaler import config as config_mod
 
@@ -38,6 +39,7 @@ async def _serve(config: config_mod.ScalerConfig) -> None:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    redaction.install()
     try:
         config = config_mod.load_config(args.config)
     except config_mod.ConfigError as exc:

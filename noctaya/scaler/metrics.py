@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import prometheus_client
 
+from noctaya.gateway import connections
+
 REFUSAL_REASONS = (
     "unauthorized",
     "bad_request",
@@ -110,3 +112,31 @@ class ReporterMetrics:
         )
         for result in ("accepted", "failed"):
             self.reports.labels(result=result)
+
+
+class ConnectionMetrics:
+    """The aggregate scaler's report listener: open connections and their bounds."""
+
+    def __init__(
+        self, *, registry: prometheus_client.CollectorRegistry, table: connections.ConnectionTable
+    ) -> None:
+        self.connections = prometheus_client.Gauge(
+            "noctaya_scaler_connections", "Open connections on the report port", registry=registry
+        )
+        self.connections.set_function(lambda: table.open)
+        prometheus_client.Gauge(
+            "noctaya_scaler_max_connections",
+            "Configured bound on open report-port connections",
+            registry=registry,
+        ).set(table.limits.max_connections)
+        prometheus_client.Gauge(
+            "noctaya_scaler_max_connections_per_peer",
+            "Configured bound on open report-port connections from one address",
+            registry=registry,
+        ).set(table.limits.max_connections_per_peer)
+        refused = prometheus_client.Counter(
+            "noctaya_scaler_connections_refused",
+            "Report-port connections closed at once because a connection bound was reached",
+            registry=registry,
+        )
+        table.on_refused = refused.inc
