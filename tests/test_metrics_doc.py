@@ -12,10 +12,10 @@ import re
 
 import prometheus_client
 
-from noctaya.gateway import connections
 from noctaya.gateway import metrics as gateway_metrics
 from noctaya.operator import metrics as operator_metrics
 from noctaya.scaler import metrics as scaler_metrics
+from noctaya.serving import connections
 
 DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "metrics.md"
 ROW = re.compile(r"^\| `(?P<name>[a-z_:]+)` \| (?P<type>\w+) \| (?P<labels>[^|]*) \| (?P<meaning>[^|]+) \|$")

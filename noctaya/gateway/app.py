@@ -1,4 +1,4 @@
-"""The gateway application factory: ``make_app(config, *, extra_contexts=()) -> web.Application``.
+"""The gateway application factory: ``make_app(config, *, sidecars=(), extra_contexts=())``.
 
 The parts and who owns what:
 
@@ -14,9 +14,10 @@ The parts and who owns what:
 - :class:`~noctaya.gateway.draining.Drain`, :class:`~noctaya.gateway.auth.KeyFile`,
   :class:`~noctaya.gateway.metrics.Metrics`.
 
-``extra_contexts`` are appended to ``app.cleanup_ctx`` after the gateway's own, so they start after
-the backend session and probe loop exist and are cleaned up before them. This is how the co-located
-ExternalScaler and the aggregate reporter plug in: they read ``app[keys.DEMAND]``.
+``sidecars`` (``noctaya.contract.demand.Sidecar``: the co-located ExternalScaler or the aggregate
+reporter) are entered after the gateway's own parts have started, with the gateway's demand and
+metrics registry, and left before those parts stop; ``extra_contexts`` (plain cleanup contexts) come
+after them. Neither is imported here: the gateway knows the contract, not the scaler.
 
 The server must run with ``handler_cancellation=True`` (as ``noctaya.gateway.command`` does) so a
 client that disconnects while queued frees its slot at once.
@@ -32,12 +33,12 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from noctaya.contract import demand as demand_mod
+from noctaya.contract import gateway as config
 from noctaya.gateway import (
     activation,
     admission,
     auth,
-    config,
-    connections,
     demand,
     draining,
     errors,
@@ -48,6 +49,7 @@ from noctaya.gateway import (
     readiness,
     routing,
 )
+from noctaya.serving import connections
 
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 """What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
@@ -71,6 +73,7 @@ def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
 def make_app(
     config: config.GatewayConfig,
     *,
+    sidecars: Sequence[demand_mod.Sidecar] = (),
     extra_contexts: Sequence[CleanupContext] = (),
 ) -> web.Application:
     """Build the gateway app for ``config``; nothing runs until the app is started."""
@@ -166,8 +169,17 @@ def make_app(
     routing.setup_routes(app, handler=handler)
     app.cleanup_ctx.append(_backend_context)
     app.cleanup_ctx.append(_loops_context)
+    app.cleanup_ctx.extend(_sidecar_context(sidecar) for sidecar in sidecars)
     app.cleanup_ctx.extend(extra_contexts)
     return app
+
+
+def _sidecar_context(sidecar: demand_mod.Sidecar) -> CleanupContext:
+    async def context(app: web.Application) -> AsyncIterator[None]:
+        async with sidecar(demand=app[keys.DEMAND], registry=app[keys.METRICS].registry):
+            yield
+
+    return context
 
 
 async def _backend_context(app: web.Application) -> AsyncIterator[None]:

@@ -24,7 +24,7 @@ import logging
 import os
 import stat
 
-from noctaya.gateway import redaction
+from noctaya.serving import redaction
 
 logger = logging.getLogger(__name__)
 

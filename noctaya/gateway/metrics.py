@@ -12,8 +12,8 @@ from collections.abc import Callable
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from noctaya.gateway import connections as connections_
 from noctaya.gateway import errors
+from noctaya.serving import connections as connections_
 
 PREFIX = "noctaya_gateway_"
 ACTIVATION_EVENTS = ("started", "succeeded", "expired")

@@ -28,15 +28,16 @@ import time
 
 from aiohttp import web
 
+from noctaya.contract import gateway as config_
 from noctaya.gateway import activation as activation_
 from noctaya.gateway import admission as admission_
 from noctaya.gateway import auth as auth_
-from noctaya.gateway import config as config_
-from noctaya.gateway import connections, errors, keys, metrics, proxy
 from noctaya.gateway import demand as demand_
 from noctaya.gateway import draining as draining_
+from noctaya.gateway import errors, keys, metrics, proxy
 from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
+from noctaya.serving import connections
 
 _UNDECLARED_TYPES = frozenset({"application/octet-stream", "text/plain"})
 """Types under which clients that set none send their JSON (aiohttp's default is octet-stream)."""

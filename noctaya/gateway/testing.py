@@ -13,7 +13,8 @@ from typing import Any
 
 from aiohttp import web
 
-from noctaya.gateway import activation, admission, config, demand, keys
+from noctaya.contract import gateway as config
+from noctaya.gateway import activation, admission, demand, keys
 from noctaya.gateway import app as app_
 
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from noctaya import __version__
+from noctaya.contract import fields
 
 ENV_PREFIX: Final = "NOCTAYA_"
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
@@ -81,17 +82,13 @@ class OperatorSettings:
             )
         if self.log_format not in {"text", "json"}:
             problems.append("--log-format: must be 'text' or 'json'")
-        if self.health_listen and parse_listen(self.health_listen) is None:
-            problems.append(f"--health-listen: {self.health_listen!r} is not [host]:port")
+        if self.health_listen:
+            try:
+                fields.ListenAddress.parse(self.health_listen)
+            except ValueError as exc:
+                problems.append(f"--health-listen: {exc}")
         if problems:
             raise ValueError("; ".join(problems))
-
-
-def parse_listen(text: str) -> tuple[str, int] | None:
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        return None
-    return (host or "0.0.0.0"), int(port)
 
 
 def _parser() -> argparse.ArgumentParser:

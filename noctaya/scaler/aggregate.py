@@ -12,10 +12,10 @@ import types
 import prometheus_client
 from aiohttp import web
 
-from noctaya.gateway import config as gateway_config
-from noctaya.gateway import connections
-from noctaya.scaler import config as config_mod
+from noctaya.contract import fields
+from noctaya.contract import scaler as config_mod
 from noctaya.scaler import credentials, intake, membership, metrics, server, servicer, tokens
+from noctaya.serving import connections
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ class AggregateScaler:
         self.membership = membership.Membership(
             max_members=config.max_members, max_member_demand=config.max_member_demand, ttl=config.member_ttl
         )
-        service = servicer.ServiceRef(name=config.service.name, namespace=config.service.namespace)
+        service = config.service
         self.tokens = tokens.TokenFile(path=config.token_file)
         self.intake = intake.Intake(
             membership=self.membership,
@@ -79,11 +79,11 @@ class AggregateScaler:
             )
             await runner.setup()
             self._runner = runner
-            host, port = gateway_config.parse_listen(self.config.report_listen)
-            site = web.TCPSite(runner, host, port, reuse_port=False)
+            listen = fields.ListenAddress.parse(self.config.report_listen)
+            site = web.TCPSite(runner, listen.bind_host, listen.port, reuse_port=False)
             await site.start()
-            sockets = getattr(site._server, "sockets", None) or []
-            self.report_port = sockets[0].getsockname()[1] if sockets else port
+            bound = [a for a in runner.addresses if isinstance(a, tuple)]
+            self.report_port = bound[0][1] if bound else listen.port
         except BaseException:
             await self.__aexit__(None, None, None)
             raise

@@ -12,9 +12,9 @@ import logging
 import signal
 import sys
 
-from noctaya.gateway import redaction
+from noctaya.contract import scaler as config_mod
 from noctaya.scaler import aggregate, credentials, tokens
-from noctaya.scaler import config as config_mod
+from noctaya.serving import redaction
 
 
 def _parser() -> argparse.ArgumentParser:

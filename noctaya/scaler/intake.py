@@ -25,11 +25,11 @@ from typing import Any
 import prometheus_client
 from aiohttp import web
 
-from noctaya.gateway import connections
+from noctaya.contract import fields
 from noctaya.scaler import membership as membership_mod
 from noctaya.scaler import metrics as metrics_mod
-from noctaya.scaler import servicer as servicer_mod
 from noctaya.scaler import tokens as tokens_mod
+from noctaya.serving import connections
 
 logger = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -60,7 +60,7 @@ class Report:
         self.member, self.sequence, self.demand, self.withdraw = member, sequence, demand, withdraw
 
 
-def parse_report(raw: bytes, *, service: servicer_mod.ServiceRef, max_demand: int) -> Report:
+def parse_report(raw: bytes, *, service: fields.ServiceRef, max_demand: int) -> Report:
     """Validate one report body; :class:`Refused` names the offending field."""
     try:
         body = json.loads(raw)
@@ -109,7 +109,7 @@ class Intake:
         *,
         membership: membership_mod.Membership,
         tokens: tokens_mod.TokenFile,
-        service: servicer_mod.ServiceRef,
+        service: fields.ServiceRef,
         max_concurrent: int,
         max_body_bytes: int,
         metrics: metrics_mod.ScalerMetrics,

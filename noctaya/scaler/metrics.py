@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import prometheus_client
 
-from noctaya.gateway import connections
+from noctaya.serving import connections
 
 REFUSAL_REASONS = (
     "unauthorized",

@@ -23,9 +23,9 @@ from typing import Any
 
 import aiohttp
 
-from noctaya.scaler import demand as demand_mod
+from noctaya.contract import demand as demand_mod
+from noctaya.contract import fields
 from noctaya.scaler import metrics as metrics_mod
-from noctaya.scaler import servicer as servicer_mod
 from noctaya.scaler import tokens as tokens_mod
 
 logger = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ class Reporter:
         source: demand_mod.DemandSource,
         url: str,
         token_file: str,
-        service: servicer_mod.ServiceRef,
+        service: fields.ServiceRef,
         interval: float = 2.0,
         min_gap: float = MIN_GAP,
         member: str | None = None,  # None: a fresh process-unique id

@@ -23,28 +23,19 @@ import dataclasses
 import logging
 import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import grpc
 from google.protobuf import message as protobuf_message  # type: ignore[import-untyped]
 
-from noctaya.scaler import demand as demand_mod
+from noctaya.contract import demand as demand_mod
+from noctaya.contract import fields
 from noctaya.scaler import metrics as metrics_mod
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 
 logger = logging.getLogger(__name__)
 
 SERVICE_NAME = "externalscaler.ExternalScaler"
-
-
-class ServiceRef(NamedTuple):
-    """The ScaledObject (same name and namespace as the LLMService) this scaler answers for."""
-
-    name: str
-    namespace: str
-
-    def __str__(self) -> str:
-        return f"{self.namespace}/{self.name}"
 
 
 @dataclasses.dataclass(eq=False)
@@ -95,7 +86,7 @@ class ExternalScalerServicer:
         self,
         *,
         source: demand_mod.DemandSource,
-        service: ServiceRef,
+        service: fields.ServiceRef,
         metric_name: str,
         target: float,
         max_streams: int,

@@ -14,7 +14,7 @@ import os
 import pathlib
 import stat
 
-from noctaya.gateway import redaction
+from noctaya.serving import redaction
 
 logger = logging.getLogger(__name__)
 

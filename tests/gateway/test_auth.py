@@ -21,7 +21,8 @@ import openai
 import pytest
 
 from noctaya.dev import fake_engine
-from noctaya.gateway import auth, connections, keys, testing
+from noctaya.gateway import auth, keys, testing
+from noctaya.serving import connections
 
 SdkFactory = Callable[..., openai.AsyncOpenAI]
 

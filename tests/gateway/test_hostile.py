@@ -19,7 +19,8 @@ import sys
 
 import pytest
 
-from noctaya.gateway import connections, keys, redaction, testing
+from noctaya.gateway import keys, testing
+from noctaya.serving import connections, redaction
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # the shared corpus is imported as tests.hostile

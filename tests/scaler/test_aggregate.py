@@ -23,8 +23,9 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from noctaya.scaler import aggregate, intake, servicer
-from noctaya.scaler import config as config_mod
+from noctaya.contract import fields
+from noctaya.contract import scaler as config_mod
+from noctaya.scaler import aggregate, intake
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 
@@ -219,7 +220,7 @@ async def test_refusals_are_counted_by_reason(scaler: aggregate.AggregateScaler,
 def test_schema_accepts_what_the_scaler_accepts() -> None:
     schema = json.loads((ROOT / "proto" / "demand-report.schema.json").read_text())
     validator = jsonschema.Draft202012Validator(schema)
-    ref = servicer.ServiceRef(name="qwen", namespace="ai")
+    ref = fields.ServiceRef(name="qwen", namespace="ai")
     good = [
         report("gw-a", 1, 0),
         report("a.b:c-d_e", 2**63 - 1, 50),

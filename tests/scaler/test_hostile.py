@@ -19,8 +19,8 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
+from noctaya.contract import scaler as config_mod
 from noctaya.scaler import aggregate
-from noctaya.scaler import config as config_mod
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 

@@ -23,11 +23,12 @@ import aiohttp
 import prometheus_client
 import pytest
 
-from noctaya.scaler import aggregate, demand, intake, metrics, reporter, servicer
-from noctaya.scaler import config as config_mod
+from noctaya.contract import demand, fields
+from noctaya.contract import scaler as config_mod
+from noctaya.scaler import aggregate, intake, metrics, reporter
 
 TOKEN = "s3cret-token-0123456789abcdef"
-SERVICE = servicer.ServiceRef(name="qwen", namespace="ai")
+SERVICE = fields.ServiceRef(name="qwen", namespace="ai")
 
 
 def free_port() -> int:

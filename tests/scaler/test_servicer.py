@@ -20,11 +20,12 @@ import prometheus_client
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from noctaya.scaler import demand, metrics, server, servicer
+from noctaya.contract import demand, fields
+from noctaya.scaler import metrics, server, servicer
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 
-SERVICE = servicer.ServiceRef(name="qwen", namespace="ai")
+SERVICE = fields.ServiceRef(name="qwen", namespace="ai")
 REF = pb.ScaledObjectRef(name="qwen", namespace="ai", scalerMetadata={"scalerAddress": "x:9090"})
 
 
@@ -258,14 +259,6 @@ async def test_health_reports_serving(scaler: server.ScalerServer) -> None:
         for name in ("", server.SERVICE_NAME):
             reply = await health.Check(health_pb2.HealthCheckRequest(service=name))
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
-
-
-def test_listen_addresses() -> None:
-    assert server.grpc_address(":9090") == "[::]:9090"
-    assert server.grpc_address("127.0.0.1:0") == "127.0.0.1:0"
-    for bad in ("9090", "host:", "host:http", ":70000"):
-        with pytest.raises(ValueError, match="listen address"):
-            server.grpc_address(bad)
 
 
 async def test_one_address_cannot_hold_every_stream(signal: demand.DemandSignal) -> None:
