@@ -60,7 +60,13 @@ UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled c
 
 def connection_limits(config: config.GatewayConfig) -> connections.Limits:
     """The bounds of the gateway's listener."""
-    return connections.Limits()
+    return connections.Limits(
+        max_connections=config.max_connections,
+        max_connections_per_peer=config.max_connections_per_peer,
+        header_timeout=config.header_timeout,
+        keepalive_timeout=config.keep_alive_timeout,
+        write_timeout=config.client_write_timeout,
+    )
 
 
 def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
@@ -125,8 +131,14 @@ def make_app(
 
     the_demand.subscribe(on_demand)
     the_drain = draining.Drain(admission=the_admission, timeout=config.drain_timeout)
+    the_budget = admission.ByteBudget(
+        limit=config.max_queued_body_bytes,
+        refusal=lambda: errors.queue_bytes_full(config.max_queued_body_bytes, config.retry_after),
+    )
     the_metrics.bind(
         queued=lambda: the_admission.queued,
+        queued_body_bytes=lambda: the_budget.held,
+        max_queued_body_bytes=config.max_queued_body_bytes,
         in_flight=lambda: the_admission.in_flight,
         demand=the_demand.demand,
         ready=lambda: float(the_readiness.ready),
@@ -152,6 +164,7 @@ def make_app(
         max_body_bytes=config.max_body_bytes,
         body_timeout=config.body_timeout,
         metrics=the_metrics,
+        header_timeout=config.backend_header_timeout,
     )
     app[UPSTREAM] = upstream
     app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
@@ -165,6 +178,7 @@ def make_app(
         metrics=the_metrics,
         upstream=upstream,
         heartbeat=app[HEARTBEAT],
+        budget=the_budget,
     )
     routing.setup_routes(app, handler=handler)
     app.cleanup_ctx.append(_backend_context)

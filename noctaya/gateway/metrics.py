@@ -88,6 +88,14 @@ class Metrics:
             registry=r,
         )
         self.pending = Gauge(f"{PREFIX}pending", "Requests holding a cold-queue slot", registry=r)
+        self.pending_body_bytes = Gauge(
+            f"{PREFIX}pending_body_bytes", "Request body bytes held in memory by queued requests", registry=r
+        )
+        self.max_pending_body_bytes = Gauge(
+            f"{PREFIX}max_pending_body_bytes",
+            "Configured bound on the body bytes queued requests hold (maxQueuedBodyBytes)",
+            registry=r,
+        )
         self.in_flight = Gauge(f"{PREFIX}in_flight", "Requests being forwarded to the backend", registry=r)
         self.demand = Gauge(f"{PREFIX}demand", "Effective demand reported to the autoscaler", registry=r)
         self.backend_ready = Gauge(
@@ -126,6 +134,8 @@ class Metrics:
         self,
         *,
         queued: Callable[[], float],
+        queued_body_bytes: Callable[[], float],
+        max_queued_body_bytes: int,
         in_flight: Callable[[], float],
         demand: Callable[[], float],
         ready: Callable[[], float],
@@ -135,6 +145,8 @@ class Metrics:
     ) -> None:
         """Read the state gauges from the live objects at scrape time."""
         self.pending.set_function(queued)
+        self.pending_body_bytes.set_function(queued_body_bytes)
+        self.max_pending_body_bytes.set(max_queued_body_bytes)
         self.in_flight.set_function(in_flight)
         self.demand.set_function(demand)
         self.backend_ready.set_function(ready)

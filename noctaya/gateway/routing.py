@@ -23,7 +23,6 @@ leaves cancels its handler (the server runs with ``handler_cancellation``) and f
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 
 from aiohttp import web
@@ -34,7 +33,7 @@ from noctaya.gateway import admission as admission_
 from noctaya.gateway import auth as auth_
 from noctaya.gateway import demand as demand_
 from noctaya.gateway import draining as draining_
-from noctaya.gateway import errors, keys, metrics, proxy
+from noctaya.gateway import errors, keys, metrics, proxy, streaming
 from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
 from noctaya.serving import connections
@@ -49,20 +48,17 @@ def _has_dot_segment(path: str) -> bool:
 
 
 def wants_stream(request: web.Request, body: bytes) -> bool:
-    """``"stream": true`` in a JSON body. A body declared ``application/json`` that does not parse is a
-    400; one without a declared type that does not parse is no stream, and the backend's to judge (as
-    it is on the warm path)."""
+    """``"stream": true`` in a JSON body, learnt at a bounded cost (``streaming``). A short body
+    declared ``application/json`` that does not parse is a 400; one without a declared type that does
+    not parse is no stream, and the backend's to judge (as it is on the warm path)."""
     content_type = request.content_type
     declared = content_type == errors.JSON_TYPE
     if not body or not (declared or content_type in _UNDECLARED_TYPES):
         return False
     try:
-        document = json.loads(body)
-    except (ValueError, RecursionError):
-        if declared:
-            raise errors.invalid_json() from None
-        return False
-    return isinstance(document, dict) and document.get("stream") is True
+        return streaming.requests_stream(body, strict=declared)
+    except streaming.InvalidJson:
+        raise errors.invalid_json() from None
 
 
 class Exchange:
@@ -89,6 +85,7 @@ class ProxyHandler:
         metrics: metrics.Metrics,
         upstream: proxy.Upstream,
         heartbeat: heartbeat_.Heartbeat,
+        budget: admission_.ByteBudget,
     ) -> None:
         self.config = config
         self.admission = admission
@@ -99,6 +96,7 @@ class ProxyHandler:
         self.metrics = metrics
         self.upstream = upstream
         self.heartbeat = heartbeat
+        self.budget = budget
         self.keepalive = config.cold_start_mode == "keepalive"
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -141,38 +139,49 @@ class ProxyHandler:
             raise errors.too_large(config.max_body_bytes)
         admission = self.admission
         body: bytes | None = None
+        charge: admission_.Charge | None = None
         failures = 0
-        while True:
-            if admission.try_enter():
-                self.metrics.admitted_warm.inc()
-            elif admission.ready:
-                raise errors.overloaded(config.retry_after)
-            else:  # cold: queue; the wait is awaited here, not in a helper coroutine (see below)
-                ticket = self._enqueue_cold(exchange)
-                try:
-                    body = await self._prepare_wait(request, exchange, body)
-                    sse = exchange.sse
-                    if sse is None:
-                        await ticket.future
-                    else:
-                        self.heartbeat.hold(sse, request=request)
-                        try:
+        try:
+            while True:
+                if admission.try_enter():
+                    self.metrics.admitted_warm.inc()
+                elif admission.ready:
+                    raise errors.overloaded(config.retry_after)
+                else:  # cold: queue; the wait is awaited here, not in a helper coroutine (see below)
+                    ticket = self._enqueue_cold(exchange)
+                    try:
+                        if body is None:
+                            charge = admission_.Charge(self.budget)
+                            body = await self.upstream.read_body(request, charge=charge)
+                        if exchange.sse is None and wants_stream(request, body):
+                            exchange.sse = await proxy.start_sse(request)
+                        sse = exchange.sse
+                        if sse is None:
                             await ticket.future
-                        finally:
-                            self.heartbeat.release(sse)
-                except BaseException:
-                    admission.leave(ticket)
-                    raise
-                self._admitted_cold(ticket)
-            try:
-                return await self.upstream.forward(request, body=body, sse=exchange.sse)
-            except proxy.ConnectFailed as exc:
-                self.readiness.mark_cold(reason=str(exc))
-                failures += 1
-                if failures > config.connect_retries:
-                    raise errors.bad_gateway(f"the backend cannot be reached ({exc})") from None
-            finally:
-                admission.release()
+                        else:
+                            self.heartbeat.hold(sse, request=request)
+                            try:
+                                await ticket.future
+                            finally:
+                                self.heartbeat.release(sse)
+                    except BaseException:
+                        admission.leave(ticket)
+                        raise
+                    self._admitted_cold(ticket)
+                try:
+                    return await self.upstream.forward(
+                        request, body=body, sse=exchange.sse, sent=None if charge is None else charge.release
+                    )
+                except proxy.ConnectFailed as exc:
+                    self.readiness.mark_cold(reason=str(exc))
+                    failures += 1
+                    if failures > config.connect_retries:
+                        raise errors.bad_gateway("the backend cannot be reached") from None
+                finally:
+                    admission.release()
+        finally:
+            if charge is not None:  # the body has left (or the request ended): its bytes are free
+                charge.release()
 
     # A held request's memory is mostly what its wait keeps alive, for as long as the backend takes to
     # start: every coroutine frame on the stack costs ~270 bytes, a wait with a timeout ~2 KiB. So the
@@ -195,14 +204,6 @@ class ProxyHandler:
         self.activation.ensure_open()
         return ticket
 
-    async def _prepare_wait(self, request: web.Request, exchange: Exchange, body: bytes | None) -> bytes:
-        """Read the body (bounded) to learn ``stream``; a streaming request gets its SSE headers now."""
-        if body is None:
-            body = await self.upstream.read_body(request)
-        if exchange.sse is None and wants_stream(request, body):
-            exchange.sse = await proxy.start_sse(request)
-        return body
-
     def _admitted_cold(self, ticket: admission_.Ticket) -> None:
         self.admission.settle(ticket)
         self.metrics.admitted_cold.inc()
@@ -224,7 +225,7 @@ def queue_state(app: web.Application) -> dict[str, object]:
         "maxInFlight": admission.max_in_flight,
         "demand": demand.demand(),
         "backendReady": app[keys.READINESS].ready,
-        "backendError": app[keys.READINESS].last_error,
+        "backendError": app[keys.READINESS].last_problem,  # unauthenticated: no backend address
         "lease": {
             "state": lease.state.value,
             "deadline": None if remaining is None else time.time() + remaining,

@@ -49,6 +49,7 @@ class AggregateScaler:
                 metric_name=config.metric_name,
                 target=config.target,
                 max_streams=config.max_streams,
+                max_streams_per_peer=config.max_streams_per_peer,
                 metrics=self.metrics,
             ),
             listen=config.grpc_listen,
@@ -58,7 +59,14 @@ class AggregateScaler:
                 cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file
             ),
         )
-        self.connections = connections.ConnectionTable(limits=connections.Limits())
+        self.connections = connections.ConnectionTable(
+            limits=connections.Limits(
+                max_connections=config.max_connections,
+                max_connections_per_peer=config.max_connections_per_peer,
+                header_timeout=config.header_timeout,
+                keepalive_timeout=config.keep_alive_timeout,
+            )
+        )
         metrics.ConnectionMetrics(registry=self.registry, table=self.connections)
         self._runner: web.AppRunner | None = None
         self.report_port = 0

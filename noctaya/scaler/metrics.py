@@ -39,6 +39,11 @@ class ScalerMetrics:
         self.max_streams = prometheus_client.Gauge(
             "noctaya_scaler_streams_max", "Bound on concurrent StreamIsActive streams", registry=registry
         )
+        self.max_streams_per_peer = prometheus_client.Gauge(
+            "noctaya_scaler_streams_per_peer_max",
+            "Bound on concurrent StreamIsActive streams from one address",
+            registry=registry,
+        )
         self.pushes = prometheus_client.Counter(
             "noctaya_scaler_pushes",
             "IsActiveResponse messages pushed on streams",

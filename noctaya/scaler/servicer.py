@@ -90,7 +90,7 @@ class ExternalScalerServicer:
         metric_name: str,
         target: float,
         max_streams: int,
-        max_streams_per_peer: int | None = None,
+        max_streams_per_peer: int,
         metrics: metrics_mod.ScalerMetrics | None = None,  # None when nobody scrapes (tests, bench)
     ) -> None:
         if not target > 0 or not math.isfinite(target):
@@ -103,7 +103,11 @@ class ExternalScalerServicer:
         self._metric_key = metric_name.casefold()
         self._target = target
         self._max_streams = max_streams
-        self._max_per_peer = max_streams_per_peer or max(1, max_streams // 4)
+        if not 1 <= max_streams_per_peer <= max_streams:
+            raise ValueError(
+                f"max_streams_per_peer must be from 1 to max_streams, got {max_streams_per_peer}"
+            )
+        self._max_per_peer = max_streams_per_peer
         self._metrics = metrics
         self._streams: set[_Stream] = set()
         self._demand = source.demand()
@@ -112,6 +116,7 @@ class ExternalScalerServicer:
         self._unsubscribe: demand_mod.Unsubscribe | None = None
         if metrics is not None:  # read at scrape time: nothing to update per demand change
             metrics.max_streams.set(max_streams)
+            metrics.max_streams_per_peer.set(max_streams_per_peer)
             metrics.demand.set_function(lambda: self._demand)
             metrics.active.set_function(lambda: int(self._active))
             metrics.streams.set_function(lambda: len(self._streams))

@@ -6,6 +6,9 @@ listener facing hostile clients needs and aiohttp leaves out:
 - a bound on open connections, overall and per peer address (:class:`ConnectionTable`): a
   connection beyond it is closed at once, before a byte is parsed, so one client cannot take the
   file descriptors that reporters, KEDA and other clients need;
+- a write timeout: a connection whose client stops reading (its socket buffer full, so writes
+  pause) for ``write_timeout`` is closed, and with it the request that held an in-flight slot; the
+  timer runs only while writing is paused, so a reading client costs nothing;
 - a header timeout: a connection that has not sent one complete request head within
   ``header_timeout`` of connecting is closed (a slow or silent client holds nothing for long);
   between requests aiohttp's own keep-alive timeout applies, which also closes a connection whose
@@ -51,6 +54,8 @@ class Limits:
     header_timeout: float = 10.0
     #: idle time between requests on a kept-alive connection
     keepalive_timeout: float = 60.0
+    #: a connection whose client reads nothing of what is written for this long is closed
+    write_timeout: float = 60.0
     #: longest request line, header name and header value; most header lines
     max_header_bytes: int = MAX_HEADER_BYTES
     max_headers: int = 128
@@ -99,23 +104,28 @@ _MESSAGES: tuple[tuple[type[BaseException], str], ...] = (
     (http_exceptions.InvalidHeader, "a header is not valid"),
     (http_exceptions.ContentLengthError, "the body does not match its Content-Length"),
     (http_exceptions.TransferEncodingError, "the chunked body is not valid"),
-    (http_exceptions.ContentEncodingError, "the body cannot be decoded"),
+    (http_exceptions.ContentEncodingError, "the body's Content-Encoding is not one this server decodes"),
     (http_exceptions.InvalidURLError, "the request target is not valid"),
 )
 
 
-def describe(exc: BaseException | None) -> str:
-    """A fixed description of a parse error: never the client's bytes."""
+def describe(exc: BaseException | None) -> tuple[str, str]:
+    """``(code, message)`` of a parse error, both fixed: never the client's bytes."""
     for kind, text in _MESSAGES:
         if isinstance(exc, kind):
-            return text
-    return "the request is not valid HTTP/1.x"
+            code = (
+                "invalid_content_encoding"
+                if kind is http_exceptions.ContentEncodingError
+                else "malformed_request"
+            )
+            return code, text
+    return "malformed_request", "the request is not valid HTTP/1.x"
 
 
 class Protocol(web_protocol.RequestHandler):
     """aiohttp's request handler with connection bounds, a header timeout and JSON errors."""
 
-    __slots__ = ("_error_body", "_header_timer", "_peer", "_table")
+    __slots__ = ("_error_body", "_header_timer", "_peer", "_table", "_write_timer")
 
     def __init__(
         self, manager: web_server.Server, *, table: ConnectionTable, error_body: ErrorBody, **kwargs: Any
@@ -130,6 +140,7 @@ class Protocol(web_protocol.RequestHandler):
         self._error_body = error_body
         self._peer: str | None = None
         self._header_timer: asyncio.TimerHandle | None = None
+        self._write_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peername = transport.get_extra_info("peername")
@@ -151,7 +162,27 @@ class Protocol(web_protocol.RequestHandler):
         if self._header_timer is not None:
             self._header_timer.cancel()
             self._header_timer = None
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._write_timer is None:
+            self._write_timer = self._loop.call_later(self._table.limits.write_timeout, self._write_expired)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+
+    def _write_expired(self) -> None:
+        self._write_timer = None
+        logger.debug("closing a connection whose client read nothing within the write timeout")
+        if self.transport is not None:
+            self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -177,7 +208,7 @@ class Protocol(web_protocol.RequestHandler):
             code, text = "internal_error", "the server failed to handle the request"
         else:
             logger.debug("refused a malformed request (%s)", type(exc).__name__ if exc else status)
-            code, text = "malformed_request", describe(exc)
+            code, text = describe(exc)
         if request.writer.output_size > 0:
             raise ConnectionError("the response had started; the connection is closed instead")
         try:

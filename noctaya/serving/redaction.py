@@ -64,9 +64,8 @@ class Redactor(logging.Filter):
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
-        if record.exc_text:
+        if record.exc_text:  # formatters use exc_text once it is set: the traceback goes out redacted
             record.exc_text = self.redact(record.exc_text)
-        record.exc_info = None if record.exc_text else record.exc_info
         return True
 
 

@@ -206,7 +206,12 @@ async def test_streams_are_bounded(stub: pb_grpc.ExternalScalerStub) -> None:
 
 async def test_shutdown_ends_streams_with_ok(signal: demand.DemandSignal) -> None:
     svc = servicer.ExternalScalerServicer(
-        source=signal, service=SERVICE, metric_name="queueDepth", target=10, max_streams=4
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=4,
+        max_streams_per_peer=4,
     )
     srv = server.ScalerServer(servicer=svc, listen="127.0.0.1:0", grace=1)
     await srv.start()
@@ -226,6 +231,7 @@ async def test_gauges_read_the_live_state(signal: demand.DemandSignal) -> None:
         metric_name="queueDepth",
         target=10,
         max_streams=4,
+        max_streams_per_peer=4,
         metrics=metrics.ScalerMetrics(registry=registry),
     )
 
@@ -266,7 +272,12 @@ async def test_one_address_cannot_hold_every_stream(signal: demand.DemandSignal)
     ``max_streams_per_peer`` streams; KEDA from another address (here ::1) still gets its stream at
     once, and when all slots are full it takes one from the address holding the most."""
     svc = servicer.ExternalScalerServicer(
-        source=signal, service=SERVICE, metric_name="queueDepth", target=10, max_streams=4
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=4,
+        max_streams_per_peer=1,
     )
     async with (
         server.ScalerServer(servicer=svc, listen="[::]:0", grace=0.1) as srv,
@@ -280,7 +291,7 @@ async def test_one_address_cannot_hold_every_stream(signal: demand.DemandSignal)
                 outcomes.append(await next_result(call))
             except grpc.aio.AioRpcError as exc:
                 outcomes.append(exc.code())
-        assert outcomes.count(False) == 1, outcomes  # 4 // 4: one stream per address by default
+        assert outcomes.count(False) == 1, outcomes  # the per-address bound
         async with grpc.aio.insecure_channel(f"[::1]:{srv.port}") as keda_channel:
             keda = pb_grpc.ExternalScalerStub(keda_channel).StreamIsActive(REF)
             assert await next_result(keda) is False
