@@ -153,6 +153,38 @@ class Upstream:
         self.body_timeout = body_timeout
         self.header_timeout = header_timeout
         self._ttfb = metrics.time_to_first_byte
+        # SSE responses being relayed, with the backend answer each reads from (for ``cut_streams``)
+        self._streams: dict[web.StreamResponse, aiohttp.ClientResponse] = {}
+        self._cut: set[web.StreamResponse] = set()
+        self._none_left: asyncio.Event | None = None
+
+    async def cut_streams(self, *, within: float) -> int:
+        """End every SSE stream still being relayed with a final ``draining`` error event (the drain
+        timeout has passed): its backend answer is closed, the relay writes the event and ends the
+        response. Waits at most ``within`` for the relays to finish; returns how many were cut."""
+        streams = list(self._streams.items())
+        for response, upstream in streams:
+            self._cut.add(response)
+            upstream.close()
+        if self._streams:
+            self._none_left = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(within):
+                    await self._none_left.wait()
+        return len(streams)
+
+    def _relaying(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse) -> None:
+        self._streams[response] = upstream
+
+    def _relayed(self, response: web.StreamResponse) -> bytes | None:
+        """The relay of ``response`` is over; the shutdown event to send if it was cut."""
+        self._streams.pop(response, None)
+        if not self._streams and self._none_left is not None:
+            self._none_left.set()
+        if response in self._cut:
+            self._cut.discard(response)
+            return errors.shutdown_event()
+        return None
 
     async def read_body(self, request: web.Request, *, charge: admission.Charge | None = None) -> bytes:
         """The whole request body, within ``max_body_bytes`` (the app's ``client_max_size``, counted
@@ -264,23 +296,31 @@ class Upstream:
         response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers=headers)
         is_sse = upstream.content_type == SSE_TYPE
         await response.prepare(request)
+        if is_sse:
+            self._relaying(response, upstream)
+        failed = False
         try:
             async for chunk in upstream.content.iter_any():
                 await response.write(chunk)
         except (aiohttp.ClientError, TimeoutError) as exc:
-            logger.warning("backend failed mid-response on %s: %s: %s", request.path, type(exc).__name__, exc)
-            if is_sse:
-                await _try_write(
-                    response,
-                    errors.backend_failed_event(),
-                )
-            else:  # cut the connection: the client must not take a truncated body for a whole one
+            failed = True
+            if not is_sse:  # cut the connection: the client must not take a truncated body for a whole one
+                logger.warning("backend failed mid-response on %s: %s", request.path, type(exc).__name__)
                 response.force_close()
                 if request.transport is not None:
                     request.transport.abort()
                 return response
         except ConnectionError:  # the client went away
+            if is_sse:
+                self._relayed(response)
             return response
+        if is_sse:
+            final = self._relayed(response)
+            if final is None and failed:
+                logger.warning("backend failed mid-stream on %s", request.path)
+                final = errors.backend_failed_event()
+            if final is not None:
+                await _try_write(response, final)
         await _try_write_eof(response)
         return response
 
@@ -289,16 +329,21 @@ class Upstream:
     ) -> web.StreamResponse:
         """Headers (200, SSE) were sent while the request was queued: relay events or one error event."""
         if upstream.status == 200 and upstream.content_type == SSE_TYPE:
+            self._relaying(sse, upstream)
+            failed = False
             try:
                 async for chunk in upstream.content.iter_any():
                     await sse.write(chunk)
             except (aiohttp.ClientError, TimeoutError):
-                await _try_write(
-                    sse,
-                    errors.backend_failed_event(),
-                )
+                failed = True
             except ConnectionError:
+                self._relayed(sse)
                 return sse
+            final = self._relayed(sse)
+            if final is None and failed:
+                final = errors.backend_failed_event()
+            if final is not None:
+                await _try_write(sse, final)
         else:
             await _try_write(sse, await _error_event(upstream))
         await _try_write_eof(sse)
