@@ -123,7 +123,7 @@ async def test_a_silent_connection_is_closed_after_the_header_timeout(
 async def test_connections_beyond_the_per_peer_bound_are_closed_at_once(
     gateways: testing.GatewayStarter,
 ) -> None:
-    gateway = await gateways.start(wait_ready=True)
+    gateway = await gateways.start(wait_ready=True, maxConnectionsPerPeer=8)
     table = gateway.app[keys.CONNECTIONS]
     bound = table.limits.max_connections_per_peer
     host, port = gateway.url.removeprefix("http://").split(":")
@@ -140,3 +140,16 @@ async def test_connections_beyond_the_per_peer_bound_are_closed_at_once(
         for _, w in held:
             w.close()
     assert isinstance(table, connections.ConnectionTable)
+
+
+async def test_an_idle_kept_alive_connection_is_closed(gateways: testing.GatewayStarter) -> None:
+    gateway = await gateways.start(wait_ready=True, keepAliveTimeout="300ms")
+    host, port = gateway.url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(request(b"GET /healthz HTTP/1.1\r\nHost: x"))
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200")
+    await reader.readexactly(int(parse(head)[1]["content-length"]))
+    async with asyncio.timeout(5):
+        assert await reader.read() == b""  # closed by the gateway once idle
+    writer.close()
