@@ -7,6 +7,7 @@ costs a dict lookup and an increment.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import prometheus_client
@@ -23,6 +24,13 @@ _WAIT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600,
 
 
 _ROUTE_LABELS = {route: route for route in ROUTES}
+
+
+def _task_count() -> float:
+    try:
+        return float(len(asyncio.all_tasks()))
+    except RuntimeError:  # scraped from outside the loop (a registry read in a test's thread)
+        return float("nan")
 
 
 def route_label(path: str) -> str:
@@ -114,6 +122,11 @@ class Metrics:
             "Configured bound on open connections from one address",
             registry=r,
         )
+        Gauge(
+            f"{PREFIX}event_loop_tasks",
+            "asyncio tasks alive in the gateway process (read at scrape)",
+            registry=r,
+        ).set_function(_task_count)
         self.connections_refused = Counter(
             f"{PREFIX}connections_refused",
             "Connections closed at once because a connection bound was reached",
