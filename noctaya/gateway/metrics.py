@@ -169,6 +169,9 @@ class Metrics:
         self.max_connections.set(connections.limits.max_connections)
         self.max_connections_per_peer.set(connections.limits.max_connections_per_peer)
         connections.on_refused = self.connections_refused.inc
+        connections.on_malformed = lambda code: self.rejected(
+            errors.Reason.INVALID_ENCODING if code == "invalid_content_encoding" else errors.Reason.MALFORMED
+        )
 
     def request(self, route: str, code: int, count: int = 1) -> None:
         child = self._request_children.get((route, code))

@@ -76,6 +76,8 @@ class ConnectionTable:
         self.open = 0
         self.refused = 0
         self.on_refused: Callable[[], None] | None = None
+        #: told the code of every request the HTTP layer refused as malformed (for the metrics)
+        self.on_malformed: Callable[[str], None] | None = None
 
     def enter(self, peer: str) -> bool:
         limits = self.limits
@@ -209,6 +211,8 @@ class Protocol(web_protocol.RequestHandler):
         else:
             logger.debug("refused a malformed request (%s)", type(exc).__name__ if exc else status)
             code, text = describe(exc)
+            if self._table.on_malformed is not None:
+                self._table.on_malformed(code)
         if request.writer.output_size > 0:
             raise ConnectionError("the response had started; the connection is closed instead")
         try:

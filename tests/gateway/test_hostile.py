@@ -45,6 +45,8 @@ async def test_malformed_requests_get_json_without_echo_or_traceback(
     assert headers["content-type"].startswith("application/json"), (name, raw[:300])
     error = json.loads(body)["error"]
     assert set(error) == {"message", "type", "param", "code"} and error["type"] == "invalid_request_error"
+    registry = gateway.app[keys.METRICS].registry
+    assert registry.get_sample_value("noctaya_gateway_rejections_total", {"reason": error["code"]}) == 1
     assert MARK not in raw and MARK.lower() not in raw.lower()
     for record in caplog.records:
         assert record.levelno < logging.WARNING or record.name.startswith("noctaya.gateway.auth"), (
