@@ -28,6 +28,7 @@ import yaml
 from cdk8s_plus_28 import k8s
 from pydantic import alias_generators
 
+from noctaya.api import quantities
 from noctaya.constructs import kube, naming, volumes
 from noctaya.contract import documents, fields
 from noctaya.contract import gateway as gateway_contract
@@ -163,6 +164,7 @@ def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
                     "tls": tls_files(props.scaler_tls_secret),
                 }
             )
+        check_memory(props)
         return gateway_contract.GatewayConfig.wire(
             settings=props.settings,
             listen=f":{HTTP_PORT}",
@@ -174,6 +176,25 @@ def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
         )
     except pydantic.ValidationError as exc:
         raise refusal(exc) from None
+
+
+def check_memory(props: GatewayProps) -> None:
+    """Refuse settings whose worst case does not fit the memory limit the gateway is rendered with
+    (it would be OOM-killed under exactly the load its bounds admit)."""
+    limit = props.resources.get("limits", {}).get("memory")
+    if limit is None:
+        return
+    available = int(quantities.parse(limit).value)
+    settings = props.settings
+    worst = settings.worst_case_memory_bytes()
+    if worst > available:
+        mib = 1 << 20
+        raise ValueError(
+            f"gateway memory limit {limit}: the gateway's bounds admit up to {worst // mib} MiB "
+            f"({gateway_contract.BASELINE_MEMORY_BYTES // mib} MiB at rest + maxQueuedBodyBytes "
+            f"{settings.max_queued_body_bytes // mib} MiB + maxConnections {settings.max_connections} x "
+            f"{gateway_contract.CONNECTION_MEMORY_BYTES // 1024} KiB); raise the limit or lower those bounds"
+        )
 
 
 def render_config(config: fields.Model) -> str:

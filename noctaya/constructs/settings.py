@@ -59,7 +59,7 @@ class RenderSettings:
     gateway_resources: Mapping[str, Mapping[str, str]] = dataclasses.field(
         default_factory=lambda: {
             "requests": {"cpu": "100m", "memory": "128Mi"},
-            "limits": {"memory": "512Mi"},
+            "limits": {"memory": "1Gi"},
         }
     )
     gateway_settings: gateway_contract.GatewaySettings = dataclasses.field(

@@ -51,6 +51,7 @@ async def scaler(signal: demand.DemandSignal, port: int) -> AsyncIterator[server
         metric_name="queueDepth",
         target=10,
         max_streams=4,
+        max_streams_per_peer=4,
     )
     async with server.ScalerServer(servicer=svc, listen=f"127.0.0.1:{port}", grace=0.1) as running:
         yield running

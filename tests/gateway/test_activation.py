@@ -35,14 +35,14 @@ async def test_ready_then_grace_then_closed() -> None:
     lease.ensure_open()
     lease.ensure_open()
     assert state(lease) is activation.LeaseState.ACTIVATING and d.demand() == 1
-    assert m.registry.get_sample_value("noctaya_gateway_activations_started_total") == 1
+    assert m.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "started"}) == 1
     lease.backend_ready()
     assert state(lease) is activation.LeaseState.GRACE and d.demand() == 1
     await asyncio.sleep(4.999)
     assert state(lease) is activation.LeaseState.GRACE and d.demand() == 1  # the grace holds demand
     await asyncio.sleep(0.002)
     assert state(lease) is activation.LeaseState.CLOSED and d.demand() == 0
-    assert m.registry.get_sample_value("noctaya_gateway_activations_succeeded_total") == 1
+    assert m.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "succeeded"}) == 1
 
 
 async def test_deadline_expires_and_fails_waiters() -> None:
@@ -53,12 +53,12 @@ async def test_deadline_expires_and_fails_waiters() -> None:
     assert state(lease) is activation.LeaseState.ACTIVATING and not any(t.future.done() for t in tickets)
     await asyncio.sleep(0.002)
     assert state(lease) is activation.LeaseState.CLOSED and d.demand() == 0
-    assert m.registry.get_sample_value("noctaya_gateway_activations_expired_total") == 1
+    assert m.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "expired"}) == 1
     for ticket in tickets:
         with pytest.raises(errors.GatewayError) as caught:
             await ticket.future
         assert caught.value.code == "activation_timeout" and caught.value.status == 504
     lease.ensure_open()  # a later cold request: a new lease
-    assert m.registry.get_sample_value("noctaya_gateway_activations_started_total") == 2
+    assert m.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "started"}) == 2
     lease.close()
     assert state(lease) is activation.LeaseState.CLOSED and lease.deadline is None

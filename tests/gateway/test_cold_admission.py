@@ -65,7 +65,10 @@ async def test_keepalive_stream_gets_headers_and_heartbeats_then_tokens(
     await gateway.wait_idle()
     metrics = gateway.app[keys.METRICS]
     assert metrics.registry.get_sample_value("noctaya_gateway_admitted_total", {"path": "cold"}) == 1
-    assert metrics.registry.get_sample_value("noctaya_gateway_activations_succeeded_total") == 1
+    assert (
+        metrics.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "succeeded"})
+        == 1
+    )
 
 
 async def test_cold_start_through_the_sdk_streaming_and_not(
@@ -117,7 +120,7 @@ async def test_queue_full_gives_429_with_retry_after(
     await gateway.wait_idle()
     assert (
         gateway.app[keys.METRICS].registry.get_sample_value(
-            "noctaya_gateway_rejected_total", {"reason": "queue_full"}
+            "noctaya_gateway_rejections_total", {"reason": "queue_full"}
         )
         == 2
     )
@@ -258,16 +261,24 @@ async def ends_100_queued_clients(cold: fake_engine.RunningEngine, gateways: tes
     await gateway.wait_idle()
     metrics = gateway.app[keys.METRICS]
     assert gateway.lease_state is activation.LeaseState.CLOSED and gateway.demand.demand() == 0
-    assert metrics.registry.get_sample_value("noctaya_gateway_activations_expired_total") == 1
     assert (
-        metrics.registry.get_sample_value("noctaya_gateway_rejected_total", {"reason": "activation_timeout"})
+        metrics.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "expired"})
+        == 1
+    )
+    assert (
+        metrics.registry.get_sample_value(
+            "noctaya_gateway_rejections_total", {"reason": "activation_timeout"}
+        )
         == 100
     )
     # a later cold request opens a new lease
     async with aiohttp.ClientSession() as session:
         task = asyncio.create_task(session.post(url, json=CHAT))
         await gateway.wait_for(lambda: gateway.lease_state is activation.LeaseState.ACTIVATING)
-        assert metrics.registry.get_sample_value("noctaya_gateway_activations_started_total") == 2
+        assert (
+            metrics.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "started"})
+            == 2
+        )
         response = await task
         assert response.status == 504
         response.release()
@@ -323,5 +334,8 @@ async def queued_behind_full_in_flight(
         assert (await asyncio.wait_for(first, 3.0))[0] == 200
     await gateway.wait_idle()
     assert (
-        gateway.app[keys.METRICS].registry.get_sample_value("noctaya_gateway_activations_expired_total") == 0
+        gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_activation_events_total", {"event": "expired"}
+        )
+        == 0
     )  # the lease did not expire

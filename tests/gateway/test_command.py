@@ -131,6 +131,8 @@ def test_flags_override_the_file(tmp_path: pathlib.Path) -> None:
         ("backendUrl: [unclosed\n", [], "not valid YAML"),
         (None, [], "cannot read"),
         ("backendUrl: http://b\n", ["--cold-start-mode", "maybe"], "coldStartMode"),
+        ("backendUrl: http://b\nx: " + "[" * 100_000 + "]" * 100_000 + "\n", [], "nested deeper"),
+        ("".join(f"{'  ' * i}k{i}:\n" for i in range(200)) + "  " * 200 + "v: 1\n", [], "nested deeper"),
     ],
 )
 def test_bad_config_exits_2_with_a_message_and_no_traceback(

@@ -58,10 +58,10 @@ async def open_stream_finishes_while_new_requests_are_refused(
     assert rest.endswith(b"data: [DONE]\n\n")
     assert rest.count(b'"tok "') == 10  # nothing was cut (the first line held the role only)
     assert await draining is True
-    assert loop.time() - started < 0.5 + 1e-3  # done when idle (10 tokens of 50 ms), not at the 5 s timeout
+    assert loop.time() - started < 1.5  # done when idle, not at the timeout
     assert (
         gateway.app[keys.METRICS].registry.get_sample_value(
-            "noctaya_gateway_rejected_total", {"reason": "draining"}
+            "noctaya_gateway_rejections_total", {"reason": "draining"}
         )
         == 1
     )

@@ -49,6 +49,10 @@ def test_bad_inputs_exit_2_naming_the_field(
     assert command.main(["--config", write(tmp_path / "c.json", tls)]) == 2
     assert "tls" in capsys.readouterr().err
     assert command.main(["--config", str(tmp_path / "nope.yaml")]) == 2
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"service": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert command.main(["--config", str(deep)]) == 2
+    assert "nested deeper" in capsys.readouterr().err
 
 
 def test_grpc_port_taken_exits_2_without_traceback(

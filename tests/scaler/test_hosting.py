@@ -136,11 +136,11 @@ async def test_reporter_publishes_gateway_demand_and_withdraws(
                 await until(lambda: scaler.membership.demand() >= 1, within=1.0)
             registry = app[keys.METRICS].registry
             accepted = registry.get_sample_value(
-                "noctaya_scaler_reporter_reports_total", {"outcome": "accepted"}
+                "noctaya_gateway_demand_reports_total", {"result": "accepted"}
             )
             assert accepted is not None and accepted >= 2
             assert (
-                registry.get_sample_value("noctaya_scaler_reporter_reports_total", {"outcome": "failed"}) == 0
+                registry.get_sample_value("noctaya_gateway_demand_reports_total", {"result": "failed"}) == 0
             )
             assert registry.get_sample_value("noctaya_scaler_reporter_failures") == 0
             assert registry.get_sample_value("noctaya_scaler_reporter_backoff_max_seconds") == 2.0

@@ -143,7 +143,7 @@ async def test_a_long_outage_keeps_retrying_at_the_cap(
             await until(lambda: scaler.membership.demand() == 1)
             await until(lambda: rep.failures == 0)  # reset once the reporter reads the answer
     assert registry.get_sample_value("noctaya_scaler_reporter_failures") == 0
-    failed = registry.get_sample_value("noctaya_scaler_reporter_reports_total", {"outcome": "failed"})
+    failed = registry.get_sample_value("noctaya_gateway_demand_reports_total", {"result": "failed"})
     assert failed is not None and failed >= 3
     assert registry.get_sample_value("noctaya_scaler_reporter_backoff_max_seconds") == 0.05
 
