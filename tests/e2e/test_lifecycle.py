@@ -122,7 +122,12 @@ async def test_reject_mode_503_then_a_retry_succeeds(start_dev: Any) -> None:
         await client.chat.completions.create(model="m", messages=MESSAGES)
     assert info.value.status_code == 503
     assert info.value.response.headers.get("retry-after") == "1"
-    await dev.wait(lambda s: s["status"]["replicas_ready"] >= 1, within=15, what="a ready replica")
+    # the gateway answers 503 until its own probe has seen the replica ready: wait for that view
+    await dev.wait(
+        lambda s: any((g.get("queue") or {}).get("backendReady") for g in s["gateways"]),
+        within=15,
+        what="the gateway sees a ready backend",
+    )
     reply = await client.chat.completions.create(model="m", messages=MESSAGES)
     assert reply.choices[0].message.content
 
