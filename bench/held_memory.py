@@ -26,8 +26,8 @@ import uvloop
 
 from bench import gateway as gateway_bench
 from bench import load, processes, reporting
+from noctaya.contract import gateway as config_
 from noctaya.gateway import app as app_
-from noctaya.gateway import config as config_
 from noctaya.gateway import testing
 
 
@@ -47,6 +47,8 @@ async def measure(*, held: int, top: int) -> None:
         {
             "backendUrl": f"http://127.0.0.1:{processes.free_port()}",  # nothing listens: cold
             "maxQueue": held,
+            "maxConnections": held + 64,  # one peer (the load process) holds them all
+            "maxConnectionsPerPeer": held + 64,
             "heartbeatInterval": f"{gateway_bench.HEARTBEAT:g}s",
             "activationTimeout": "30m",
             "scaler": None,

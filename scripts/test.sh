@@ -10,4 +10,4 @@ echo "== import-linter"; .venv/bin/lint-imports
 # The cluster tier (tests/cluster) runs a real control plane built from pinned Go modules: from nothing
 # the build takes about MINUTES min on 2 cores, warm it is a check of the cache.
 echo "== cluster build"; bash scripts/cluster.sh build
-echo "== pytest";        .venv/bin/python -m pytest "$@"
+echo "== pytest";        .venv/bin/python -m pytest -n "${NOCTAYA_TEST_WORKERS:-4}" --dist loadgroup "$@"
