@@ -33,7 +33,7 @@ from tests.api.conftest import CrdCheck
 from tests.api.test_invalid_documents import CASES, build
 from tests.cluster.kube import ApiError, Kube, wait
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("cluster")]
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"

@@ -31,7 +31,7 @@ from tests.cluster import operators
 from tests.cluster.conftest import ROOT, Cluster
 from tests.cluster.kube import ApiError, Kube, wait
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("cluster")]
 
 GROUP = "/apis/serving.noctaya.io/v1alpha1"
 FAULT = "fault.noctaya.test/kind"

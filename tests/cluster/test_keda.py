@@ -49,7 +49,7 @@ from tests.cluster import operators
 from tests.cluster.conftest import ROOT, Cluster
 from tests.cluster.kube import wait
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("cluster")]
 
 GROUP = "/apis/serving.noctaya.io/v1alpha1"
 
