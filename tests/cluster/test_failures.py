@@ -4,7 +4,9 @@ One operator replica; each LLMService keeps one backend replica (``scaling.min: 
 shows without a request. A failure is asked for with the annotation ``fault.noctaya.test/kind`` on the
 backend Deployment's Pod template, written under a field manager of the test's own (the operator does
 not render that annotation, so its applies keep it); ``tests/cluster/stages.yaml`` turns it into the
-kubelet's report. Removing the annotation rolls out healthy Pods again.
+kubelet's report. Removing the annotation rolls out healthy Pods again. Each LLMService's gateway runs
+as a real process (``tests/cluster/gateways.py``), so KEDA finds its ExternalScaler and scales the
+backend to ``scaling.min``.
 
 Aspects:
 - image pull failure, crash loop, OOM kill of a rolled-out replica: ``Degraded=True`` with reason
@@ -20,6 +22,7 @@ Aspects:
 from __future__ import annotations
 
 import copy
+import pathlib
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -27,9 +30,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cluster import operators
+from tests.cluster import gateways, operators
 from tests.cluster.conftest import ROOT, Cluster
-from tests.cluster.kube import ApiError, Kube, wait
+from tests.cluster.kube import ApiError, wait
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("cluster")]
 
@@ -43,9 +46,12 @@ def _condition(status: dict[str, Any], kind: str) -> dict[str, Any]:
 
 
 class Services:
-    def __init__(self, *, kube: Kube, namespace: str) -> None:
-        self.kube = kube
+    def __init__(self, *, cluster: Cluster, namespace: str, directory: pathlib.Path) -> None:
+        self.cluster = cluster
+        self.kube = cluster.kube
         self.namespace = namespace
+        self.directory = directory
+        self.gateways: dict[tuple[str, str], gateways.Process] = {}
 
     def path(self, name: str, namespace: str | None = None) -> str:
         return f"{GROUP}/namespaces/{namespace or self.namespace}/llmservices/{name}"
@@ -56,14 +62,30 @@ class Services:
         doc["spec"].update(copy.deepcopy(spec))
         path = self.path(name, namespace)
         self.kube.apply(path, doc, manager="platform-team")
+        key = (namespace or self.namespace, name)
+        if key not in self.gateways:  # the gateway Pod's process, so KEDA finds the ExternalScaler
+            address = gateways.loopback()
+            gateways.map_scaler_host(self.cluster, namespace=key[0], name=name, address=address)
+            self.gateways[key] = gateways.start(
+                self.cluster,
+                namespace=key[0],
+                name=name,
+                directory=self.directory,
+                address=address,
+                engine_address=gateways.loopback(),
+            )
         return path
+
+    def stop(self) -> None:
+        for gateway in self.gateways.values():
+            gateway.stop()
 
     def status(self, path: str) -> dict[str, Any]:
         return dict(self.kube.get(path).get("status") or {})
 
     def fault(self, name: str, kind: str | None) -> None:
         """Ask for (or, with None, withdraw) a failure of the backend's Pods."""
-        deployment = f"/apis/apps/v1/namespaces/{self.namespace}/deployments/{name}"
+        deployment = f"/apis/apps/v1/namespaces/{self.namespace}/deployments/{name}-backend"
         patch = {"spec": {"template": {"metadata": {"annotations": {FAULT: kind}}}}}
         self.kube.patch(deployment, patch, manager="fault-injector")
 
@@ -92,9 +114,11 @@ def services(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iter
         directory=directory,
         timings=operators.Timings(),
     ) as replicas:
+        services = Services(cluster=cluster, namespace=namespace, directory=directory)
         try:
-            yield Services(kube=kube, namespace=namespace)
+            yield services
         finally:
+            services.stop()
             print("---- operator (last lines)\n" + "\n".join(replicas["f"].text().splitlines()[-40:]))
             for ns in (namespace, PREWARM_NAMESPACE):
                 for item in kube.get(f"{GROUP}/namespaces/{ns}/llmservices")["items"]:

@@ -29,11 +29,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
-import os
 import pathlib
-import random
-import signal
-import subprocess
 import sys
 import urllib.parse
 import urllib.request
@@ -45,39 +41,13 @@ import pytest
 import yaml
 from prometheus_client import parser
 
-from tests.cluster import operators
+from tests.cluster import gateways, operators
 from tests.cluster.conftest import ROOT, Cluster
 from tests.cluster.kube import wait
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("cluster")]
 
 GROUP = "/apis/serving.noctaya.io/v1alpha1"
-
-
-def _loopback() -> str:
-    rng = random.SystemRandom()
-    return f"127.{rng.randint(1, 254)}.{rng.randint(1, 254)}.{rng.randint(2, 254)}"
-
-
-class Process:
-    def __init__(self, args: list[str], *, log: pathlib.Path) -> None:
-        self.log = log
-        out = log.open("wb")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NOCTAYA_")}
-        self.process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-        out.close()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=30)
-
-    def text(self) -> str:
-        return self.log.read_text(encoding="utf-8", errors="replace")
 
 
 class Stack:
@@ -92,10 +62,10 @@ class Stack:
         self.doc = doc
         self.name = doc["metadata"]["name"]
         self.path = f"{GROUP}/namespaces/{namespace}/llmservices/{self.name}"
-        self.gateway_address = _loopback()
-        self.engine_address = _loopback()
-        self.gateway: Process | None = None
-        self.engine: Process | None = None
+        self.gateway_address = gateways.loopback()
+        self.engine_address = gateways.loopback()
+        self.gateway: gateways.Process | None = None
+        self.engine: gateways.Process | None = None
 
     def apps(self, plural: str, name: str = "") -> str:
         return f"/apis/apps/v1/namespaces/{self.namespace}/{plural}" + (f"/{name}" if name else "")
@@ -111,24 +81,17 @@ class Stack:
         return list(pods)
 
     def start_gateway(self) -> None:
-        config = yaml.safe_load(
-            self.kube.get(f"/api/v1/namespaces/{self.namespace}/configmaps/{self.name}-gateway")["data"][
-                "config.yaml"
-            ]
-        )
-        backend = urllib.parse.urlsplit(config["backendUrl"])
-        config["listen"] = f"{self.gateway_address}:{config['listen'].rpartition(':')[2]}"
-        config["scaler"]["listen"] = f"{self.gateway_address}:{config['scaler']['listen'].rpartition(':')[2]}"
-        config["backendUrl"] = f"{backend.scheme}://{self.engine_address}:{backend.port}"
-        path = self.directory / "gateway.yaml"
-        path.write_text(yaml.safe_dump(config), encoding="utf-8")
-        self.gateway = Process(
-            [sys.executable, "-m", "noctaya", "gateway", "--config", str(path), "--log-level", "DEBUG"],
-            log=self.directory / "gateway.log",
+        self.gateway = gateways.start(
+            self.cluster,
+            namespace=self.namespace,
+            name=self.name,
+            directory=self.directory,
+            address=self.gateway_address,
+            engine_address=self.engine_address,
         )
 
     def start_engine(self, port: int) -> None:
-        self.engine = Process(
+        self.engine = gateways.Process(
             [
                 sys.executable, "-m", "noctaya.dev.fake_engine", "--host", self.engine_address,
                 "--port", str(port), "--model", self.name, "--ready-delay", "0s", "--tokens", "4",
@@ -173,13 +136,12 @@ def stack(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         },
     )
     stack = Stack(cluster=cluster, namespace=namespace, directory=directory)
-    # KEDA resolves the rendered scaler address to this session's gateway address
-    with cluster.keda_hosts.open("a", encoding="utf-8") as hosts:
-        hosts.write(f"{stack.gateway_address} {stack.name}-scaler.{namespace}.svc\n")
     with operators.replicas(
         cluster, identities=["k"], namespace=namespace, directory=directory, timings=operators.Timings()
     ) as replicas:
         kube.apply(stack.path, stack.doc, manager="platform-team")
+        # KEDA resolves the rendered scaler address to this session's gateway address
+        gateways.map_scaler_host(cluster, namespace=namespace, name=stack.name, address=stack.gateway_address)
         try:
             yield stack
         finally:
@@ -268,7 +230,7 @@ def _ready(pod: dict[str, Any]) -> bool:
 
 
 def test_a_cold_request_scales_the_backend_from_zero_and_back(stack: Stack) -> None:
-    deployment = stack.apps("deployments", stack.name)
+    deployment = stack.apps("deployments", f"{stack.name}-backend")
     wait(
         "the backend at 0",
         lambda: stack.kube.get(deployment)["spec"].get("replicas"),

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cluster import operators
+from tests.cluster import gateways, operators
 from tests.cluster.conftest import ROOT, Cluster
 from tests.cluster.kube import wait
 
@@ -98,9 +98,21 @@ def service(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Itera
     ) as replicas:
         svc = Service(cluster=cluster, namespace=namespace, replicas=replicas)
         kube.apply(svc.path, svc.doc, manager="platform-team")
+        # the gateway Pod's process, so KEDA finds the ExternalScaler (tests/cluster/gateways.py)
+        address = gateways.loopback()
+        gateways.map_scaler_host(cluster, namespace=namespace, name=svc.name, address=address)
+        gateway = gateways.start(
+            cluster,
+            namespace=namespace,
+            name=svc.name,
+            directory=directory,
+            address=address,
+            engine_address=gateways.loopback(),
+        )
         try:
             yield svc
         finally:
+            gateway.stop()
             for replica in replicas.values():
                 print(
                     f"---- operator {replica.identity} (last lines)\n"
@@ -116,10 +128,10 @@ def _applied_by_operator(obj: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_every_rendered_object_is_applied_under_one_field_manager_and_owned(service: Service) -> None:
     expected = {
-        ("apps/v1", "Deployment", service.name),
+        ("apps/v1", "Deployment", f"{service.name}-backend"),
         ("apps/v1", "Deployment", f"{service.name}-gateway"),
         ("v1", "Service", service.name),
-        ("v1", "Service", f"{service.name}-gateway"),
+        ("v1", "Service", f"{service.name}-backend"),
         ("v1", "Service", f"{service.name}-scaler"),
         ("v1", "ConfigMap", f"{service.name}-gateway"),
         ("v1", "PersistentVolumeClaim", f"{service.name}-cache"),
@@ -177,7 +189,7 @@ def _owners_of_replicas(deployment: dict[str, Any]) -> list[str]:
 
 
 def test_keda_owns_the_backend_replicas_and_nobody_fights(service: Service) -> None:
-    path = f"{collection('apps/v1', 'deployments', service.namespace)}/{service.name}"
+    path = f"{collection('apps/v1', 'deployments', service.namespace)}/{service.name}-backend"
     backend = wait(
         "KEDA to scale the backend to its minReplicaCount 0",
         lambda: dict(service.kube.get(path)),
@@ -197,7 +209,7 @@ def test_keda_owns_the_backend_replicas_and_nobody_fights(service: Service) -> N
         lambda items: len(items) == 1,
         timeout=120,
     )[0]
-    assert hpa["spec"]["scaleTargetRef"]["name"] == service.name
+    assert hpa["spec"]["scaleTargetRef"]["name"] == f"{service.name}-backend"
     for replica in service.replicas.values():
         text = replica.text()
         assert "409" not in text and "onflict" not in text, (
