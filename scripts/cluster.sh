@@ -3,8 +3,8 @@
 #
 #   bash scripts/cluster.sh build   build missing binaries (versions: scripts/cluster.versions)
 #   bash scripts/cluster.sh up      build if needed; start etcd, kube-apiserver, controller-manager,
-#                                   scheduler and KWOK (kwokctl, binary runtime), then KEDA's operator
-#                                   and metrics API server; install KEDA's and Noctaya's CRDs; write
+#                                   scheduler and KWOK (kwokctl, binary runtime), then KEDA's operator;
+#                                   install KEDA's and Noctaya's CRDs; write
 #                                   .cluster/kubeconfig
 #   bash scripts/cluster.sh down    stop everything `up` started
 #   bash scripts/cluster.sh bin     print the directory holding the binaries
@@ -30,6 +30,8 @@ CACHE_ROOT="${NOCTAYA_CACHE:-$HOME/.cache/noctaya}/cluster"
 KEY="$( (grep -E '^[A-Z_]+=' "$VERSIONS"; echo "$GO_VERSION") | sha256sum | cut -c1-16)"
 CACHE="$CACHE_ROOT/$KEY"
 BIN="$CACHE/bin"
+# kwokctl runs `kubectl` from PATH (and would download one if none were there): ours, at the pinned version
+export PATH="$BIN:$PATH"
 # A module and build cache of the tier's own, so a build from nothing is one `rm -rf` away.
 export GOMODCACHE="$CACHE_ROOT/go/mod" GOCACHE="$CACHE_ROOT/go/build" GOPATH="$CACHE_ROOT/go/path"
 export CGO_ENABLED=0 GOFLAGS=-trimpath GOTOOLCHAIN=local GOTELEMETRY=off
@@ -112,18 +114,19 @@ build_all() {
   build kwok sigs.k8s.io/kwok "$KWOK" "$KWOK" \
     "-X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK#v} -X sigs.k8s.io/kwok/pkg/consts.KubeVersion=${KUBERNETES#v}" \
     sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl
-  # named as in KEDA's images (the name is also the field manager KEDA's writes are recorded under)
-  if [ ! -x "$BIN/keda" ] || [ ! -x "$BIN/keda-adapter" ]; then
+  # named as in KEDA's images (the name is also the field manager KEDA's writes are recorded under).
+  # Only the operator: nothing here serves external metrics to the HPA, so KEDA's metrics API server
+  # (cmd/adapter) is not built.
+  if [ ! -x "$BIN/keda" ]; then
     build keda github.com/kedacore/keda/v2 "$KEDA" "$KEDA" \
       "-X github.com/kedacore/keda/v2/version.Version=${KEDA#v}" \
-      github.com/kedacore/keda/v2/cmd/operator github.com/kedacore/keda/v2/cmd/adapter
+      github.com/kedacore/keda/v2/cmd/operator
     mv -f "$BIN/operator" "$BIN/keda"
-    mv -f "$BIN/adapter" "$BIN/keda-adapter"
   fi
   rm -rf "$BIN.tmp"
 }
 
-BINARIES="etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl keda keda-adapter"
+BINARIES="etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl keda"
 
 ensure_built() {
   local want
