@@ -56,14 +56,18 @@ class Services:
     def path(self, name: str, namespace: str | None = None) -> str:
         return f"{GROUP}/namespaces/{namespace or self.namespace}/llmservices/{name}"
 
-    def create(self, example: str, *, name: str, namespace: str | None = None, **spec: Any) -> str:
+    def create(
+        self, example: str, *, name: str, namespace: str | None = None, gateway: bool = True, **spec: Any
+    ) -> str:
         doc = yaml.safe_load((ROOT / "examples" / example / "llmservice.yaml").read_text())
         doc["metadata"].update(name=name, namespace=namespace or self.namespace)
         doc["spec"].update(copy.deepcopy(spec))
         path = self.path(name, namespace)
         self.kube.apply(path, doc, manager="platform-team")
         key = (namespace or self.namespace, name)
-        if key not in self.gateways:  # the gateway Pod's process, so KEDA finds the ExternalScaler
+        if (
+            gateway and key not in self.gateways
+        ):  # the gateway Pod's process, so KEDA finds the ExternalScaler
             address = gateways.loopback()
             gateways.map_scaler_host(self.cluster, namespace=key[0], name=name, address=address)
             self.gateways[key] = gateways.start(
@@ -234,7 +238,8 @@ def test_a_failing_prewarm_job_reports_prewarm_failed(services: Services) -> Non
 
 def test_the_pdb_refuses_evicting_the_last_gateway_but_one(services: Services) -> None:
     name = "two-gateways"
-    services.create("two-gateways", name=name, **_no_cache())
+    # the gateway Pods alone are under test: no gateway process, no aggregate scaler for KEDA
+    services.create("two-gateways", name=name, gateway=False, **_no_cache())
     selector = f"serving.noctaya.io/llmservice={name},app.kubernetes.io/component=gateway"
     pods_path = f"/api/v1/namespaces/{services.namespace}/pods"
 

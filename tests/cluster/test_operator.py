@@ -193,11 +193,25 @@ def test_keda_owns_the_backend_replicas_and_nobody_fights(service: Service) -> N
     backend = wait(
         "KEDA to scale the backend to its minReplicaCount 0",
         lambda: dict(service.kube.get(path)),
-        lambda d: (
-            d["spec"].get("replicas") == 0 and any(o.startswith("keda") for o in _owners_of_replicas(d))
-        ),
+        lambda d: d["spec"].get("replicas") == 0,
         timeout=180,
     )
+    # created with the default 1 (nothing renders replicas): the 0 is KEDA's write to the scale
+    # subresource, which leaves no managedFields entry; the audit log names the writer
+    scale_writes = [
+        e
+        for e in operators.audit_events(service.cluster)
+        if e.get("objectRef", {}).get("resource") == "deployments"
+        and e["objectRef"].get("subresource") == "scale"
+        and e["objectRef"].get("name") == f"{service.name}-backend"
+        and e["objectRef"].get("namespace") == service.namespace
+        and e.get("verb") in ("update", "patch")
+        and e.get("stage") == "ResponseComplete"
+    ]
+    assert scale_writes, "no write to the backend's scale subresource"
+    assert all(e.get("userAgent", "").startswith("keda/") for e in scale_writes), [
+        e.get("userAgent") for e in scale_writes
+    ]
     assert MANAGER not in [o.split("/")[0] for o in _owners_of_replicas(backend)], _owners_of_replicas(
         backend
     )
