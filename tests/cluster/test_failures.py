@@ -11,7 +11,8 @@ backend to ``scaling.min``.
 Aspects:
 - image pull failure, crash loop, OOM kill of a rolled-out replica: ``Degraded=True`` with reason
   ``ImagePullFailed``, ``CrashLoopBackOff``, ``OOMKilled``, phase Degraded, and a Warning Event with
-  that reason on the LLMService; after the annotation goes, Ready with ``Degraded=False``;
+  that reason on the LLMService, posted once and the condition not rewritten while the failure goes
+  on; after the annotation goes, Ready with ``Degraded=False``;
 - a Pod the real scheduler cannot place (more accelerators than the node has): ``Ready=False`` with
   ``SchedulingDelayed``; with the request lowered, Ready;
 - a prewarm Job whose Pods exit 1 (the real Job controller, ``backoffLimit`` 3): ``PrewarmFailed``;
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import pathlib
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -172,6 +174,16 @@ def test_a_failing_backend_is_degraded_with_the_reason_and_recovers(
         timeout=60,
     )
     assert events
+    # repeated observations of the failure (the operator resyncs every 5 s, the Pods keep reporting it)
+    # neither rewrite the condition nor post the Event again
+    since = _condition(status, "Degraded")["lastTransitionTime"]
+    deadline = time.time() + 4 * operators.Timings().resync_period
+    wait("four resync periods", time.time, lambda now: now >= deadline, timeout=60)
+    again = services.status(path)
+    assert _condition(again, "Degraded").get("reason") == reason, again
+    assert _condition(again, "Degraded")["lastTransitionTime"] == since, again
+    warnings = [e for e in services.events(name) if e["reason"] == reason]
+    assert len(warnings) == 1 and warnings[0].get("count", 1) == 1, warnings
     services.fault(name, None)
     status = _ready(services, path)
     assert _condition(status, "Degraded").get("status") == "False"
