@@ -5,7 +5,9 @@ disruption controllers), kube-scheduler, KWOK (simulated nodes and Pod lifecycle
 at the versions of ``scripts/cluster.versions``. Each session gets a cluster name and state directory
 of its own (``noctaya-test-<random>``), so two runs on one machine never share a cluster or a port
 (kwokctl and every component pick their own). A missing toolchain or a failed build fails the tier:
-nothing here skips.
+nothing here skips. Every test module of the tier is marked ``xdist_group("cluster")``: under
+``--dist loadgroup`` one worker runs the whole tier, so one control plane is brought up for it and
+brought down (``scripts/cluster.sh down``) when that worker's session ends.
 
 ``NOCTAYA_TEST_CLUSTER_DIR`` (with ``NOCTAYA_CLUSTER_NAME``) runs the tier against a cluster brought up
 by ``scripts/cluster.sh up`` with that state directory and name instead, and leaves it running.
