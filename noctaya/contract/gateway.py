@@ -31,6 +31,9 @@ MAX_QUEUE: Final = 1_000_000
 MAX_IN_FLIGHT: Final = 1_000_000
 MAX_BODY_BYTES: Final = 1 << 30
 READINESS_PATH: Final = r"^/[^\s?#]*$"
+HEADER_NAME: Final = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$"
+MAX_TENANTS: Final = 4096
+MAX_SAMPLES: Final = 1000
 
 
 def check_http_url(value: str) -> str:
@@ -114,6 +117,55 @@ class GatewaySettings(fields.Model):
     body_timeout: Annotated[
         fields.PositiveSeconds, pydantic.Field(description="longest time to receive a request body")
     ] = 30.0
+    tenant_header: Annotated[
+        str | None,
+        pydantic.Field(
+            pattern=HEADER_NAME,
+            description="without API keys, the request header naming a client's tenant in the fair queue",
+        ),
+    ] = None
+    max_tenants: Annotated[
+        int,
+        pydantic.Field(
+            ge=1, le=MAX_TENANTS, description="tenants told apart in the cold queue (more share one)"
+        ),
+    ] = 64
+    retry_after_min: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="smallest Retry-After computed from observed activation times"),
+    ] = 1.0
+    retry_after_max: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="largest Retry-After computed from observed activation times"),
+    ] = 120.0
+    activation_samples: Annotated[
+        int,
+        pydantic.Field(
+            ge=1, le=MAX_SAMPLES, description="recent activation durations kept to compute Retry-After"
+        ),
+    ] = 16
+    warm_duration: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(
+            description="how long POST /noctaya/warm holds the backend up when no duration is given"
+        ),
+    ] = 600.0
+    max_warm_duration: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="longest hold POST /noctaya/warm accepts"),
+    ] = 3600.0
+    access_log: Annotated[
+        Literal["off", "on", "errors"],
+        pydantic.Field(description="one log line per proxied request: off, on, or errors (status >= 400)"),
+    ] = "errors"
+
+    @pydantic.model_validator(mode="after")
+    def _ordered_bounds(self) -> GatewaySettings:
+        if self.retry_after_min > self.retry_after_max:
+            raise ValueError("retryAfterMin must not exceed retryAfterMax")
+        if self.warm_duration > self.max_warm_duration:
+            raise ValueError("warmDuration must not exceed maxWarmDuration")
+        return self
 
 
 class ScalerSection(scaler.ExternalScalerSettings):

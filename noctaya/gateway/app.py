@@ -35,6 +35,7 @@ from aiohttp import web
 from noctaya.contract import demand as demand_mod
 from noctaya.contract import gateway as config
 from noctaya.gateway import (
+    accesslog,
     activation,
     admission,
     auth,
@@ -42,6 +43,7 @@ from noctaya.gateway import (
     draining,
     errors,
     heartbeat,
+    history,
     keys,
     metrics,
     proxy,
@@ -65,7 +67,15 @@ def make_app(
     """Build the gateway app for ``config``; nothing runs until the app is started."""
     app = web.Application(client_max_size=config.max_body_bytes, handler_args={"max_field_size": 16384})
     the_demand = demand.Demand()
-    the_metrics = metrics.Metrics(max_queue=config.max_queue, max_in_flight=config.max_in_flight)
+    the_metrics = metrics.Metrics(
+        max_queue=config.max_queue, max_in_flight=config.max_in_flight, max_tenants=config.max_tenants
+    )
+    the_history = history.ActivationHistory(
+        samples=config.activation_samples,
+        floor=config.retry_after_min,
+        cap=config.retry_after_max,
+        fallback=config.retry_after,
+    )
     the_admission = admission.Admission(
         max_queue=config.max_queue,
         max_in_flight=config.max_in_flight,
@@ -74,6 +84,9 @@ def make_app(
         # backend that went cold again, still ends activation_timeout after its own arrival
         max_wait=config.activation_timeout,
         wait_expired=lambda: errors.activation_timeout(config.activation_timeout),
+        max_tenants=config.max_tenants,
+        # a newcomer under its share takes the slot of the newest request of the tenant holding most
+        displaced=lambda: routing.queue_full(the_history.retry_after(elapsed=the_activation.elapsed())),
     )
     the_activation = activation.Activation(
         timeout=config.activation_timeout,
@@ -81,6 +94,7 @@ def make_app(
         demand=the_demand,
         admission=the_admission,
         metrics=the_metrics,
+        history=the_history,
     )
 
     def on_readiness(ready: bool) -> None:
@@ -117,6 +131,9 @@ def make_app(
         ready=lambda: float(the_readiness.ready),
         draining=lambda: float(the_drain.draining),
         lease_open=lambda: float(the_demand.lease_open),
+        tenants=lambda: the_admission.tenants,
+        warm_hold=lambda: float(the_activation.warm_until is not None),
+        retry_after=lambda: the_history.retry_after(elapsed=the_activation.elapsed()),
     )
     app[keys.CONFIG] = config
     app[keys.DEMAND] = the_demand
@@ -126,6 +143,7 @@ def make_app(
     app[keys.AUTH] = auth.KeyFile(path=config.api_key_file)
     app[keys.DRAIN] = the_drain
     app[keys.METRICS] = the_metrics
+    app[keys.HISTORY] = the_history
 
     upstream = proxy.Upstream(
         base_url=config.backend_url,
@@ -145,6 +163,8 @@ def make_app(
         metrics=the_metrics,
         upstream=upstream,
         heartbeat=app[HEARTBEAT],
+        history=the_history,
+        access=accesslog.AccessLog(mode=config.access_log),
     )
     routing.setup_routes(app, handler=handler)
     app.cleanup_ctx.append(_backend_context)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from noctaya.contract import gateway as config
-from noctaya.gateway import activation, admission, auth, demand, draining, metrics, readiness
+from noctaya.gateway import activation, admission, auth, demand, draining, history, metrics, readiness
 
 CONFIG = web.AppKey("noctaya.gateway.config", config.GatewayConfig)
 DEMAND = web.AppKey("noctaya.gateway.demand", demand.Demand)
@@ -20,3 +20,4 @@ READINESS = web.AppKey("noctaya.gateway.readiness", readiness.Readiness)
 AUTH = web.AppKey("noctaya.gateway.auth", auth.KeyFile)
 DRAIN = web.AppKey("noctaya.gateway.drain", draining.Drain)
 METRICS = web.AppKey("noctaya.gateway.metrics", metrics.Metrics)
+HISTORY = web.AppKey("noctaya.gateway.history", history.ActivationHistory)

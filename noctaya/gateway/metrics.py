@@ -39,7 +39,7 @@ def route_label(path: str) -> str:
 class Metrics:
     """All collectors of one gateway app."""
 
-    def __init__(self, *, max_queue: int, max_in_flight: int) -> None:
+    def __init__(self, *, max_queue: int, max_in_flight: int, max_tenants: int = 64) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.requests = Counter(
@@ -92,6 +92,23 @@ class Metrics:
         self.lease_open = Gauge(f"{PREFIX}lease_open", "1 while an activation lease is open", registry=r)
         Gauge(f"{PREFIX}max_queue", "Configured cold-queue slots", registry=r).set(max_queue)
         Gauge(f"{PREFIX}max_in_flight", "Configured in-flight capacity", registry=r).set(max_in_flight)
+        Gauge(f"{PREFIX}max_tenants", "Configured tenants told apart in the cold queue", registry=r).set(
+            max_tenants
+        )
+        self.queue_tenants = Gauge(
+            f"{PREFIX}queue_tenants", "Tenants holding at least one cold-queue slot", registry=r
+        )
+        self.warm_requests = Counter(
+            f"{PREFIX}warm_requests", "Warm holds asked for (POST /noctaya/warm and warmUntil)", registry=r
+        )
+        self.warm_hold = Gauge(
+            f"{PREFIX}warm_hold", "1 while a warm hold keeps demand up without a request", registry=r
+        )
+        self.retry_after = Gauge(
+            f"{PREFIX}retry_after_seconds",
+            "Retry-After a cold request refused now is given (measured activation time, floored and capped)",
+            registry=r,
+        )
         self._request_children: dict[tuple[str, int], Counter] = {}
         self._reject_children = {reason: self.rejections.labels(reason) for reason in REJECT_REASONS}
         self.admitted_warm = self.admitted.labels("warm")
@@ -106,6 +123,9 @@ class Metrics:
         ready: Callable[[], float],
         draining: Callable[[], float],
         lease_open: Callable[[], float],
+        tenants: Callable[[], float] = lambda: 0.0,
+        warm_hold: Callable[[], float] = lambda: 0.0,
+        retry_after: Callable[[], float] = lambda: 0.0,
     ) -> None:
         """Read the state gauges from the live objects at scrape time."""
         self.queue_depth.set_function(queued)
@@ -114,6 +134,9 @@ class Metrics:
         self.backend_ready.set_function(ready)
         self.draining.set_function(draining)
         self.lease_open.set_function(lease_open)
+        self.queue_tenants.set_function(tenants)
+        self.warm_hold.set_function(warm_hold)
+        self.retry_after.set_function(retry_after)
 
     def request(self, route: str, code: int) -> None:
         child = self._request_children.get((route, code))

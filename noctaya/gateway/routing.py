@@ -9,12 +9,19 @@ One proxied request goes through these steps, each failing fast with an OpenAI-s
 2. Backend ready, nobody queued, in-flight below its bound → forwarded at once (warm path).
    Ready but in-flight full → 429 ``overloaded``.
 3. Backend cold: ``reject`` mode → 503 + ``Retry-After`` (the activation lease opens anyway).
-   ``keepalive`` mode → take a queue slot (full → 429 + ``Retry-After``), open the lease, read the
-   body (bounded) to learn ``stream``; a streaming request gets 200 + SSE headers now and a
-   ``: keepalive`` comment every heartbeat (from the shared ticker in ``heartbeat``); then wait for
-   the slot to be granted (arrival order), at most ``activation_timeout`` from arrival.
-4. Forward. A connect failure (nothing sent) marks the backend cold and goes back to step 2, at most
-   ``connect_retries`` times; nothing that reached the backend is ever sent again.
+   ``keepalive`` mode → take a queue slot for the request's tenant (the API key when keys are
+   configured, else the ``tenant_header`` value, else one tenant for all; full → 429 + ``Retry-After``
+   to the tenant holding the most slots, see ``admission``), open the lease, read the body (bounded)
+   to learn ``stream``; a streaming request gets 200 + SSE headers now and a ``: keepalive <elapsed>``
+   comment every heartbeat (from the shared ticker in ``heartbeat``); then wait for the slot to be
+   granted (round-robin over tenants), at most ``activation_timeout`` from arrival. ``Retry-After``
+   comes from the activation times this gateway measured (``history``).
+4. Forward; an answer to a request that waited for a cold start carries ``Noctaya-Cold-Start:
+   <seconds waited>`` (a held stream gets a ``: cold start <seconds>`` comment instead, its headers
+   being out). A connect failure (nothing sent) marks the backend cold and goes back to step 2, at
+   most ``connect_retries`` times; nothing that reached the backend is ever sent again.
+
+Every request ends in one access-log line (``accesslog``) and one count in the request metrics.
 
 Whatever the request holds (queue slot, in-flight slot) is given back in a ``finally``; a client that
 leaves cancels its handler (the server runs with ``handler_cancellation``) and frees its slot at once.
@@ -23,21 +30,25 @@ leaves cancels its handler (the server runs with ``handler_cancellation``) and f
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import time
 
 from aiohttp import web
 
+from noctaya.contract import fields
 from noctaya.contract import gateway as config_
+from noctaya.gateway import accesslog, errors, history, keys, metrics, proxy
 from noctaya.gateway import activation as activation_
 from noctaya.gateway import admission as admission_
 from noctaya.gateway import auth as auth_
 from noctaya.gateway import demand as demand_
 from noctaya.gateway import draining as draining_
-from noctaya.gateway import errors, keys, metrics, proxy
 from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
 
+MAX_TENANT_BYTES = 256
+"""A tenant header value is cut to this many bytes (hostile clients send anything)."""
 _UNDECLARED_TYPES = frozenset({"application/octet-stream", "text/plain"})
 """Types under which clients that set none send their JSON (aiohttp's default is octet-stream)."""
 
@@ -126,12 +137,36 @@ def wants_stream(request: web.Request, body: bytes) -> bool:
 
 
 class Exchange:
-    """Per-request state that error handling needs: the SSE response once its headers are out."""
+    """Per-request state that error handling and the access log need: the SSE response once its
+    headers are out, and how long the request waited for a cold start (None: it did not)."""
 
-    __slots__ = ("sse",)
+    __slots__ = ("sse", "wait")
 
     def __init__(self) -> None:
         self.sse: web.StreamResponse | None = None
+        self.wait: float | None = None
+
+
+def tenant_of(request: web.Request, *, keyed: bool, header: str | None) -> str:
+    """The request's tenant in the fair queue: a digest of its API key when keys are configured (the
+    key itself is never kept), else its ``header`` value (bounded), else the one shared tenant."""
+    if keyed:
+        authorization = request.headers.get("Authorization", "")
+        token = authorization.partition(" ")[2].strip().encode("utf-8", "surrogateescape")
+        return "key:" + hashlib.blake2b(token, digest_size=12).hexdigest()
+    if header is not None:
+        value = request.headers.get(header)
+        if value:
+            return value.encode("utf-8", "surrogateescape")[:MAX_TENANT_BYTES].decode("utf-8", "replace")
+    return ""
+
+
+def sent_bytes(response: web.StreamResponse) -> int:
+    """Body bytes of ``response``: written so far when streamed, else its body's length."""
+    if response.prepared:
+        return response.body_length
+    body = response.body if isinstance(response, web.Response) else None
+    return len(body) if isinstance(body, bytes | bytearray) else 0
 
 
 class ProxyHandler:
@@ -149,6 +184,8 @@ class ProxyHandler:
         metrics: metrics.Metrics,
         upstream: proxy.Upstream,
         heartbeat: heartbeat_.Heartbeat,
+        history: history.ActivationHistory,
+        access: accesslog.AccessLog,
     ) -> None:
         self.config = config
         self.admission = admission
@@ -159,14 +196,23 @@ class ProxyHandler:
         self.metrics = metrics
         self.upstream = upstream
         self.heartbeat = heartbeat
+        self.history = history
+        self.access = access
         self.keepalive = config.cold_start_mode == "keepalive"
+
+    def retry_after(self) -> float:
+        """Retry-After for a cold refusal now: measured activation time left, or the fixed value."""
+        return self.history.retry_after(elapsed=self.activation.elapsed())
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         route = metrics.route_label(request.path)
         exchange = Exchange()
+        started = asyncio.get_running_loop().time()
+        code: str | None = None
         try:
             response = await self._handle(request, exchange)
         except errors.GatewayError as exc:
+            code = exc.code
             if exc.reason is not None:
                 self.metrics.rejected(exc.reason)
             if exchange.sse is None:
@@ -182,12 +228,40 @@ class ProxyHandler:
                     pass
         except asyncio.CancelledError:
             self.metrics.request(route, 499)  # client closed the connection
+            self._log(request, route, exchange, 499, started, code="client_closed")
             raise
         except ConnectionError:  # a heartbeat or body write found the client gone
             self.metrics.request(route, 499)
+            self._log(request, route, exchange, 499, started, code="client_closed")
             return exchange.sse if exchange.sse is not None else web.Response(status=499)
         self.metrics.request(route, response.status)
+        self._log(request, route, exchange, response.status, started, code=code, response=response)
         return response
+
+    def _log(
+        self,
+        request: web.Request,
+        route: str,
+        exchange: Exchange,
+        status: int,
+        started: float,
+        *,
+        code: str | None,
+        response: web.StreamResponse | None = None,
+    ) -> None:
+        if not self.access.wants(status):
+            return
+        sent = response if response is not None else exchange.sse
+        self.access.record(
+            status=status,
+            method=request.method,
+            route=route,
+            cold=exchange.wait is not None,
+            wait=exchange.wait,
+            duration=asyncio.get_running_loop().time() - started,
+            sent=0 if sent is None else sent_bytes(sent),
+            code=code,
+        )
 
     async def _handle(self, request: web.Request, exchange: Exchange) -> web.StreamResponse:
         config = self.config
@@ -209,14 +283,14 @@ class ProxyHandler:
             elif admission.ready:
                 raise overloaded(config.retry_after)
             else:  # cold: queue; the wait is awaited here, not in a helper coroutine (see below)
-                ticket = self._enqueue_cold(exchange)
+                ticket = self._enqueue_cold(request, exchange)
                 try:
                     body = await self._prepare_wait(request, exchange, body)
                     sse = exchange.sse
                     if sse is None:
                         await ticket.future
                     else:
-                        self.heartbeat.hold(sse, request=request)
+                        self.heartbeat.hold(sse, request=request, since=ticket.enqueued_at)
                         try:
                             await ticket.future
                         finally:
@@ -224,9 +298,11 @@ class ProxyHandler:
                 except BaseException:
                     admission.leave(ticket)
                     raise
-                self._admitted_cold(ticket)
+                self._admitted_cold(ticket, exchange)
             try:
-                return await self.upstream.forward(request, body=body, sse=exchange.sse)
+                return await self.upstream.forward(
+                    request, body=body, sse=exchange.sse, cold_start=exchange.wait
+                )
             except proxy.ConnectFailed as exc:
                 self.readiness.mark_cold(reason=str(exc))
                 failures += 1
@@ -242,17 +318,18 @@ class ProxyHandler:
     # heartbeats come from the shared ticker (``heartbeat``). A handler cancelled while awaiting it
     # (client gone) cancels the future too; admission passes such a ticket over until it leaves.
 
-    def _enqueue_cold(self, exchange: Exchange) -> admission_.Ticket:
+    def _enqueue_cold(self, request: web.Request, exchange: Exchange) -> admission_.Ticket:
         """Take a queue slot (or fail fast: reject mode, queue full); the lease opens either way."""
         config = self.config
         if not self.keepalive and exchange.sse is None:
             self.activation.ensure_open()
-            raise cold_reject(config.retry_after)
+            raise cold_reject(self.retry_after())
+        tenant = tenant_of(request, keyed=self.auth.enabled, header=config.tenant_header)
         try:
-            ticket = self.admission.enqueue()
+            ticket = self.admission.enqueue(tenant=tenant)
         except admission_.QueueFull:
             self.activation.ensure_open()
-            raise queue_full(config.retry_after) from None
+            raise queue_full(self.retry_after()) from None
         self.activation.ensure_open()
         return ticket
 
@@ -264,10 +341,13 @@ class ProxyHandler:
             exchange.sse = await proxy.start_sse(request)
         return body
 
-    def _admitted_cold(self, ticket: admission_.Ticket) -> None:
+    def _admitted_cold(self, ticket: admission_.Ticket, exchange: Exchange) -> None:
         self.admission.settle(ticket)
         self.metrics.admitted_cold.inc()
-        self.metrics.activation_wait.observe(asyncio.get_running_loop().time() - ticket.enqueued_at)
+        waited = asyncio.get_running_loop().time() - ticket.enqueued_at
+        # the wait of a request forwarded again after a connect failure adds up
+        exchange.wait = waited if exchange.wait is None else exchange.wait + waited
+        self.metrics.activation_wait.observe(waited)
 
 
 def queue_state(app: web.Application) -> dict[str, object]:
@@ -293,7 +373,87 @@ def queue_state(app: web.Application) -> dict[str, object]:
         },
         "coldStartMode": config.cold_start_mode,
         "draining": app[keys.DRAIN].draining,
+        "tenants": admission.tenants,
+        "retryAfterSeconds": app[keys.HISTORY].retry_after(elapsed=lease.elapsed()),
+        "activationSeconds": app[keys.HISTORY].typical(),
+        "warmUntil": _wall(lease.warm_until),
     }
+
+
+def _wall(loop_time: float | None) -> str | None:
+    """A loop-clock instant as RFC 3339 UTC wall time."""
+    if loop_time is None:
+        return None
+    at = time.time() + (loop_time - asyncio.get_running_loop().time())
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(round(at)))
+
+
+MAX_WARM_BODY = 4096
+"""Largest body ``POST /noctaya/warm`` reads (it takes one field)."""
+
+
+def invalid_warm(message: str) -> errors.GatewayError:
+    return errors.GatewayError(
+        status=400, message=message, type="invalid_request_error", code="invalid_warm_request"
+    )
+
+
+async def warm_duration(request: web.Request, *, default: float, longest: float) -> float:
+    """The hold asked for: ``{"duration": "10m"}`` (a Go duration or seconds), or ``default``."""
+    if request.content_length is not None and request.content_length > MAX_WARM_BODY:
+        raise invalid_warm(f"the body must be at most {MAX_WARM_BODY} bytes")
+    raw = await request.content.read(MAX_WARM_BODY + 1)
+    if len(raw) > MAX_WARM_BODY:
+        raise invalid_warm(f"the body must be at most {MAX_WARM_BODY} bytes")
+    if not raw.strip():
+        return default
+    try:
+        document = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise invalid_json() from None
+    if not isinstance(document, dict) or set(document) - {"duration"}:
+        raise invalid_warm('the body must be a JSON object with at most one field, "duration"')
+    if "duration" not in document:
+        return default
+    try:
+        seconds = fields.parse_seconds(document["duration"])
+    except ValueError as exc:
+        raise invalid_warm(f"duration: {exc}") from None
+    if not 0 < seconds <= longest:
+        raise invalid_warm(
+            f"duration: must be above 0 and at most {fields.format_seconds(longest)} (maxWarmDuration)"
+        )
+    return seconds
+
+
+async def warm_handler(request: web.Request) -> web.Response:
+    """``POST /noctaya/warm``: hold the backend up for a while without a request (idempotent)."""
+    app = request.app
+    config = app[keys.CONFIG]
+    try:
+        if app[keys.DRAIN].draining:
+            raise errors.draining()
+        auth = app[keys.AUTH]
+        if auth.enabled and not auth.allows(request.headers.get("Authorization")):
+            raise unauthorized()
+        seconds = await warm_duration(request, default=config.warm_duration, longest=config.max_warm_duration)
+    except errors.GatewayError as exc:
+        if exc.reason is not None:
+            app[keys.METRICS].rejected(exc.reason)
+        return exc.to_response()
+    ready = app[keys.READINESS].ready
+    lease = app[keys.ACTIVATION]
+    until = lease.warm(seconds=seconds, backend_ready=ready)
+    app[keys.METRICS].warm_requests.inc()
+    return web.json_response(
+        {
+            "warmUntil": _wall(until),
+            "remainingSeconds": max(0.0, until - asyncio.get_running_loop().time()),
+            "backendReady": ready,
+            "lease": lease.state.value,
+        },
+        status=202,
+    )
 
 
 async def queue_handler(request: web.Request) -> web.Response:
@@ -324,5 +484,6 @@ def setup_routes(app: web.Application, *, handler: ProxyHandler) -> None:
     app.router.add_get("/healthz", healthz_handler)
     app.router.add_get("/metrics", metrics_handler)
     app.router.add_get("/noctaya/queue", queue_handler)
+    app.router.add_post("/noctaya/warm", warm_handler)
     app.router.add_route("*", "/v1/{tail:.*}", handler.handle)
     app.router.add_route("*", "/{tail:.*}", not_found_handler)
