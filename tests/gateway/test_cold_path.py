@@ -1,0 +1,247 @@
+"""The cold path made visible: measured Retry-After, cold-start timing, warm holds, the logs.
+
+Aspects: Retry-After is the fixed ``retryAfter`` until the gateway has seen an activation, then the
+measured activation time held within ``retryAfterMin``/``retryAfterMax`` (429 and reject-mode 503
+alike) and the gauge says the same; an answer that waited for a cold start carries
+``Noctaya-Cold-Start`` (read through the openai SDK) and a warm one does not; a held stream's
+keepalive comments carry the time waited and a ``: cold start`` comment precedes its events;
+``POST /noctaya/warm`` needs the API key when one is configured, refuses a bad or too long duration
+with JSON, opens a lease without a request, is idempotent, ends on time and is counted; the access
+log writes one JSON line per request as its mode asks and never a key; every activation writes one
+log line when it opens and when it succeeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import pathlib
+import re
+
+import aiohttp
+import pytest
+from openai.types.chat import ChatCompletionMessageParam
+
+from noctaya.dev import fake_engine
+from noctaya.gateway import keys, testing
+from tests.gateway.conftest import SdkFactory
+
+CHAT: dict[str, object] = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
+MESSAGES: list[ChatCompletionMessageParam] = [{"role": "user", "content": "hi"}]
+KEY = "sk-cold-path-secret"
+
+
+@pytest.fixture
+def cold(engine: fake_engine.RunningEngine) -> fake_engine.RunningEngine:
+    engine.state.ready_override = False
+    return engine
+
+
+@pytest.fixture
+def key_file(tmp_path: pathlib.Path) -> pathlib.Path:
+    path = tmp_path / "key"
+    path.write_text(KEY + "\n")
+    return path
+
+
+async def metric(http: aiohttp.ClientSession, gateway: testing.RunningGateway, name: str) -> float:
+    async with http.get(gateway.url + "/metrics") as response:
+        text = await response.text()
+    found = re.search(rf"^{re.escape(name)} (\S+)$", text, re.MULTILINE)
+    assert found is not None, name
+    return float(found.group(1))
+
+
+async def queue(http: aiohttp.ClientSession, gateway: testing.RunningGateway) -> dict[str, object]:
+    async with http.get(gateway.url + "/noctaya/queue") as response:
+        document: dict[str, object] = await response.json()
+        return document
+
+
+async def test_retry_after_is_fixed_until_an_activation_was_measured_then_measured(
+    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start(
+        coldStartMode="reject", retryAfter="7s", retryAfterMin="3s", retryAfterMax="4s", retryGrace="0s"
+    )
+    url = gateway.url + "/v1/chat/completions"
+    async with http.post(url, json=CHAT) as first:
+        assert first.status == 503 and first.headers["Retry-After"] == "7"  # nothing measured yet
+    assert await metric(http, gateway, "noctaya_gateway_retry_after_seconds") == 7
+    cold.state.ready_override = True  # the lease the 503 opened sees the backend come up
+    await gateway.wait_for(lambda: gateway.app[keys.HISTORY].typical() is not None)
+    cold.state.ready_override = False  # the warm-rate readiness probe sees it go cold
+    await gateway.wait_for(lambda: not gateway.app[keys.READINESS].ready)
+    async with http.post(url, json=CHAT) as second:
+        # measured activation (well under a second) floored at retryAfterMin
+        assert second.status == 503 and second.headers["Retry-After"] == "3"
+    assert await metric(http, gateway, "noctaya_gateway_retry_after_seconds") == 3
+    state = await queue(http, gateway)
+    assert state["retryAfterSeconds"] == 3 and isinstance(state["activationSeconds"], float)
+
+
+async def test_queue_full_429_carries_the_measured_retry_after_too(
+    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start(maxQueue=1, retryAfter="9s", retryAfterMin="2s")
+    url = gateway.url + "/v1/chat/completions"
+    held = asyncio.create_task(http.post(url, json=CHAT))
+    await gateway.wait_for(lambda: gateway.admission.queued == 1)
+    async with http.post(url, json=CHAT) as refused:
+        assert refused.status == 429 and refused.headers["Retry-After"] == "9"
+    cold.state.ready_override = True
+    (await held).release()
+    cold.state.ready_override = False
+    await gateway.wait_for(lambda: not gateway.app[keys.READINESS].ready)
+    held = asyncio.create_task(http.post(url, json=CHAT))
+    await gateway.wait_for(lambda: gateway.admission.queued == 1)
+    async with http.post(url, json=CHAT) as refused:
+        assert refused.status == 429 and refused.headers["Retry-After"] == "2"
+    held.cancel()
+    await asyncio.gather(held, return_exceptions=True)
+    await gateway.wait_idle()
+
+
+async def test_an_answer_that_waited_carries_its_cold_start_and_a_warm_one_does_not(
+    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, sdk: SdkFactory
+) -> None:
+    gateway = await gateways.start()
+    client = sdk(gateway)
+    waiting = asyncio.create_task(
+        client.chat.completions.with_raw_response.create(model="fake-model", messages=MESSAGES)
+    )
+    await gateway.wait_for(lambda: gateway.admission.queued == 1)
+    cold.state.ready_override = True
+    raw = await waiting
+    assert float(raw.headers["Noctaya-Cold-Start"]) >= 0
+    assert raw.parse().choices[0].message.content
+    warm = await client.chat.completions.with_raw_response.create(model="fake-model", messages=MESSAGES)
+    assert "Noctaya-Cold-Start" not in warm.headers
+
+
+async def test_a_held_stream_hears_how_long_it_waited(
+    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start()
+    async with http.post(gateway.url + "/v1/chat/completions", json={**CHAT, "stream": True}) as response:
+        assert await response.content.readline() == b": keepalive\n"  # with the headers
+        await response.content.readline()
+        waited = []
+        while len(waited) < 4:  # 50 ms apart
+            line = await asyncio.wait_for(response.content.readline(), 2.0)
+            found = re.fullmatch(rb": keepalive ([0-9]+\.[0-9])s\n", line)
+            if found:
+                waited.append(float(found.group(1)))
+        assert waited == sorted(waited) and waited[-1] >= 0.1
+        cold.state.ready_override = True
+        rest = (await asyncio.wait_for(response.content.read(), 2.0)).decode()
+    cold_start = re.search(r"^: cold start ([0-9.]+)s$", rest, re.MULTILINE)
+    assert cold_start is not None and float(cold_start.group(1)) >= waited[-1]
+    assert rest.index(": cold start") < rest.index("data: ")
+    assert rest.rstrip().endswith("data: [DONE]")
+
+
+async def test_warm_needs_the_key_and_a_valid_bounded_duration(
+    cold: fake_engine.RunningEngine,
+    gateways: testing.GatewayStarter,
+    http: aiohttp.ClientSession,
+    key_file: pathlib.Path,
+) -> None:
+    gateway = await gateways.start(apiKeyFile=str(key_file), maxWarmDuration="1m", warmDuration="30s")
+    url = gateway.url + "/noctaya/warm"
+    async with http.post(url) as response:
+        assert response.status == 401
+        assert (await response.json())["error"]["code"] == "invalid_api_key"
+    auth = {"Authorization": f"Bearer {KEY}"}
+    for body, expected in (
+        ({"duration": "2m"}, "at most 1m0s"),
+        ({"duration": "soon"}, "duration"),
+        ({"duration": "0s"}, "above 0"),
+        ({"until": "later"}, "one field"),
+        ([1], "one field"),
+    ):
+        async with http.post(url, json=body, headers=auth) as response:
+            assert response.status == 400
+            error = (await response.json())["error"]
+            assert error["code"] == "invalid_warm_request" and expected in error["message"]
+    async with http.post(url, data=b"{", headers={**auth, "Content-Type": "application/json"}) as response:
+        assert response.status == 400 and (await response.json())["error"]["code"] == "invalid_json"
+    async with http.post(url, data=b"x" * 5000, headers=auth) as response:
+        assert response.status == 400
+    assert (await queue(http, gateway))["demand"] == 0  # nothing refused opened anything
+
+
+async def test_warm_holds_demand_without_a_request_idempotently_and_ends_on_time(
+    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start(retryGrace="0s")
+    url = gateway.url + "/noctaya/warm"
+    async with http.post(url, json={"duration": "1s"}) as response:
+        assert response.status == 202
+        first = await response.json()
+    assert first["backendReady"] is False and first["lease"] == "activating"
+    async with http.post(url, json={"duration": "500ms"}) as response:  # shorter: changes nothing
+        second = await response.json()
+    assert second["warmUntil"] == first["warmUntil"] and second["remainingSeconds"] > 0.5
+    state = await queue(http, gateway)
+    assert state["demand"] == 1 and state["queued"] == 0 and state["warmUntil"] == first["warmUntil"]
+    assert await metric(http, gateway, "noctaya_gateway_warm_hold") == 1
+    cold.state.ready_override = True  # the activation succeeds; the hold outlives its grace
+    await gateway.wait_for(lambda: gateway.lease_state.value == "closed")
+    assert gateway.demand.demand() == 1
+    await gateway.wait_for(lambda: gateway.demand.demand() == 0, within=3.0)  # the hold's end
+    assert (await queue(http, gateway))["warmUntil"] is None
+    assert await metric(http, gateway, "noctaya_gateway_warm_requests_total") == 2
+    assert await metric(http, gateway, "noctaya_gateway_warm_hold") == 0
+
+
+async def test_the_access_log_writes_one_json_line_per_request_and_never_a_key(
+    engine: fake_engine.RunningEngine,
+    gateways: testing.GatewayStarter,
+    sdk: SdkFactory,
+    key_file: pathlib.Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="noctaya.gateway.access")
+    everything = await gateways.start(wait_ready=True, apiKeyFile=str(key_file), accessLog="on")
+    await sdk(everything, api_key=KEY).chat.completions.create(model="fake-model", messages=MESSAGES)
+    with pytest.raises(Exception, match="401"):
+        await sdk(everything, api_key="sk-wrong-key").models.list()
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "noctaya.gateway.access"]
+    assert [(line["status"], line["route"], line["path"]) for line in lines] == [
+        (200, "chat/completions", "warm"),
+        (401, "models", "warm"),
+    ]
+    assert lines[0]["bytes"] > 0 and lines[0]["duration"] >= 0 and lines[0]["wait"] is None
+    assert lines[1]["code"] == "invalid_api_key"
+    assert KEY not in caplog.text and "sk-wrong-key" not in caplog.text
+    caplog.clear()
+    errors_only = await gateways.start(wait_ready=True, apiKeyFile=str(key_file), accessLog="errors")
+    await sdk(errors_only, api_key=KEY).models.list()
+    with pytest.raises(Exception, match="401"):
+        await sdk(errors_only, api_key="sk-wrong-key").models.list()
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "noctaya.gateway.access"]
+    assert [line["status"] for line in lines] == [401]
+
+
+async def test_each_activation_logs_its_opening_and_its_outcome(
+    cold: fake_engine.RunningEngine,
+    gateways: testing.GatewayStarter,
+    http: aiohttp.ClientSession,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="noctaya.gateway")
+    gateway = await gateways.start(activationTimeout="300ms", accessLog="off")
+    async with http.post(gateway.url + "/v1/chat/completions", json=CHAT) as response:
+        assert response.status == 504
+    async with http.post(gateway.url + "/noctaya/warm", json={"duration": "1s"}) as response:
+        assert response.status == 202  # still cold: a new activation, opened without a request
+    cold.state.ready_override = True
+    await gateway.wait_for(lambda: gateway.lease_state.value != "activating")
+    messages = [r.getMessage() for r in caplog.records if r.name == "noctaya.gateway.activation"]
+    assert messages[0].startswith("activation opened by a cold request")
+    assert messages[1].startswith("activation expired: the backend was not ready within 0.3s")
+    assert messages[2] == "activation opened by a warm request (timeout 0.3s)"
+    assert re.fullmatch(r"activation succeeded after [0-9.]+s", messages[3])
+    assert not [r for r in caplog.records if r.name == "noctaya.gateway.access"]
