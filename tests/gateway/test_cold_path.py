@@ -21,7 +21,8 @@ import re
 
 import aiohttp
 import pytest
-from openai.types.chat import ChatCompletionMessageParam
+from openai._legacy_response import LegacyAPIResponse
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
 from noctaya.dev import fake_engine
 from noctaya.gateway import keys, testing
@@ -108,9 +109,11 @@ async def test_an_answer_that_waited_carries_its_cold_start_and_a_warm_one_does_
 ) -> None:
     gateway = await gateways.start()
     client = sdk(gateway)
-    waiting = asyncio.create_task(
-        client.chat.completions.with_raw_response.create(model="fake-model", messages=MESSAGES)
-    )
+
+    async def create() -> LegacyAPIResponse[ChatCompletion]:
+        return await client.chat.completions.with_raw_response.create(model="fake-model", messages=MESSAGES)
+
+    waiting = asyncio.create_task(create())
     await gateway.wait_for(lambda: gateway.admission.queued == 1)
     cold.state.ready_override = True
     raw = await waiting
@@ -127,7 +130,7 @@ async def test_a_held_stream_hears_how_long_it_waited(
     async with http.post(gateway.url + "/v1/chat/completions", json={**CHAT, "stream": True}) as response:
         assert await response.content.readline() == b": keepalive\n"  # with the headers
         await response.content.readline()
-        waited = []
+        waited: list[float] = []
         while len(waited) < 4:  # 50 ms apart
             line = await asyncio.wait_for(response.content.readline(), 2.0)
             found = re.fullmatch(rb": keepalive ([0-9]+\.[0-9])s\n", line)
