@@ -154,6 +154,7 @@ class Activation:
     def _expire(self) -> None:
         self._timer = None
         self._metrics.activations_expired.inc()
+        self._metrics.failures.activation(reason=f"activation_timeout: not ready within {self.timeout:g}s")
         self._close()
         failed = self._admission.fail_waiting(lambda: errors.activation_timeout(self.timeout))
         logger.warning(

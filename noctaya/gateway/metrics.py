@@ -36,11 +36,44 @@ def route_label(path: str) -> str:
     return "other"
 
 
+class Failures:
+    """How many requests and activations failed and the last reason of each, for ``/noctaya/queue``
+    (and so the view of ``noctaya dev``): a request failed when it was answered 429 or 5xx (a client
+    that leaves or sends a bad request is not a failure of the gateway); an activation failed when it
+    hit the activation timeout. The counters of the registry count the same events."""
+
+    __slots__ = ("activations", "last_activation", "last_request", "requests")
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.activations = 0
+        self.last_request: str | None = None
+        self.last_activation: str | None = None
+
+    def request(self, *, status: int, reason: str | None) -> None:
+        if status == 429 or status >= 500:
+            self.requests += 1
+            self.last_request = reason or f"HTTP {status}"
+
+    def activation(self, *, reason: str) -> None:
+        self.activations += 1
+        self.last_activation = reason
+
+    def document(self) -> dict[str, object]:
+        return {
+            "requests": self.requests,
+            "lastRequestReason": self.last_request,
+            "activations": self.activations,
+            "lastActivationReason": self.last_activation,
+        }
+
+
 class Metrics:
     """All collectors of one gateway app."""
 
     def __init__(self, *, max_queue: int, max_in_flight: int, max_tenants: int = 64) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        self.failures = Failures()
         r = self.registry
         self.requests = Counter(
             f"{PREFIX}requests",

@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import time
 
 from aiohttp import web
@@ -209,10 +210,11 @@ class ProxyHandler:
         exchange = Exchange()
         started = asyncio.get_running_loop().time()
         code: str | None = None
+        outcome: int | None = None  # the refusal's own status (a held stream's answer is a 200)
         try:
             response = await self._handle(request, exchange)
         except errors.GatewayError as exc:
-            code = exc.code
+            code, outcome = exc.code, exc.status
             if exc.reason is not None:
                 self.metrics.rejected(exc.reason)
             if exchange.sse is None:
@@ -235,6 +237,7 @@ class ProxyHandler:
             self._log(request, route, exchange, 499, started, code="client_closed")
             return exchange.sse if exchange.sse is not None else web.Response(status=499)
         self.metrics.request(route, response.status)
+        self.metrics.failures.request(status=outcome or response.status, reason=code)
         self._log(request, route, exchange, response.status, started, code=code, response=response)
         return response
 
@@ -377,6 +380,7 @@ def queue_state(app: web.Application) -> dict[str, object]:
         "retryAfterSeconds": app[keys.HISTORY].retry_after(elapsed=lease.elapsed()),
         "activationSeconds": app[keys.HISTORY].typical(),
         "warmUntil": _wall(lease.warm_until),
+        "failures": app[keys.METRICS].failures.document(),
     }
 
 
@@ -461,9 +465,11 @@ async def queue_handler(request: web.Request) -> web.Response:
 
 
 async def healthz_handler(request: web.Request) -> web.Response:
+    """200 ``{"status": "ok", "pid": N}`` (503 while draining); the pid lets a supervisor tell its own
+    process from another one answering on the same port."""
     if request.app[keys.DRAIN].draining:
-        return web.json_response({"status": "draining"}, status=503)
-    return web.json_response({"status": "ok"})
+        return web.json_response({"status": "draining", "pid": os.getpid()}, status=503)
+    return web.json_response({"status": "ok", "pid": os.getpid()})
 
 
 async def metrics_handler(request: web.Request) -> web.Response:
