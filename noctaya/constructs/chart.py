@@ -214,5 +214,15 @@ class LLMServiceChart(cdk8s.Chart):
                 )
                 if tls
                 else None,
+                schedules=tuple(
+                    autoscaling.CronWindow(
+                        name=schedule.name,
+                        start=schedule.start,
+                        end=schedule.end_expression,
+                        timezone=schedule.timezone,
+                        desired_replicas=schedule.min_replicas,
+                    )
+                    for schedule in scaling.schedules
+                ),
             ),
         )
