@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import datetime
 import logging
 import secrets
 import time
@@ -41,6 +42,7 @@ from noctaya.operator import (
     health,
     metrics,
     rendering,
+    schedules,
     status,
 )
 from noctaya.operator import (
@@ -263,8 +265,11 @@ class Reconciler:
             self._inv.find(key, "keda.sh/v1alpha1", "ScaledObject", ident.name)
         ):
             outcome = dataclasses.replace(outcome, autoscaling=not_ready)
-        await self._report(key, body, generation=generation, outcome=outcome)
-        return None
+        warm, recheck = schedules.next_warm_window(
+            service.spec.scaling.schedules, now=datetime.datetime.now(datetime.UTC)
+        )
+        await self._report(key, body, generation=generation, outcome=outcome, warm_window=warm)
+        return recheck  # the window opens or closes then: the status moves on time
 
     def _parse_service(self, key: inventory_.ServiceKey, body: Mapping[str, Any]) -> llmservice.LLMService:
         """The parsed LLMService, parsed once per resourceVersion."""
@@ -336,7 +341,13 @@ class Reconciler:
                 self._metrics.objects.labels(action=action).inc(n)
 
     async def _report(
-        self, key: inventory_.ServiceKey, body: Mapping[str, Any], *, generation: int, outcome: status.Outcome
+        self,
+        key: inventory_.ServiceKey,
+        body: Mapping[str, Any],
+        *,
+        generation: int,
+        outcome: status.Outcome,
+        warm_window: Mapping[str, Any] | None = None,
     ) -> None:
         ident = naming.ServiceIdentity(name=key[1], namespace=key[0])
         observed = health.assess(
@@ -354,7 +365,12 @@ class Reconciler:
         ):
             activation = observed.activation
         new = status.compose(
-            previous=previous, generation=generation, health=observed, outcome=outcome, activation=activation
+            previous=previous,
+            generation=generation,
+            health=observed,
+            outcome=outcome,
+            activation=activation,
+            warm_window=warm_window,
         )
         if status.same_status(previous, new):
             return

@@ -134,8 +134,10 @@ def compose(
     outcome: Outcome,
     activation: health_.Activation | None,
     now: str | None = None,
+    warm_window: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The complete ``status`` for one LLMService."""
+    """The complete ``status`` for one LLMService (``warm_window``: ``nextWarmWindow``, see
+    ``noctaya.operator.schedules``)."""
     now = now or now_iso()
     previous = previous or {}
     wanted: list[dict[str, Any]] = []
@@ -211,6 +213,8 @@ def compose(
         status["lastActivation"] = activation.as_status()
     elif previous.get("lastActivation"):
         status["lastActivation"] = previous["lastActivation"]
+    if warm_window is not None:
+        status["nextWarmWindow"] = dict(warm_window)
     return {k: v for k, v in status.items() if v is not None}
 
 
