@@ -306,6 +306,7 @@ class DevRunner:
             gateways_up=self.gateways.healthy,
             gateways=len(self.gateways.members),
             **_failures(queues),
+            next_warm_window=seen.schedule or None,
         )
 
     def state(self, snapshot: view.Snapshot) -> dict[str, Any]:
@@ -326,6 +327,7 @@ class DevRunner:
                 "errors": seen.errors,
                 "streamConnected": seen.stream_connected,
                 "lastError": seen.last_error,
+                "scheduled": seen.scheduled,
             },
             "replicas": [
                 {"name": r.name, "port": r.port, "pid": r.child.pid, "phase": r.phase.value}

@@ -3,11 +3,13 @@
 Aspects: a second ``noctaya dev`` on a port already taken fails at once with the reason on the
 terminal, exit 1, no endpoint announced, no replacement loop and no process left behind (the first
 one keeps serving); an activation that times out and the request it failed are counted in the state
-and the status line with their last reason.
+and the status line with their last reason; a ``--schedule`` window open now brings a replica up
+with no request at all.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
 import pathlib
 import subprocess
@@ -85,4 +87,23 @@ async def test_failed_activations_and_requests_are_counted_with_their_last_reaso
         lambda _: "failed: 1 requests (last: activation_timeout), 1 activations" in dev.output(),
         within=5,
         what="the failures on the status line",
+    )
+
+
+async def test_a_schedule_open_now_brings_a_replica_up_with_no_request(start_dev: StartDev) -> None:
+    """``--schedule`` with a window that opened an hour ago and closes in two: the local KEDA's cron
+    trigger scales 0 -> 1 at its first poll, no request sent; the status line says so."""
+    now = datetime.datetime.now(datetime.UTC)
+    opened, closes = (now - datetime.timedelta(hours=1)).hour, (now + datetime.timedelta(hours=2)).hour
+    dev = await start_dev(
+        "--schedule", f"name=open-now; start=0 {opened} * * *; end=0 {closes} * * *", cooldown="1s"
+    )
+    state = await dev.wait(
+        lambda s: s["status"]["replicas_ready"] == 1, within=20, what="a replica up by schedule"
+    )
+    assert state["keda"]["scheduled"] == 1 and state["keda"]["pushes"] == 0  # no demand pushed it
+    assert state["status"]["next_warm_window"] == "open-now active (1)"
+    assert state["status"]["demand"] == 0
+    await dev.wait(
+        lambda _: "schedule: open-now active (1)" in dev.output(), within=5, what="the status line"
     )
