@@ -40,6 +40,8 @@ NAME_RULE: Final = meta.Rule(
     message="metadata.name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a "
     f"letter) of at most {MAX_NAME_LENGTH} characters",
 )
+#: Extension: hold the backend up until this RFC 3339 time, with no request (the gateways' ``warmUntil``)
+WARM_UNTIL_ANNOTATION: Final = "serving.noctaya.io/warm-until"
 #: Cache size used when ``cache.size`` is unset (a controller default, as in API.md).
 DEFAULT_CACHE_SIZE: Final = quantities.Quantity.parse("50Gi")
 
@@ -484,6 +486,29 @@ class LLMService(meta.ApiModel):
     metadata: meta.ObjectMeta = pydantic.Field(default_factory=meta.ObjectMeta)
     spec: LLMServiceSpec
     status: LLMServiceStatus | None = None
+
+    @pydantic.model_validator(mode="after")
+    def _warm_until_is_a_time(self) -> LLMService:
+        self.warm_until  # noqa: B018  (raises ValueError naming the annotation)
+        return self
+
+    @property
+    def warm_until(self) -> datetime.datetime | None:
+        """Extension: the ``serving.noctaya.io/warm-until`` annotation, an RFC 3339 time with its zone,
+        until which the gateways hold the backend up without a request; None when unset."""
+        text = self.metadata.annotations.get(WARM_UNTIL_ANNOTATION)
+        if text is None:
+            return None
+        try:
+            moment = datetime.datetime.fromisoformat(text.strip()) if len(text) <= 64 else None
+        except ValueError:
+            moment = None
+        if moment is None or moment.tzinfo is None or "T" not in text.upper():
+            raise ValueError(
+                f"metadata.annotations[{WARM_UNTIL_ANNOTATION}]: {text[:64]!r} is not an RFC 3339 time "
+                "with a zone, e.g. 2026-12-01T18:00:00Z"
+            )
+        return moment.astimezone(datetime.UTC)
 
     @property
     def name(self) -> str:

@@ -158,6 +158,7 @@ class LLMServiceChart(cdk8s.Chart):
             heartbeat_interval=endpoint.cold_start.heartbeat_interval.total_seconds,
             activation_timeout=scaling.activation_timeout.total_seconds,
             drain_timeout=scaling.drain_timeout.total_seconds,
+            warm_until=None if service.warm_until is None else service.warm_until.isoformat(),
         )
         scaler_settings = gateway.overlay(
             scaler_contract.ExternalScalerSettings(), target=scaling.target, metric_name=scaling.metric.value

@@ -18,6 +18,7 @@ ConfigMap and, through the gauges, in metrics.
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 from urllib.parse import urlsplit
@@ -47,6 +48,25 @@ def check_http_url(value: str) -> str:
 
 
 HttpUrl = Annotated[str, pydantic.AfterValidator(check_http_url)]
+
+
+def _rfc3339(value: str | None) -> str | None:
+    """An RFC 3339 time with its zone, normalised to UTC ``YYYY-MM-DDTHH:MM:SSZ``."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(value) if len(value) <= 64 and "T" in value.upper() else None
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise ValueError(f"{value[:64]!r} is not an RFC 3339 time with a zone, e.g. 2026-12-01T18:00:00Z")
+    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(value: str) -> float:
+    """A ``warmUntil`` value (already checked) as Unix seconds."""
+    return datetime.datetime.fromisoformat(value).timestamp()
+
 
 ConfigError = documents.ConfigError
 
@@ -154,6 +174,14 @@ class GatewaySettings(fields.Model):
         fields.PositiveSeconds,
         pydantic.Field(description="longest hold POST /noctaya/warm accepts"),
     ] = 3600.0
+    warm_until: Annotated[
+        str | None,
+        pydantic.AfterValidator(lambda value: _rfc3339(value)),
+        pydantic.Field(
+            description="hold the backend up until this RFC 3339 time without a request "
+            "(at most maxWarmDuration from the gateway's start)"
+        ),
+    ] = None
     access_log: Annotated[
         Literal["off", "on", "errors"],
         pydantic.Field(description="one log line per proxied request: off, on, or errors (status >= 400)"),

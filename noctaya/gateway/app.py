@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 
 import aiohttp
@@ -34,6 +36,7 @@ from aiohttp import web
 
 from noctaya.contract import demand as demand_mod
 from noctaya.contract import gateway as config
+from noctaya.contract import gateway as config_
 from noctaya.gateway import (
     accesslog,
     activation,
@@ -50,6 +53,8 @@ from noctaya.gateway import (
     readiness,
     routing,
 )
+
+logger = logging.getLogger(__name__)
 
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 """What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
@@ -212,6 +217,7 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
         connector=aiohttp.TCPConnector(limit=2, keepalive_timeout=UPSTREAM_KEEPALIVE),
         cookie_jar=aiohttp.DummyCookieJar(),
     )
+    _warm_until(app)
     tasks = (
         asyncio.create_task(app[keys.READINESS].run(session), name="noctaya-gateway-readiness"),
         asyncio.create_task(app[HEARTBEAT].run(), name="noctaya-gateway-heartbeat"),
@@ -227,3 +233,21 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
         app[keys.ACTIVATION].close()
         app[keys.ADMISSION].close()
         await session.close()
+
+
+def _warm_until(app: web.Application) -> None:
+    """``warmUntil`` (the LLMService's warm-until annotation): a warm hold from the start, bounded by
+    ``maxWarmDuration``; one in the past holds nothing."""
+    config = app[keys.CONFIG]
+    if config.warm_until is None:
+        return
+    seconds = config_.parse_time(config.warm_until) - time.time()
+    if seconds <= 0:
+        logger.info("warmUntil %s has passed: no warm hold", config.warm_until)
+        return
+    held = min(seconds, config.max_warm_duration)
+    app[keys.ACTIVATION].warm(seconds=held, backend_ready=app[keys.READINESS].ready)
+    app[keys.METRICS].warm_requests.inc()
+    logger.info(
+        "warm hold until %s: %gs (maxWarmDuration %gs)", config.warm_until, held, config.max_warm_duration
+    )

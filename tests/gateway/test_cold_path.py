@@ -8,7 +8,7 @@ keepalive comments carry the time waited and a ``: cold start`` comment precedes
 ``POST /noctaya/warm`` needs the API key when one is configured, refuses a bad or too long duration
 with JSON, opens a lease without a request, is idempotent, ends on time and is counted; the access
 log writes one JSON line per request as its mode asks and never a key; every activation writes one
-log line when it opens and when it succeeds.
+log line when it opens and when it succeeds; ``warmUntil`` holds from the start until that time.
 """
 
 from __future__ import annotations
@@ -18,12 +18,14 @@ import json
 import logging
 import pathlib
 import re
+import time
 
 import aiohttp
 import pytest
 from openai._legacy_response import LegacyAPIResponse
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
+from noctaya.contract import gateway as config
 from noctaya.dev import fake_engine
 from noctaya.gateway import keys, testing
 from tests.gateway.conftest import SdkFactory
@@ -248,3 +250,20 @@ async def test_each_activation_logs_its_opening_and_its_outcome(
     assert messages[2] == "activation opened by a warm request (timeout 0.3s)"
     assert re.fullmatch(r"activation succeeded after [0-9.]+s", messages[3])
     assert not [r for r in caplog.records if r.name == "noctaya.gateway.access"]
+
+
+async def test_warm_until_holds_from_the_start_until_that_time(
+    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    """``warmUntil`` (rendered from the warm-until annotation): demand 1 from the start with no
+    request, ending at that time; one in the past holds nothing; a bad one is a config error."""
+    until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 2))
+    gateway = await gateways.start(warmUntil=until, retryGrace="0s")
+    state = await queue(http, gateway)
+    assert state["demand"] == 1 and state["queued"] == 0 and state["warmUntil"] is not None
+    assert await metric(http, gateway, "noctaya_gateway_warm_requests_total") == 1
+    await gateway.wait_for(lambda: gateway.demand.demand() == 0, within=5.0)
+    past = await gateways.start(warmUntil="2020-01-01T00:00:00+02:00")
+    assert (await queue(http, past))["demand"] == 0
+    with pytest.raises(config.ConfigError, match="warmUntil: .*not an RFC 3339 time"):
+        config.build_config({"backendUrl": "http://127.0.0.1:1", "warmUntil": "tomorrow"})
