@@ -265,5 +265,5 @@ async def test_warm_until_holds_from_the_start_until_that_time(
     await gateway.wait_for(lambda: gateway.demand.demand() == 0, within=5.0)
     past = await gateways.start(warmUntil="2020-01-01T00:00:00+02:00")
     assert (await queue(http, past))["demand"] == 0
-    with pytest.raises(config.ConfigError, match="warmUntil: .*not an RFC 3339 time"):
+    with pytest.raises(config.ConfigError, match=r"warmUntil: .*not an RFC 3339 time"):
         config.build_config({"backendUrl": "http://127.0.0.1:1", "warmUntil": "tomorrow"})
