@@ -186,6 +186,12 @@ class GatewaySettings(fields.Model):
         Literal["off", "on", "errors"],
         pydantic.Field(description="one log line per proxied request: off, on, or errors (status >= 400)"),
     ] = "errors"
+    access_log_max_per_second: Annotated[
+        int,
+        pydantic.Field(
+            ge=1, le=1_000_000, description="access log lines written in any one second (more are dropped)"
+        ),
+    ] = 1000
 
     @pydantic.model_validator(mode="after")
     def _ordered_bounds(self) -> GatewaySettings:

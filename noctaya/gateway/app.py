@@ -169,7 +169,11 @@ def make_app(
         upstream=upstream,
         heartbeat=app[HEARTBEAT],
         history=the_history,
-        access=accesslog.AccessLog(mode=config.access_log),
+        access=accesslog.AccessLog(
+            mode=config.access_log,
+            max_per_second=config.access_log_max_per_second,
+            on_drop=the_metrics.access_log_dropped.inc,
+        ),
     )
     routing.setup_routes(app, handler=handler)
     app.cleanup_ctx.append(_backend_context)

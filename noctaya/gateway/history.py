@@ -4,8 +4,8 @@ A client told to retry (429 ``queue_full`` while cold, 503 ``model_starting`` in
 told when the backend is likely to be up: the median of the last ``samples`` activation durations
 (lease opened to backend Ready) minus the time the current activation has already run, held within
 ``[floor, cap]``. Until the gateway has seen an activation of its own it answers the configured
-``fallback`` (``retryAfter``). The history is a fixed-size ring; an estimate costs one sort of at
-most ``samples`` numbers and is computed only for a refusal.
+``fallback`` (``retryAfter``). The history is a fixed-size ring; its median is recomputed when an
+activation is observed, so a refusal costs a subtraction and two comparisons.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class ActivationHistory:
         self.cap = cap
         self.fallback = fallback
         self._durations: collections.deque[float] = collections.deque(maxlen=samples)
+        self._typical: float | None = None  # the median, recomputed on each observation only
 
     @property
     def durations(self) -> tuple[float, ...]:
@@ -32,10 +33,11 @@ class ActivationHistory:
 
     def observe(self, seconds: float) -> None:
         self._durations.append(max(0.0, seconds))
+        self._typical = statistics.median(self._durations)
 
     def typical(self) -> float | None:
         """The median observed activation duration; None before the first."""
-        return statistics.median(self._durations) if self._durations else None
+        return self._typical
 
     def retry_after(self, *, elapsed: float | None) -> float:
         """Seconds a refused client should wait; ``elapsed``: how long the current activation has run

@@ -137,6 +137,9 @@ class Metrics:
         self.warm_hold = Gauge(
             f"{PREFIX}warm_hold", "1 while a warm hold keeps demand up without a request", registry=r
         )
+        self.access_log_dropped = Counter(
+            f"{PREFIX}access_log_dropped", "Access log lines dropped over accessLogMaxPerSecond", registry=r
+        )
         self.retry_after = Gauge(
             f"{PREFIX}retry_after_seconds",
             "Retry-After a cold request refused now is given (measured activation time, floored and capped)",

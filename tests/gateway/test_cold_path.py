@@ -7,8 +7,9 @@ alike) and the gauge says the same; an answer that waited for a cold start carri
 keepalive comments carry the time waited and a ``: cold start`` comment precedes its events;
 ``POST /noctaya/warm`` needs the API key when one is configured, refuses a bad or too long duration
 with JSON, opens a lease without a request, is idempotent, ends on time and is counted; the access
-log writes one JSON line per request as its mode asks and never a key; every activation writes one
-log line when it opens and when it succeeds; ``warmUntil`` holds from the start until that time.
+log writes one JSON line per request as its mode asks and never a key, at most so many a second;
+every activation writes one log line when it opens and when it succeeds; ``warmUntil`` holds from
+the start until that time.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
 from noctaya.contract import gateway as config
 from noctaya.dev import fake_engine
-from noctaya.gateway import keys, testing
+from noctaya.gateway import accesslog, keys, testing
 from tests.gateway.conftest import SdkFactory
 
 CHAT: dict[str, object] = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
@@ -267,3 +268,27 @@ async def test_warm_until_holds_from_the_start_until_that_time(
     assert (await queue(http, past))["demand"] == 0
     with pytest.raises(config.ConfigError, match=r"warmUntil: .*not an RFC 3339 time"):
         config.build_config({"backendUrl": "http://127.0.0.1:1", "warmUntil": "tomorrow"})
+
+
+@pytest.mark.looptime(start=100.0)
+async def test_the_access_log_is_bounded_per_second_and_says_what_it_dropped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """On a fake loop clock: at most ``max_per_second`` lines in one second; the rest are dropped and
+    counted, and the first line of the next second carries how many."""
+    caplog.set_level(logging.INFO, logger="noctaya.gateway.access")
+    dropped: list[int] = []
+    log = accesslog.AccessLog(mode="errors", max_per_second=2, on_drop=lambda: dropped.append(1))
+    for _ in range(5):
+        log.record(
+            status=429, method="POST", route="chat/completions", cold=False, wait=None, duration=0, sent=0
+        )
+    log.record(
+        status=200, method="GET", route="models", cold=False, wait=None, duration=0, sent=0
+    )  # not an error
+    await asyncio.sleep(1.0)  # the next second of the loop clock
+    log.record(status=503, method="POST", route="chat/completions", cold=True, wait=1.5, duration=1.5, sent=0)
+    lines = [json.loads(r.getMessage()) for r in caplog.records]
+    assert [line["status"] for line in lines] == [429, 429, 503]
+    assert "dropped" not in lines[0] and lines[2]["dropped"] == 3 and len(dropped) == 3
+    assert lines[2]["path"] == "cold" and lines[2]["wait"] == 1.5
