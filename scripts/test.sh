@@ -7,4 +7,4 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 JSII_SILENCE_WARNING_DEP
 echo "== ruff";          .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== mypy (strict)"; .venv/bin/mypy
 echo "== import-linter"; .venv/bin/lint-imports
-echo "== pytest";        .venv/bin/python -m pytest "$@"
+echo "== pytest";        .venv/bin/python -m pytest -n "${NOCTAYA_TEST_WORKERS:-4}" --dist loadgroup "$@"

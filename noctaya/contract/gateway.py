@@ -31,6 +31,14 @@ from noctaya.contract import documents, fields, scaler
 MAX_QUEUE: Final = 1_000_000
 MAX_IN_FLIGHT: Final = 1_000_000
 MAX_BODY_BYTES: Final = 1 << 30
+MAX_QUEUED_BODY_BYTES: Final = 16 << 30
+MAX_CONNECTIONS: Final = 1_000_000
+#: the gateway process at rest (interpreter, libraries, metrics), measured with some room
+BASELINE_MEMORY_BYTES: Final = 96 << 20
+#: one client connection at most: aiohttp's read buffer up to its high-water mark (2 x 64 KiB), the
+#: request head (16 KiB), the response relayed from the backend up to its own high-water mark
+#: (2 x 64 KiB), and the transport's write buffer
+CONNECTION_MEMORY_BYTES: Final = 384 << 10
 READINESS_PATH: Final = r"^/[^\s?#]*$"
 HEADER_NAME: Final = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$"
 MAX_TENANTS: Final = 4096
@@ -193,13 +201,58 @@ class GatewaySettings(fields.Model):
         ),
     ] = 1000
 
+    max_queued_body_bytes: Annotated[
+        int,
+        pydantic.Field(
+            ge=1,
+            le=MAX_QUEUED_BODY_BYTES,
+            description="request bodies held in memory by queued cold requests, all together (bytes)",
+        ),
+    ] = 128 * 1024 * 1024
+    backend_header_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="longest wait for the backend's response headers (504 after it)"),
+    ] = 600.0
+    client_write_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="a client that reads nothing of its response for this long is cut off"),
+    ] = 60.0
+    header_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="a new connection must send its first request head within this"),
+    ] = 10.0
+    keep_alive_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="an idle kept-alive client connection is closed after this"),
+    ] = 60.0
+    max_connections: Annotated[
+        int, pydantic.Field(ge=1, le=MAX_CONNECTIONS, description="client connections open at once")
+    ] = 1024
+    max_connections_per_peer: Annotated[
+        int,
+        pydantic.Field(
+            ge=1, le=MAX_CONNECTIONS, description="client connections open at once from one address"
+        ),
+    ] = 256
+
     @pydantic.model_validator(mode="after")
-    def _ordered_bounds(self) -> GatewaySettings:
+    def _bounds_agree(self) -> GatewaySettings:
+        if self.max_connections_per_peer > self.max_connections:
+            raise ValueError("maxConnectionsPerPeer: must not exceed maxConnections")
         if self.retry_after_min > self.retry_after_max:
             raise ValueError("retryAfterMin must not exceed retryAfterMax")
         if self.warm_duration > self.max_warm_duration:
             raise ValueError("warmDuration must not exceed maxWarmDuration")
         return self
+
+    def worst_case_memory_bytes(self) -> int:
+        """What the gateway can hold at most under these bounds: a baseline, the queued bodies, and
+        the buffers of every open connection (request and response flow control, request head)."""
+        return (
+            BASELINE_MEMORY_BYTES
+            + self.max_queued_body_bytes
+            + self.max_connections * CONNECTION_MEMORY_BYTES
+        )
 
 
 class ScalerSection(scaler.ExternalScalerSettings):

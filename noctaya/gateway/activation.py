@@ -96,7 +96,7 @@ class Activation:
         self._opened_at = now
         self._deadline = now + self.timeout
         self._timer = loop.call_at(self._deadline, self._expire)
-        self._metrics.activations_started.inc()
+        self._metrics.activation_started.inc()
         logger.info("activation opened by %s (timeout %gs)", cause, self.timeout)
         self._sync_demand()
 
@@ -131,7 +131,7 @@ class Activation:
         loop = asyncio.get_running_loop()
         now = loop.time()
         self._cancel_timer()
-        self._metrics.activations_succeeded.inc()
+        self._metrics.activation_succeeded.inc()
         if self._opened_at is not None:
             took = now - self._opened_at
             self._metrics.activation_duration.observe(took)
@@ -153,7 +153,7 @@ class Activation:
 
     def _expire(self) -> None:
         self._timer = None
-        self._metrics.activations_expired.inc()
+        self._metrics.activation_expired.inc()
         self._metrics.failures.activation(reason=f"activation_timeout: not ready within {self.timeout:g}s")
         self._close()
         failed = self._admission.fail_waiting(lambda: errors.activation_timeout(self.timeout))

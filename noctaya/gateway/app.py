@@ -30,6 +30,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -53,6 +54,7 @@ from noctaya.gateway import (
     readiness,
     routing,
 )
+from noctaya.serving import connections
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +65,24 @@ HEARTBEAT = web.AppKey("noctaya.gateway.heartbeat", heartbeat.Heartbeat)
 UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled connection is not raced
 
 
+def connection_limits(config: config.GatewayConfig) -> connections.Limits:
+    """The bounds of the gateway's listener."""
+    return connections.Limits(
+        max_connections=config.max_connections,
+        max_connections_per_peer=config.max_connections_per_peer,
+        header_timeout=config.header_timeout,
+        keepalive_timeout=config.keep_alive_timeout,
+        write_timeout=config.client_write_timeout,
+    )
+
+
+def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
+    """The runner for a gateway app: its connection bounds, OpenAI-shaped protocol errors."""
+    return connections.Runner(
+        app, table=app[keys.CONNECTIONS], error_body=errors.protocol_error_body, **kwargs
+    )
+
+
 def make_app(
     config: config.GatewayConfig,
     *,
@@ -70,10 +90,18 @@ def make_app(
     extra_contexts: Sequence[CleanupContext] = (),
 ) -> web.Application:
     """Build the gateway app for ``config``; nothing runs until the app is started."""
-    app = web.Application(client_max_size=config.max_body_bytes, handler_args={"max_field_size": 16384})
+    app = web.Application(client_max_size=config.max_body_bytes)
+    the_connections = connections.ConnectionTable(limits=connection_limits(config))
     the_demand = demand.Demand()
     the_metrics = metrics.Metrics(
         max_queue=config.max_queue, max_in_flight=config.max_in_flight, max_tenants=config.max_tenants
+    )
+    the_metrics.bounds(
+        access_log_max_per_second=config.access_log_max_per_second,
+        activation_samples=config.activation_samples,
+        retry_after_min=config.retry_after_min,
+        retry_after_max=config.retry_after_max,
+        max_warm_duration=config.max_warm_duration,
     )
     the_history = history.ActivationHistory(
         samples=config.activation_samples,
@@ -91,7 +119,7 @@ def make_app(
         wait_expired=lambda: errors.activation_timeout(config.activation_timeout),
         max_tenants=config.max_tenants,
         # a newcomer under its share takes the slot of the newest request of the tenant holding most
-        displaced=lambda: routing.queue_full(the_history.retry_after(elapsed=the_activation.elapsed())),
+        displaced=lambda: errors.queue_full(the_history.retry_after(elapsed=the_activation.elapsed())),
     )
     the_activation = activation.Activation(
         timeout=config.activation_timeout,
@@ -129,13 +157,22 @@ def make_app(
 
     the_demand.subscribe(on_demand)
     the_drain = draining.Drain(admission=the_admission, timeout=config.drain_timeout)
+    the_budget = admission.ByteBudget(
+        limit=config.max_queued_body_bytes,
+        refusal=lambda: errors.queue_bytes_full(
+            config.max_queued_body_bytes, the_history.retry_after(elapsed=the_activation.elapsed())
+        ),
+    )
     the_metrics.bind(
         queued=lambda: the_admission.queued,
+        queued_body_bytes=lambda: the_budget.held,
+        max_queued_body_bytes=config.max_queued_body_bytes,
         in_flight=lambda: the_admission.in_flight,
         demand=the_demand.demand,
         ready=lambda: float(the_readiness.ready),
         draining=lambda: float(the_drain.draining),
         lease_open=lambda: float(the_demand.lease_open),
+        connections=the_connections,
         tenants=lambda: the_admission.tenants,
         warm_hold=lambda: float(the_activation.warm_until is not None),
         retry_after=lambda: the_history.retry_after(elapsed=the_activation.elapsed()),
@@ -145,7 +182,11 @@ def make_app(
     app[keys.ADMISSION] = the_admission
     app[keys.ACTIVATION] = the_activation
     app[keys.READINESS] = the_readiness
-    app[keys.AUTH] = auth.KeyFile(path=config.api_key_file)
+    app[keys.AUTH] = auth.KeyFile(
+        path=config.api_key_file,
+        max_key_bytes=connections.max_header_value(the_connections.limits, "Bearer "),
+    )
+    app[keys.CONNECTIONS] = the_connections
     app[keys.DRAIN] = the_drain
     app[keys.METRICS] = the_metrics
     app[keys.HISTORY] = the_history
@@ -155,6 +196,7 @@ def make_app(
         max_body_bytes=config.max_body_bytes,
         body_timeout=config.body_timeout,
         metrics=the_metrics,
+        header_timeout=config.backend_header_timeout,
     )
     app[UPSTREAM] = upstream
     app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
@@ -168,6 +210,7 @@ def make_app(
         metrics=the_metrics,
         upstream=upstream,
         heartbeat=app[HEARTBEAT],
+        budget=the_budget,
         history=the_history,
         access=accesslog.AccessLog(
             mode=config.access_log,
@@ -216,7 +259,8 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _loops_context(app: web.Application) -> AsyncIterator[None]:
-    """The probe loop and the heartbeat ticker; on exit they stop, then the lease and queue timers."""
+    """The probe loop, the heartbeat ticker and the backend-header watchdog; on exit they stop, then
+    the lease and queue timers."""
     session = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=2, keepalive_timeout=UPSTREAM_KEEPALIVE),
         cookie_jar=aiohttp.DummyCookieJar(),
@@ -225,6 +269,7 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
     tasks = (
         asyncio.create_task(app[keys.READINESS].run(session), name="noctaya-gateway-readiness"),
         asyncio.create_task(app[HEARTBEAT].run(), name="noctaya-gateway-heartbeat"),
+        asyncio.create_task(app[UPSTREAM].watch_headers(), name="noctaya-gateway-header-watchdog"),
     )
     try:
         yield
