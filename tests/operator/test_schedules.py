@@ -3,20 +3,32 @@
 Aspects (pure, on a fixed clock): no schedules, no window; a window open now wins over one that opens
 later, and of two open ones the one open longer; the next to open otherwise; the recheck is the
 boundary (bounded); the ISO 8601 interval of the printer column; through the real operator: the
-status of a service carries the window, valid per the API model.
+status of a service carries the window, valid per the API model; a malformed warm-until annotation
+is an ``InvalidSpec`` condition naming the annotation, a valid one reaches the gateways' config.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime
 from typing import Any
+
+import yaml
 
 from noctaya.api import llmservice
 from noctaya.operator import schedules
 from tests.operator.apiserver import ApiServer
 from tests.operator.cluster import SimulatedCluster
 from tests.operator.conftest import StartOperator, WaitFor, ready_service
-from tests.operator.scenario import status_of
+from tests.operator.scenario import (
+    LLMSERVICES,
+    NS,
+    RUNTIMES,
+    condition,
+    runtime_body,
+    service_body,
+    status_of,
+)
 
 NOW = datetime.datetime(2026, 12, 1, 12, 0, 30, tzinfo=datetime.UTC)  # a Tuesday
 
@@ -87,3 +99,25 @@ async def test_the_operator_reports_the_open_window(
     assert window["name"] == "open-now" and window["active"] is True
     assert window["window"] == f"now/{window['end']}" and window["end"].endswith(f"T{closes:02d}:00:00Z")
     llmservice.LLMServiceStatus.model_validate(status_of(server))
+
+
+async def test_a_malformed_warm_until_annotation_is_a_condition_and_a_valid_one_reaches_the_gateways(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    body = service_body()
+    body["metadata"]["annotations"] = {llmservice.WARM_UNTIL_ANNOTATION: "tomorrow morning"}
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, body)
+    await operators()
+    await wait_for(lambda: condition(server, "Reconciled").get("reason") == "InvalidSpec")
+    assert llmservice.WARM_UNTIL_ANNOTATION in condition(server, "Reconciled")["message"]
+    assert server.obj("v1/configmaps", NS, "qwen-gateway") is None  # nothing rendered from it
+    fixed = copy.deepcopy(server.must(LLMSERVICES, NS, "qwen"))
+    fixed["metadata"]["annotations"] = {llmservice.WARM_UNTIL_ANNOTATION: "2026-12-01T19:30:00+01:00"}
+    server.upsert(LLMSERVICES, fixed)
+
+    def warm_until() -> object:
+        cm = server.obj("v1/configmaps", NS, "qwen-gateway") or {}
+        return yaml.safe_load((cm.get("data") or {}).get("config.yaml") or "{}").get("warmUntil")
+
+    await wait_for(lambda: warm_until() == "2026-12-01T18:30:00Z", message="warmUntil in the gateway config")
