@@ -6,10 +6,11 @@ alike) and the gauge says the same; an answer that waited for a cold start carri
 ``Noctaya-Cold-Start`` (read through the openai SDK) and a warm one does not; a held stream's
 keepalive comments carry the time waited and a ``: cold start`` comment precedes its events;
 ``POST /noctaya/warm`` needs the API key when one is configured, refuses a bad or too long duration
-with JSON, opens a lease without a request, is idempotent, ends on time and is counted; the access
-log writes one JSON line per request as its mode asks and never a key, at most so many a second;
-every activation writes one log line when it opens and when it succeeds; ``warmUntil`` holds from
-the start until that time.
+with JSON (counted under its rejection reason), opens a lease without a request, is idempotent, ends
+on time and is counted; the access log writes one JSON line per request as its mode asks, of fixed
+fields only (never a key, a header value or a body), at most so many a second; every activation
+writes one log line when it opens and when it succeeds; ``warmUntil`` holds from the start until that
+time; every bound of the cold path is exported as a gauge with its configured value.
 """
 
 from __future__ import annotations
@@ -177,6 +178,9 @@ async def test_warm_needs_the_key_and_a_valid_bounded_duration(
     async with http.post(url, data=b"x" * 5000, headers=auth) as response:
         assert response.status == 400
     assert (await queue(http, gateway))["demand"] == 0  # nothing refused opened anything
+    for reason, count in (("invalid_warm_request", 6), ("unauthorized", 1), ("invalid_json", 1)):
+        assert await metric(http, gateway, f'noctaya_gateway_rejections_total{{reason="{reason}"}}') == count
+    assert await metric(http, gateway, "noctaya_gateway_warm_requests_total") == 0
 
 
 async def test_warm_holds_demand_without_a_request_idempotently_and_ends_on_time(
@@ -212,7 +216,10 @@ async def test_the_access_log_writes_one_json_line_per_request_and_never_a_key(
 ) -> None:
     caplog.set_level(logging.INFO, logger="noctaya.gateway.access")
     everything = await gateways.start(wait_ready=True, apiKeyFile=str(key_file), accessLog="on")
-    await sdk(everything, api_key=KEY).chat.completions.create(model="fake-model", messages=MESSAGES)
+    prompt = "the launch code is swordfish-4711"
+    answer = await sdk(everything, api_key=KEY).chat.completions.create(
+        model="fake-model", messages=[{"role": "user", "content": prompt}]
+    )
     with pytest.raises(Exception, match="401"):
         await sdk(everything, api_key="sk-wrong-key").models.list()
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "noctaya.gateway.access"]
@@ -223,6 +230,13 @@ async def test_the_access_log_writes_one_json_line_per_request_and_never_a_key(
     assert lines[0]["bytes"] > 0 and lines[0]["duration"] >= 0 and lines[0]["wait"] is None
     assert lines[1]["code"] == "invalid_api_key"
     assert KEY not in caplog.text and "sk-wrong-key" not in caplog.text
+    # only these fields, whatever the request carried: no header value, no body of either side
+    assert all(
+        set(line) <= {"status", "method", "route", "path", "wait", "duration", "bytes", "code"}
+        for line in lines
+    )
+    reply = answer.choices[0].message.content
+    assert "swordfish" not in caplog.text and reply and reply not in caplog.text
     caplog.clear()
     errors_only = await gateways.start(wait_ready=True, apiKeyFile=str(key_file), accessLog="errors")
     await sdk(errors_only, api_key=KEY).models.list()
@@ -269,6 +283,28 @@ async def test_warm_until_holds_from_the_start_until_that_time(
     assert (await queue(http, past))["demand"] == 0
     with pytest.raises(config.ConfigError, match=r"warmUntil: .*not an RFC 3339 time"):
         config.build_config({"backendUrl": "http://127.0.0.1:1", "warmUntil": "tomorrow"})
+
+
+async def test_every_bound_of_the_cold_path_is_in_the_metrics(
+    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start(
+        maxTenants=7,
+        accessLogMaxPerSecond=33,
+        activationSamples=5,
+        retryAfterMin="2s",
+        retryAfterMax="1m30s",
+        maxWarmDuration="20m",
+    )
+    for name, value in (
+        ("noctaya_gateway_max_tenants", 7),
+        ("noctaya_gateway_access_log_max_per_second", 33),
+        ("noctaya_gateway_activation_samples_max", 5),
+        ("noctaya_gateway_retry_after_min_seconds", 2),
+        ("noctaya_gateway_retry_after_max_seconds", 90),
+        ("noctaya_gateway_max_warm_duration_seconds", 1200),
+    ):
+        assert await metric(http, gateway, name) == value, name
 
 
 @pytest.mark.looptime(start=100.0)
