@@ -1,12 +1,14 @@
 """The terminal view of ``noctaya dev``.
 
 Aspects: not a terminal -> plain timestamped lines, a status line only when it changed (and at most
-once per interval); a terminal -> the status line is rewritten in place and events scroll above it.
+once per interval); a terminal -> the status line is rewritten in place and events scroll above it;
+failures are shown with counts and their last reason; README.md explains the very line the view writes.
 """
 
 from __future__ import annotations
 
 import io
+import pathlib
 
 from noctaya.dev import view
 
@@ -55,3 +57,34 @@ def test_failures_are_shown_with_counts_and_the_last_reason() -> None:
         "| failed: 3 requests (last: queue_full), "
         "1 activations (last: activation_timeout: not ready within 5s)"
     )
+
+
+def test_the_readme_explains_the_line_the_view_writes() -> None:
+    """The example in README.md's "Reading the status line" is what the view renders for that state,
+    and the table below it explains every field of the line."""
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Reading the status line", 1)[1].split("\n## ", 1)[0]
+    example = section.split("```\n", 2)[1].strip()
+    snap = view.Snapshot(
+        replicas_desired=1,
+        replicas_ready=1,
+        demand=3,
+        queued=1,
+        in_flight=2,
+        metric=3,
+        target=10,
+        active=True,
+        activations=2,
+        gateways_up=1,
+        gateways=1,
+        next_warm_window="office active (1)",
+        failed_requests=2,
+        last_request_failure="queue_full",
+        failed_activations=1,
+        last_activation_failure="activation_timeout: not ready within 5m0s",
+    )
+    assert snap.line() == example
+    explained = [row.split("|")[1] for row in section.splitlines() if row.startswith("| `")]
+    for field in example.split(" | "):
+        lead = " ".join(field.split()[:1])  # replicas, gateway, keda, scale-ups, gateways, ...
+        assert any(f"`{lead}" in row for row in explained), field
