@@ -6,7 +6,8 @@ tenants and in arrival order within one, so between two grants of a waiting tena
 gets at most one (no starvation); the counts always equal the tickets actually held and everything
 comes back once the requests are over (no slot leak); demand is queued + in-flight as before; the
 number of tenants told apart is bounded. Plus the same through a real gateway: the over-share
-tenant gets the 429 and the other tenant's request is served.
+tenant gets the 429 and the other tenant's request is served; with API keys the key (kept as a
+digest) is the tenant, whatever the tenant header says.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import pathlib
 
 import aiohttp
 import hypothesis
@@ -231,6 +233,43 @@ async def test_the_429_goes_to_the_tenant_over_its_share_through_the_gateway(
     assert gateway.admission.queued_by_tenant() == {"a": 1, "b": 1}
     fourth = await post("a")  # a holds 1, b holds 1: a's new arrival is the one refused
     assert fourth.status == 429
+    for task in (first, third):
+        task.cancel()
+    await asyncio.gather(first, third, return_exceptions=True)
+    await gateway.wait_idle()
+
+
+async def test_with_api_keys_the_tenant_is_the_key_never_the_header_and_never_the_key_itself(
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession, tmp_path: pathlib.Path
+) -> None:
+    """Keys configured: each key is a tenant (a header cannot make one key two tenants, nor two keys
+    one), and what the gateway keeps of a tenant is a digest, never the key."""
+    keys = tmp_path / "keys"
+    keys.write_text("sk-team-a-secret\nsk-team-b-secret\n")
+    gateway = await gateways.start(
+        backendUrl="http://127.0.0.1:9",
+        maxQueue=2,
+        tenantHeader="X-Team",
+        apiKeyFile=str(keys),
+        activationTimeout="5s",
+    )
+    url = gateway.url + "/v1/chat/completions"
+    body = {"model": "m", "messages": []}
+
+    async def post(key: str, team: str) -> aiohttp.ClientResponse:
+        return await http.post(url, json=body, headers={"Authorization": f"Bearer {key}", "X-Team": team})
+
+    first = asyncio.create_task(post("sk-team-a-secret", "one"))
+    await gateway.wait_for(lambda: gateway.admission.queued == 1)
+    second = asyncio.create_task(post("sk-team-a-secret", "two"))  # same key, other header: same tenant
+    await gateway.wait_for(lambda: gateway.admission.queued == 2)
+    assert list(gateway.admission.queued_by_tenant().values()) == [2]
+    third = asyncio.create_task(post("sk-team-b-secret", "one"))
+    refused = await second  # b's arrival displaced a's newest
+    assert refused.status == 429 and (await refused.json())["error"]["code"] == "queue_full"
+    tenants = gateway.admission.queued_by_tenant()
+    assert sorted(tenants.values()) == [1, 1]
+    assert not any("secret" in tenant for tenant in tenants)
     for task in (first, third):
         task.cancel()
     await asyncio.gather(first, third, return_exceptions=True)
