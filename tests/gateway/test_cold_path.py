@@ -121,10 +121,17 @@ async def test_an_answer_that_waited_carries_its_cold_start_and_a_warm_one_does_
     await gateway.wait_for(lambda: gateway.admission.queued == 1)
     cold.state.ready_override = True
     raw = await waiting
-    assert float(raw.headers["Noctaya-Cold-Start"]) >= 0
+    waited = float(raw.headers["Noctaya-Cold-Start"])
+    assert waited >= 0
     assert raw.parse().choices[0].message.content
     warm = await client.chat.completions.with_raw_response.create(model="fake-model", messages=MESSAGES)
     assert "Noctaya-Cold-Start" not in warm.headers
+    # the header and the wait histogram tell the same wait (the header to the millisecond)
+    async with aiohttp.ClientSession() as http:
+        assert await metric(http, gateway, "noctaya_gateway_activation_wait_seconds_count") == 1
+        assert (
+            abs(await metric(http, gateway, "noctaya_gateway_activation_wait_seconds_sum") - waited) <= 0.0005
+        )
 
 
 async def test_a_held_stream_hears_how_long_it_waited(
