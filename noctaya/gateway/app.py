@@ -37,7 +37,6 @@ from aiohttp import web
 
 from noctaya.contract import demand as demand_mod
 from noctaya.contract import gateway as config
-from noctaya.contract import gateway as config_
 from noctaya.gateway import (
     accesslog,
     activation,
@@ -287,16 +286,16 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
 def _warm_until(app: web.Application) -> None:
     """``warmUntil`` (the LLMService's warm-until annotation): a warm hold from the start, bounded by
     ``maxWarmDuration``; one in the past holds nothing."""
-    config = app[keys.CONFIG]
-    if config.warm_until is None:
+    settings = app[keys.CONFIG]
+    if settings.warm_until is None:
         return
-    seconds = config_.parse_time(config.warm_until) - time.time()
+    seconds = config.parse_time(settings.warm_until) - time.time()
     if seconds <= 0:
-        logger.info("warmUntil %s has passed: no warm hold", config.warm_until)
+        logger.info("warmUntil %s has passed: no warm hold", settings.warm_until)
         return
-    held = min(seconds, config.max_warm_duration)
+    held = min(seconds, settings.max_warm_duration)
     app[keys.ACTIVATION].warm(seconds=held, backend_ready=app[keys.READINESS].ready)
     app[keys.METRICS].warm_requests.inc()
     logger.info(
-        "warm hold until %s: %gs (maxWarmDuration %gs)", config.warm_until, held, config.max_warm_duration
+        "warm hold until %s: %gs (maxWarmDuration %gs)", settings.warm_until, held, settings.max_warm_duration
     )
