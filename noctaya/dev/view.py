@@ -57,12 +57,19 @@ class Snapshot:
             parts.append(f"schedule: {self.next_warm_window}")
         failures = []
         if self.failed_requests:
-            failures.append(f"{self.failed_requests} requests (last: {self.last_request_failure})")
+            failures.append(f"{counted(self.failed_requests, 'request')} (last: {self.last_request_failure})")
         if self.failed_activations:
-            failures.append(f"{self.failed_activations} activations (last: {self.last_activation_failure})")
+            failures.append(
+                f"{counted(self.failed_activations, 'activation')} (last: {self.last_activation_failure})"
+            )
         if failures:
             parts.append("failed: " + ", ".join(failures))
         return " | ".join(parts)
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: "1 request", "3 requests"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 class View:

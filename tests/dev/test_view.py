@@ -55,7 +55,17 @@ def test_failures_are_shown_with_counts_and_the_last_reason() -> None:
     )
     assert snap.line().endswith(
         "| failed: 3 requests (last: queue_full), "
-        "1 activations (last: activation_timeout: not ready within 5s)"
+        "1 activation (last: activation_timeout: not ready within 5s)"
+    )
+    one_request = view.Snapshot(
+        failed_requests=1,
+        last_request_failure="queue_full",
+        failed_activations=2,
+        last_activation_failure="activation_timeout: not ready within 5s",
+    )
+    assert one_request.line().endswith(
+        "| failed: 1 request (last: queue_full), "
+        "2 activations (last: activation_timeout: not ready within 5s)"
     )
 
 
