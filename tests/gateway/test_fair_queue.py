@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import dataclasses
 import pathlib
+from collections.abc import Callable
 
 import aiohttp
 import hypothesis
@@ -208,12 +209,16 @@ async def test_tenants_beyond_the_bound_share_one_overflow_tenant() -> None:
 
 
 async def test_the_429_goes_to_the_tenant_over_its_share_through_the_gateway(
-    gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession, reserve_port: Callable[[], int]
 ) -> None:
     """Cold backend (never ready), two slots, tenants told apart by a header: tenant a fills the
     queue, then b's arrival displaces a's newest request, which is answered 429 queue_full."""
     gateway = await gateways.start(
-        backendUrl="http://127.0.0.1:9", maxQueue=2, tenantHeader="X-Team", activationTimeout="5s"
+        # a port held for the test with nobody listening: the backend never becomes ready
+        backendUrl=f"http://127.0.0.1:{reserve_port()}",
+        maxQueue=2,
+        tenantHeader="X-Team",
+        activationTimeout="5s",
     )
     url = gateway.url + "/v1/chat/completions"
     body = {"model": "m", "messages": []}
@@ -240,14 +245,17 @@ async def test_the_429_goes_to_the_tenant_over_its_share_through_the_gateway(
 
 
 async def test_with_api_keys_the_tenant_is_the_key_never_the_header_and_never_the_key_itself(
-    gateways: testing.GatewayStarter, http: aiohttp.ClientSession, tmp_path: pathlib.Path
+    gateways: testing.GatewayStarter,
+    http: aiohttp.ClientSession,
+    tmp_path: pathlib.Path,
+    reserve_port: Callable[[], int],
 ) -> None:
     """Keys configured: each key is a tenant (a header cannot make one key two tenants, nor two keys
     one), and what the gateway keeps of a tenant is a digest, never the key."""
     keys = tmp_path / "keys"
     keys.write_text("sk-team-a-secret\nsk-team-b-secret\n")
     gateway = await gateways.start(
-        backendUrl="http://127.0.0.1:9",
+        backendUrl=f"http://127.0.0.1:{reserve_port()}",  # held, nobody listening: never ready
         maxQueue=2,
         tenantHeader="X-Team",
         apiKeyFile=str(keys),
