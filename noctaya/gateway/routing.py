@@ -342,10 +342,10 @@ MAX_WARM_BODY = 4096
 async def warm_duration(request: web.Request, *, default: float, longest: float) -> float:
     """The hold asked for: ``{"duration": "10m"}`` (a Go duration or seconds), or ``default``."""
     if request.content_length is not None and request.content_length > MAX_WARM_BODY:
-        raise errors.invalid_warm(f"the body must be at most {MAX_WARM_BODY} bytes")
+        raise errors.too_large(MAX_WARM_BODY)
     raw = await request.content.read(MAX_WARM_BODY + 1)
-    if len(raw) > MAX_WARM_BODY:
-        raise errors.invalid_warm(f"the body must be at most {MAX_WARM_BODY} bytes")
+    if len(raw) > MAX_WARM_BODY:  # no Content-Length (chunked), or more bytes than it said
+        raise errors.too_large(MAX_WARM_BODY)
     if not raw.strip():
         return default
     try:

@@ -21,6 +21,7 @@ import logging
 import pathlib
 import re
 import time
+from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
@@ -182,10 +183,22 @@ async def test_warm_needs_the_key_and_a_valid_bounded_duration(
             assert error["code"] == "invalid_warm_request" and expected in error["message"]
     async with http.post(url, data=b"{", headers={**auth, "Content-Type": "application/json"}) as response:
         assert response.status == 400 and (await response.json())["error"]["code"] == "invalid_json"
-    async with http.post(url, data=b"x" * 5000, headers=auth) as response:
-        assert response.status == 400
+
+    async def chunked() -> AsyncIterator[bytes]:  # no Content-Length: the bound is found reading
+        for _ in range(5):
+            yield b" " * 1000
+
+    for oversized in (b"x" * 5000, chunked()):  # over the 4 KiB bound: 413, like any oversize body
+        async with http.post(url, data=oversized, headers=auth) as response:
+            assert response.status == 413
+            assert (await response.json())["error"]["code"] == "request_too_large"
     assert (await queue(http, gateway))["demand"] == 0  # nothing refused opened anything
-    for reason, count in (("invalid_warm_request", 6), ("unauthorized", 1), ("invalid_json", 1)):
+    for reason, count in (
+        ("invalid_warm_request", 5),
+        ("unauthorized", 1),
+        ("invalid_json", 1),
+        ("too_large", 2),
+    ):
         assert await metric(http, gateway, f'noctaya_gateway_rejections_total{{reason="{reason}"}}') == count
     assert await metric(http, gateway, "noctaya_gateway_warm_requests_total") == 0
 
