@@ -1,11 +1,13 @@
 """The access log: one structured line per proxied request (logger ``noctaya.gateway.access``).
 
 Each line is one JSON object: ``status``, ``method``, ``route`` (the bounded label of the metrics,
-never the raw path or query), ``path`` (``warm`` or ``cold``: whether the request waited for a cold
-start), ``wait`` (seconds queued, cold only), ``duration`` (seconds in the gateway), ``bytes`` (body
+never the raw path or query), ``path`` (``warm`` or ``cold``: whether the request met a cold
+backend, queued or refused), ``wait`` (seconds in the cold queue, granted or not; None if it never
+queued), ``duration`` (seconds in the gateway), ``bytes`` (body
 bytes sent to the client) and, for a refusal, ``code`` (the OpenAI error code). It never carries a
 key, a header value or a body. ``accessLog`` chooses: ``off``, ``on`` (every request) or ``errors``
-(status 400 and above, and clients that left: 499).
+(status 400 and above, clients that left: 499, and every refusal: a held stream that fails after its
+200 headers went out is logged with that 200 and the refusal's ``code``).
 
 The log is bounded: at most ``accessLogMaxPerSecond`` lines in any one second of the loop clock (a
 flood of refusals must not turn into a flood of log writes); lines over the bound are dropped,
@@ -41,8 +43,9 @@ class AccessLog:
         self._written = 0
         self._dropped = 0  # since the last line written
 
-    def wants(self, status: int) -> bool:
-        return self.mode == "on" or (self.mode == "errors" and status >= 400)
+    def wants(self, status: int, *, code: str | None = None) -> bool:
+        """Whether a request that ended with ``status`` (and refusal ``code``, if any) is logged."""
+        return self.mode == "on" or (self.mode == "errors" and (status >= 400 or code is not None))
 
     def record(
         self,
@@ -56,7 +59,7 @@ class AccessLog:
         sent: int,
         code: str | None = None,
     ) -> None:
-        if not self.wants(status) or not logger.isEnabledFor(logging.INFO):
+        if not self.wants(status, code=code) or not logger.isEnabledFor(logging.INFO):
             return
         second = int(asyncio.get_running_loop().time())
         if second != self._second:

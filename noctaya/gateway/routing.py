@@ -76,13 +76,22 @@ def wants_stream(request: web.Request, body: bytes) -> bool:
 
 class Exchange:
     """Per-request state that error handling and the access log need: the SSE response once its
-    headers are out, and how long the request waited for a cold start (None: it did not)."""
+    headers are out, whether the request met a cold backend, and how long it waited in the cold
+    queue (None: it never queued), whether it was granted a slot or not."""
 
-    __slots__ = ("sse", "wait")
+    __slots__ = ("cold", "sse", "wait")
 
     def __init__(self) -> None:
         self.sse: web.StreamResponse | None = None
+        self.cold = False
         self.wait: float | None = None
+
+    def waited(self, *, since: float) -> float:
+        """Add the time queued since ``since`` (loop time) to the wait; return that time. A request
+        forwarded again after a connect failure queues again, and its waits add up."""
+        waited = asyncio.get_running_loop().time() - since
+        self.wait = waited if self.wait is None else self.wait + waited
+        return waited
 
 
 def tenant_of(request: web.Request, *, keyed: bool, header: str | None) -> str:
@@ -190,14 +199,14 @@ class ProxyHandler:
         code: str | None,
         response: web.StreamResponse | None = None,
     ) -> None:
-        if not self.access.wants(status):
+        if not self.access.wants(status, code=code):
             return
         sent = response if response is not None else exchange.sse
         self.access.record(
             status=status,
             method=request.method,
             route=route,
-            cold=exchange.wait is not None,
+            cold=exchange.cold,
             wait=exchange.wait,
             duration=asyncio.get_running_loop().time() - started,
             sent=0 if sent is None else sent_bytes(sent),
@@ -243,6 +252,7 @@ class ProxyHandler:
                             finally:
                                 self.heartbeat.release(sse)
                     except BaseException:
+                        exchange.waited(since=ticket.enqueued_at)  # failed or gone, it waited
                         admission.leave(ticket)
                         raise
                     self._admitted_cold(ticket, exchange)
@@ -275,6 +285,7 @@ class ProxyHandler:
     def _enqueue_cold(self, request: web.Request, exchange: Exchange) -> admission_.Ticket:
         """Take a queue slot (or fail fast: reject mode, queue full); the lease opens either way."""
         config = self.config
+        exchange.cold = True
         if not self.keepalive and exchange.sse is None:
             self.activation.ensure_open()
             raise errors.cold_reject(self.retry_after())
@@ -290,10 +301,7 @@ class ProxyHandler:
     def _admitted_cold(self, ticket: admission_.Ticket, exchange: Exchange) -> None:
         self.admission.settle(ticket)
         self.metrics.admitted_cold.inc()
-        waited = asyncio.get_running_loop().time() - ticket.enqueued_at
-        # the wait of a request forwarded again after a connect failure adds up
-        exchange.wait = waited if exchange.wait is None else exchange.wait + waited
-        self.metrics.activation_wait.observe(waited)
+        self.metrics.activation_wait.observe(exchange.waited(since=ticket.enqueued_at))
 
 
 def queue_state(app: web.Application) -> dict[str, object]:

@@ -266,6 +266,38 @@ async def test_the_access_log_writes_one_json_line_per_request_and_never_a_key(
     assert [line["status"] for line in lines] == [401]
 
 
+async def test_errors_only_access_log_shows_every_cold_failure_as_cold_with_its_wait(
+    cold: fake_engine.RunningEngine,
+    gateways: testing.GatewayStarter,
+    http: aiohttp.ClientSession,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A request that queued and timed out (504), a held stream that did (a 200 whose event is the
+    error) and one refused while cold (429) are each one line in the errors-only log, ``cold``, with
+    the time actually queued (None for the one that never queued)."""
+    caplog.set_level(logging.INFO, logger="noctaya.gateway.access")
+    gateway = await gateways.start(activationTimeout="300ms", maxQueue=2, accessLog="errors")
+    url = gateway.url + "/v1/chat/completions"
+    plain = asyncio.create_task(http.post(url, json=CHAT))
+    stream = asyncio.create_task(http.post(url, json={**CHAT, "stream": True}))
+    await gateway.wait_for(lambda: gateway.admission.queued == 2)
+    async with http.post(url, json=CHAT) as refused:
+        assert refused.status == 429
+    async with await plain as response:
+        assert response.status == 504
+    async with await stream as response:
+        assert response.status == 200 and "activation_timeout" in await response.text()
+    await gateway.wait_idle()
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "noctaya.gateway.access"]
+    ended = sorted((line["status"], line["path"], line["code"], line["wait"] is None) for line in lines)
+    assert ended == [
+        (200, "cold", "activation_timeout", False),
+        (429, "cold", "queue_full", True),
+        (504, "cold", "activation_timeout", False),
+    ]
+    assert all(line["wait"] >= 0.3 for line in lines if line["wait"] is not None)
+
+
 async def test_each_activation_logs_its_opening_and_its_outcome(
     cold: fake_engine.RunningEngine,
     gateways: testing.GatewayStarter,
