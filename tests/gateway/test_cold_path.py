@@ -69,33 +69,38 @@ async def test_retry_after_is_fixed_until_an_activation_was_measured_then_measur
     cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
 ) -> None:
     gateway = await gateways.start(
-        coldStartMode="reject", retryAfter="7s", retryAfterMin="3s", retryAfterMax="4s", retryGrace="0s"
+        # the floor far above any activation here, however loaded the machine: the measured value is floored
+        coldStartMode="reject",
+        retryAfter="70s",
+        retryAfterMin="30s",
+        retryAfterMax="40s",
+        retryGrace="0s",
     )
     url = gateway.url + "/v1/chat/completions"
     async with http.post(url, json=CHAT) as first:
-        assert first.status == 503 and first.headers["Retry-After"] == "7"  # nothing measured yet
-    assert await metric(http, gateway, "noctaya_gateway_retry_after_seconds") == 7
+        assert first.status == 503 and first.headers["Retry-After"] == "70"  # nothing measured yet
+    assert await metric(http, gateway, "noctaya_gateway_retry_after_seconds") == 70
     cold.state.ready_override = True  # the lease the 503 opened sees the backend come up
     await gateway.wait_for(lambda: gateway.app[keys.HISTORY].typical() is not None)
     cold.state.ready_override = False  # the warm-rate readiness probe sees it go cold
     await gateway.wait_for(lambda: not gateway.app[keys.READINESS].ready)
     async with http.post(url, json=CHAT) as second:
-        # measured activation (well under a second) floored at retryAfterMin
-        assert second.status == 503 and second.headers["Retry-After"] == "3"
-    assert await metric(http, gateway, "noctaya_gateway_retry_after_seconds") == 3
+        # measured activation (well under the floor) floored at retryAfterMin
+        assert second.status == 503 and second.headers["Retry-After"] == "30"
+    assert await metric(http, gateway, "noctaya_gateway_retry_after_seconds") == 30
     state = await queue(http, gateway)
-    assert state["retryAfterSeconds"] == 3 and isinstance(state["activationSeconds"], float)
+    assert state["retryAfterSeconds"] == 30 and isinstance(state["activationSeconds"], float)
 
 
 async def test_queue_full_429_carries_the_measured_retry_after_too(
     cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
 ) -> None:
-    gateway = await gateways.start(maxQueue=1, retryAfter="9s", retryAfterMin="2s")
+    gateway = await gateways.start(maxQueue=1, retryAfter="90s", retryAfterMin="20s")
     url = gateway.url + "/v1/chat/completions"
     held = asyncio.create_task(http.post(url, json=CHAT))
     await gateway.wait_for(lambda: gateway.admission.queued == 1)
     async with http.post(url, json=CHAT) as refused:
-        assert refused.status == 429 and refused.headers["Retry-After"] == "9"
+        assert refused.status == 429 and refused.headers["Retry-After"] == "90"
     cold.state.ready_override = True
     (await held).release()
     cold.state.ready_override = False
@@ -103,7 +108,7 @@ async def test_queue_full_429_carries_the_measured_retry_after_too(
     held = asyncio.create_task(http.post(url, json=CHAT))
     await gateway.wait_for(lambda: gateway.admission.queued == 1)
     async with http.post(url, json=CHAT) as refused:
-        assert refused.status == 429 and refused.headers["Retry-After"] == "2"
+        assert refused.status == 429 and refused.headers["Retry-After"] == "20"
     held.cancel()
     await asyncio.gather(held, return_exceptions=True)
     await gateway.wait_idle()
@@ -208,7 +213,8 @@ async def test_warm_holds_demand_without_a_request_idempotently_and_ends_on_time
 ) -> None:
     gateway = await gateways.start(retryGrace="0s")
     url = gateway.url + "/noctaya/warm"
-    async with http.post(url, json={"duration": "1s"}) as response:
+    # long enough to outlive the second call and the activation's end on a loaded machine
+    async with http.post(url, json={"duration": "3s"}) as response:
         assert response.status == 202
         first = await response.json()
     assert first["backendReady"] is False and first["lease"] == "activating"
@@ -221,7 +227,7 @@ async def test_warm_holds_demand_without_a_request_idempotently_and_ends_on_time
     cold.state.ready_override = True  # the activation succeeds; the hold outlives its grace
     await gateway.wait_for(lambda: gateway.lease_state.value == "closed")
     assert gateway.demand.demand() == 1
-    await gateway.wait_for(lambda: gateway.demand.demand() == 0, within=3.0)  # the hold's end
+    await gateway.wait_for(lambda: gateway.demand.demand() == 0, within=8.0)  # the hold's end
     assert (await queue(http, gateway))["warmUntil"] is None
     assert await metric(http, gateway, "noctaya_gateway_warm_requests_total") == 2
     assert await metric(http, gateway, "noctaya_gateway_warm_hold") == 0
