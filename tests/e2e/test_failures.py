@@ -84,7 +84,7 @@ async def test_failed_activations_and_requests_are_counted_with_their_last_reaso
     assert state["status"]["last_request_failure"] == "activation_timeout"
     assert state["status"]["last_activation_failure"].startswith("activation_timeout")
     await dev.wait(  # the plain status line is printed at most once a second
-        lambda _: "failed: 1 requests (last: activation_timeout), 1 activations" in dev.output(),
+        lambda _: "failed: 1 request (last: activation_timeout), 1 activation" in dev.output(),
         within=5,
         what="the failures on the status line",
     )
