@@ -4,7 +4,8 @@ Aspects: a refusal (QueueFull) or a displacement always hits a tenant holding at
 as any other, so a tenant under its share is never refused; grants go round-robin over the waiting
 tenants and in arrival order within one, so between two grants of a waiting tenant every other tenant
 gets at most one (no starvation); the counts always equal the tickets actually held and everything
-comes back once the requests are over (no slot leak); demand is queued + in-flight as before; the
+comes back once the requests are over (no slot leak), also when a queued client disconnects and its
+handler only leaves later (its cancelled ticket is passed over, never granted); demand is queued + in-flight as before; the
 number of tenants told apart is bounded. Plus the same through a real gateway: the over-share
 tenant gets the 429 and the other tenant's request is served; with API keys the key (kept as a
 digest) is the tenant, whatever the tenant header says.
@@ -30,7 +31,9 @@ DETERMINISTIC = hypothesis.settings(
 )
 
 Op = tuple[str, int]
-"""("arrive", tenant) | ("leave", index of a live ticket) | ("grant", in-flight slots) | ("finish", i)"""
+"""("arrive", tenant) | ("leave", index of a live ticket) | ("grant", in-flight slots) | ("finish", i)
+| ("disconnect", i): a queued client leaves, its future is cancelled and its handler has yet to run
+| ("reap", i): such a handler runs at last and calls ``leave``."""
 
 operations = st.lists(
     st.one_of(
@@ -38,6 +41,8 @@ operations = st.lists(
         st.tuples(st.just("leave"), st.integers(0, 40)),
         st.tuples(st.just("grant"), st.integers(1, 3)),
         st.tuples(st.just("finish"), st.integers(0, 40)),
+        st.tuples(st.just("disconnect"), st.integers(0, 40)),
+        st.tuples(st.just("reap"), st.integers(0, 40)),
     ),
     max_size=120,
 )
@@ -54,9 +59,17 @@ class Model:
     queued: list[admission.Ticket] = dataclasses.field(default_factory=list)
     granted: list[admission.Ticket] = dataclasses.field(default_factory=list)
     grants: list[admission.Ticket] = dataclasses.field(default_factory=list)
+    gone: list[admission.Ticket] = dataclasses.field(default_factory=list)  # cancelled, not yet left
+
+    def lingering(self) -> list[admission.Ticket]:
+        """Tickets of clients that left which still hold their slot (not yet passed over)."""
+        return [t for t in self.gone if t.state is admission.TicketState.QUEUED]
+
+    def slots(self) -> list[admission.Ticket]:
+        return self.queued + self.lingering()
 
     def held(self, tenant: str) -> int:
-        return sum(1 for t in self.queued if t.tenant == tenant)
+        return sum(1 for t in self.slots() if t.tenant == tenant)
 
     def collect(self) -> None:
         """Move tickets whose future resolved: granted, or displaced with the 429."""
@@ -79,17 +92,17 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
     a.max_in_flight = 0  # nothing granted until a "grant" step opens slots
     a.set_ready(True)
     for op, arg in ops:
-        before = {t.tenant: model.held(t.tenant) for t in model.queued}
+        before = {t.tenant: model.held(t.tenant) for t in model.slots()}
         if op == "arrive":
             tenant = f"t{arg}"
             known = tenant in a.queued_by_tenant() or a.tenants < max_tenants
             mine = model.held(tenant) if known else model.held(admission.OVERFLOW_TENANT)
-            displaced_before = len(model.queued)
+            displaced_before = len(model.slots())
             try:
                 ticket = a.enqueue(tenant=tenant)
             except admission.QueueFull:
                 # refused: the queue is full and no tenant holds more than the arrival's tenant
-                assert len(model.queued) == max_queue
+                assert len(model.slots()) == max_queue
                 assert all(count <= mine for count in before.values())
                 # so it is over its share: with n tenants waiting, share <= max_queue / n
                 assert mine + 1 > max_queue / max(1, len(before))
@@ -102,6 +115,12 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
                     assert victims and all(before[v] > mine for v in victims)
         elif op == "leave" and model.queued:
             a.leave(model.queued.pop(arg % len(model.queued)))
+        elif op == "disconnect" and model.queued:
+            gone = model.queued.pop(arg % len(model.queued))
+            gone.future.cancel()
+            model.gone.append(gone)
+        elif op == "reap" and model.gone:
+            a.leave(model.gone.pop(arg % len(model.gone)))
         elif op == "grant":
             a.max_in_flight += arg
             a.set_ready(True)
@@ -113,7 +132,7 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
             a.max_in_flight -= 1
             model.collect()
         # the counts are the tickets held: no slot leaks, none is counted twice
-        assert a.queued == len(model.queued) <= max_queue
+        assert a.queued == len(model.slots()) <= max_queue
         assert a.in_flight == len(model.granted)
         assert d.demand() == a.queued + a.in_flight
         assert a.tenants <= max_tenants + 1  # the named ones and the overflow tenant
@@ -123,7 +142,10 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
     a.max_in_flight = 1_000_000
     a.set_ready(True)
     model.collect()
-    assert not model.queued
+    assert not model.queued and not model.lingering()  # a gone client's ticket is passed over
+    for gone in model.gone:
+        a.leave(gone)  # its handler runs at last: nothing more to give back
+    assert a.in_flight == len(model.granted)
     for ticket in model.granted:
         a.settle(ticket)
         a.release()
