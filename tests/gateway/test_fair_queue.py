@@ -5,10 +5,10 @@ as any other, so a tenant under its share is never refused; grants go round-robi
 tenants and in arrival order within one, so between two grants of a waiting tenant every other tenant
 gets at most one (no starvation); the counts always equal the tickets actually held and everything
 comes back once the requests are over (no slot leak), also when a queued client disconnects and its
-handler only leaves later (its cancelled ticket is passed over, never granted); demand is queued + in-flight as before; the
-number of tenants told apart is bounded. Plus the same through a real gateway: the over-share
-tenant gets the 429 and the other tenant's request is served; with API keys the key (kept as a
-digest) is the tenant, whatever the tenant header says.
+handler only leaves later (its cancelled ticket is passed over, never granted); demand is queued +
+in-flight as before; the number of tenants told apart is bounded. Plus the same through a real
+gateway: the over-share tenant gets the 429; with API keys the key (kept as a digest) is the tenant,
+whatever the tenant header says.
 """
 
 from __future__ import annotations
