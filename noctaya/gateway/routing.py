@@ -35,7 +35,7 @@ import json
 import os
 import time
 
-from aiohttp import web
+from aiohttp import web, web_protocol
 
 from noctaya.contract import fields
 from noctaya.contract import gateway as config_
@@ -347,13 +347,28 @@ MAX_WARM_BODY = 4096
 """Largest body ``POST /noctaya/warm`` reads (it takes one field)."""
 
 
-async def warm_duration(request: web.Request, *, default: float, longest: float) -> float:
-    """The hold asked for: ``{"duration": "10m"}`` (a Go duration or seconds), or ``default``."""
+async def warm_body(request: web.Request, *, within: float) -> bytes:
+    """The whole body of ``POST /noctaya/warm``: at most :data:`MAX_WARM_BODY` bytes (413), all of
+    it within ``within`` seconds (408), however the client splits it."""
     if request.content_length is not None and request.content_length > MAX_WARM_BODY:
         raise errors.too_large(MAX_WARM_BODY)
-    raw = await request.content.read(MAX_WARM_BODY + 1)
-    if len(raw) > MAX_WARM_BODY:  # no Content-Length (chunked), or more bytes than it said
-        raise errors.too_large(MAX_WARM_BODY)
+    raw = bytearray()
+    try:
+        async with asyncio.timeout(within):
+            while chunk := await request.content.read(MAX_WARM_BODY + 1 - len(raw)):
+                raw += chunk
+                if len(raw) > MAX_WARM_BODY:  # no Content-Length (chunked), or an inflated body
+                    raise errors.too_large(MAX_WARM_BODY)
+    except TimeoutError:
+        raise errors.body_timeout(within) from None
+    except web_protocol.RequestPayloadError:  # a Content-Encoding the body does not follow
+        raise errors.invalid_encoding("it does not follow its Content-Encoding") from None
+    return bytes(raw)
+
+
+async def warm_duration(request: web.Request, *, default: float, longest: float, within: float) -> float:
+    """The hold asked for: ``{"duration": "10m"}`` (a Go duration or seconds), or ``default``."""
+    raw = await warm_body(request, within=within)
     if not raw.strip():
         return default
     try:
@@ -385,7 +400,12 @@ async def warm_handler(request: web.Request) -> web.Response:
         auth = app[keys.AUTH]
         if auth.enabled and not await auth.allows(request.headers.get("Authorization")):
             raise errors.unauthorized()
-        seconds = await warm_duration(request, default=config.warm_duration, longest=config.max_warm_duration)
+        seconds = await warm_duration(
+            request,
+            default=config.warm_duration,
+            longest=config.max_warm_duration,
+            within=config.body_timeout,
+        )
     except errors.GatewayError as exc:
         app[keys.METRICS].rejected(exc.reason)
         return exc.to_response()

@@ -22,6 +22,8 @@ import pathlib
 import re
 import time
 from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
@@ -206,6 +208,42 @@ async def test_warm_needs_the_key_and_a_valid_bounded_duration(
     ):
         assert await metric(http, gateway, f'noctaya_gateway_rejections_total{{reason="{reason}"}}') == count
     assert await metric(http, gateway, "noctaya_gateway_warm_requests_total") == 0
+
+
+async def test_warm_reads_its_whole_body_however_split_and_within_the_body_timeout(
+    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter
+) -> None:
+    """A body sent in pieces is read whole (not just its first piece); one that stops coming is a
+    408 request_timeout after bodyTimeout, not a wait without end or a 400 on half a document."""
+    gateway = await gateways.start(bodyTimeout="300ms")
+    parts = urlsplit(gateway.url)
+    body = b'{"duration": "45s"}'
+
+    async def exchange(*pieces: bytes) -> tuple[int, dict[str, Any]]:
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        try:
+            head = (
+                b"POST /noctaya/warm HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body)
+            )
+            writer.write(head)
+            for piece in pieces:
+                writer.write(piece)
+                await writer.drain()
+            async with asyncio.timeout(10):  # the answer, however the connection is then kept
+                answer = await reader.readuntil(b"\r\n\r\n")
+                length = re.search(rb"(?im)^content-length: *([0-9]+)\r$", answer)
+                assert length is not None, answer
+                document: dict[str, Any] = json.loads(await reader.readexactly(int(length.group(1))))
+        finally:
+            writer.close()
+        return int(answer.split(b" ", 2)[1]), document
+
+    status, document = await exchange(body[:5])  # the rest never comes
+    assert status == 408 and document["error"]["code"] == "request_timeout"
+    assert gateway.demand.demand() == 0  # nothing was held
+    status, document = await exchange(body[:5], body[5:12], body[12:])
+    assert status == 202 and 44 < document["remainingSeconds"] <= 45
 
 
 async def test_warm_holds_demand_without_a_request_idempotently_and_ends_on_time(
