@@ -211,7 +211,7 @@ async def test_warm_needs_the_key_and_a_valid_bounded_duration(
 
 
 async def test_warm_reads_its_whole_body_however_split_and_within_the_body_timeout(
-    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter
+    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
 ) -> None:
     """A body sent in pieces is read whole (not just its first piece); one that stops coming is a
     408 request_timeout after bodyTimeout, not a wait without end or a 400 on half a document."""
@@ -244,6 +244,11 @@ async def test_warm_reads_its_whole_body_however_split_and_within_the_body_timeo
     assert gateway.demand.demand() == 0  # nothing was held
     status, document = await exchange(body[:5], body[5:12], body[12:])
     assert status == 202 and 44 < document["remainingSeconds"] <= 45
+    async with http.post(  # a body its Content-Encoding does not describe
+        gateway.url + "/noctaya/warm", data=b"not gzip at all", headers={"Content-Encoding": "gzip"}
+    ) as response:
+        assert response.status == 400
+        assert (await response.json())["error"]["code"] == "invalid_content_encoding"
 
 
 async def test_warm_holds_demand_without_a_request_idempotently_and_ends_on_time(
