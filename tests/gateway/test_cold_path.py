@@ -181,6 +181,7 @@ async def test_warm_needs_the_key_and_a_valid_bounded_duration(
         ({"duration": "2m"}, "at most 1m0s"),
         ({"duration": "soon"}, "duration"),
         ({"duration": "0s"}, "above 0"),
+        ({"duration": 10**400}, "out of range"),  # an integer too large for a float
         ({"until": "later"}, "one field"),
         ([1], "one field"),
     ):
@@ -201,7 +202,7 @@ async def test_warm_needs_the_key_and_a_valid_bounded_duration(
             assert (await response.json())["error"]["code"] == "request_too_large"
     assert (await queue(http, gateway))["demand"] == 0  # nothing refused opened anything
     for reason, count in (
-        ("invalid_warm_request", 5),
+        ("invalid_warm_request", 6),
         ("unauthorized", 1),
         ("invalid_json", 1),
         ("too_large", 2),
