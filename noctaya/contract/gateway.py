@@ -192,7 +192,9 @@ class GatewaySettings(fields.Model):
     ] = None
     access_log: Annotated[
         Literal["off", "on", "errors"],
-        pydantic.Field(description="one log line per proxied request: off, on, or errors (status >= 400)"),
+        pydantic.Field(
+            description="one log line per proxied request: off, on, or errors (status >= 400, every refusal)"
+        ),
     ] = "errors"
     access_log_max_per_second: Annotated[
         int,
