@@ -34,6 +34,7 @@ if str(ROOT) not in sys.path:  # the helpers are imported as tests.operator.<mod
 
 from noctaya.constructs import synthesis  # noqa: E402
 from noctaya.operator import running, settings  # noqa: E402
+from tests.operator import access  # noqa: E402
 from tests.operator.apiserver import ApiServer  # noqa: E402
 from tests.operator.cluster import SimulatedCluster, Timings  # noqa: E402
 from tests.operator.scenario import (  # noqa: E402
@@ -168,6 +169,18 @@ async def operators(server: ApiServer) -> AsyncIterator[StartOperator]:
             await replica.shutdown()
         elif not replica.api.closed if hasattr(replica.api, "closed") else False:
             await replica.api.close()
+    # every request the replicas made is one their installation's RBAC allows
+    objects: list[Any] = []
+    for config in {
+        (r.operator.config.namespaces, r.operator.config.lease_namespace, r.operator.config.leader_election)
+        for r in replicas
+    }:
+        objects += await access.rbac(
+            watch_namespaces=config[0], namespace=config[1], leader_election=config[2]
+        )
+    if replicas:
+        refused = access.refused(server.accesses, objects)
+        assert not refused, f"requests the operator's RBAC does not allow: {refused}"
 
 
 async def _wait_for(
