@@ -28,6 +28,9 @@ SUBCOMMANDS: Final[dict[str, Subcommand]] = {
     "synth": Subcommand(
         "noctaya.constructs.command", "main", "render LLMServices and their runtimes into manifests"
     ),
+    "chart": Subcommand(
+        "noctaya.constructs.helmchart", "main", "write the operator's Helm chart (from the install construct)"
+    ),
     "operator": Subcommand(
         "noctaya.operator.command", "main", "run the operator (kopf, Lease leader election)"
     ),

@@ -77,7 +77,10 @@ async def test_every_grant_is_used(
     namespaces: tuple[str, ...],
 ) -> None:
     server.upsert(RUNTIMES, runtime_body())
-    everything: dict[str, Any] = {"endpoint": {"replicas": 2}, "cache": {"strategy": "SharedPVC", "prewarm": True}}
+    everything: dict[str, Any] = {
+        "endpoint": {"replicas": 2},
+        "cache": {"strategy": "SharedPVC", "prewarm": True},
+    }
     # "taken": its scaler token, cache claim and prewarm Job names are held by objects of someone else
     server.upsert(SECRETS, _taken("Secret", "v1", "taken-scaler-token", data={}))
     server.upsert(
