@@ -7,6 +7,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 JSII_SILENCE_WARNING_DEP
 # the real tools the tests drive, built or installed when missing (each fails loudly if it cannot)
 echo "== tools"
 NOCTAYA_HELM=$(bash scripts/helm.sh); export NOCTAYA_HELM
+bash scripts/prometheus.sh
 echo "== ruff";          .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== mypy (strict)"; .venv/bin/mypy
 echo "== import-linter"; .venv/bin/lint-imports
