@@ -13,6 +13,10 @@ Run ``python examples/security/app.py [OUTDIR]`` (default ``dist/examples/securi
 
 from __future__ import annotations
 
+# isort: off
+import noctaya  # noqa: F401  (first: it silences jsii's Node.js banners before cdk8s starts)
+# isort: on
+
 import pathlib
 import sys
 
