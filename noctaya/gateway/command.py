@@ -46,6 +46,56 @@ _SECTIONS: dict[str, type[pydantic.BaseModel]] = {
 }
 
 
+#: what each config field means (file key -> help); its default and unit are added from the model
+HELP: dict[str, str] = {
+    "listen": "where clients connect, HOST:PORT or :PORT",
+    "backendUrl": "base URL of the model backend Service (http or https)",
+    "readinessPath": "backend path that answers 200 once the model is loaded",
+    "maxQueue": "cold-queue slots: requests held while the backend starts (full: 429)",
+    "maxInFlight": "requests forwarded to the backend at once (full: 429)",
+    "coldStartMode": "keepalive (hold streams with SSE comments) or reject (503 + Retry-After)",
+    "heartbeatInterval": "SSE keepalive comment interval while a stream waits, a duration",
+    "activationTimeout": "give up on a cold start after this long, a duration",
+    "retryAfter": "Retry-After of 429/503 answers, a duration",
+    "retryGrace": "demand stays reported this long after the backend is Ready, a duration",
+    "drainTimeout": "longest wait for in-flight requests on SIGTERM, a duration",
+    "maxBodyBytes": "largest request body, in bytes (larger: 413)",
+    "apiKeyFile": "require 'Authorization: Bearer <key>' with a key listed in FILE (reread per request)",
+    "probeInterval": "readiness probe period while requests wait for a cold backend, a duration",
+    "warmProbeInterval": "readiness probe period while the backend is Ready, a duration",
+    "idleProbeInterval": "readiness probe period while cold with nobody waiting, a duration",
+    "probeTimeout": "timeout of one readiness probe, a duration",
+    "connectTimeout": "timeout of one connection attempt to the backend, a duration",
+    "connectRetries": "connection attempts retried before a 502",
+    "bodyTimeout": "longest pause while reading a request body, a duration",
+    "service.name": "LLMService (and ScaledObject) name the scaler answers for",
+    "service.namespace": "namespace of that LLMService",
+    "scaler.listen": "co-located ExternalScaler gRPC address, HOST:PORT or :PORT",
+    "scaler.target": "per-replica demand target KEDA scales by",
+    "scaler.metricName": "metric name KEDA asks for",
+    "scaler.tls.certFile": "co-located scaler TLS certificate (PEM file)",
+    "scaler.tls.keyFile": "private key of that certificate (PEM file)",
+    "scaler.tls.caFile": "CA that client certificates must chain to: mutual TLS (PEM file)",
+    "report.url": "aggregate scaler report URL: publish demand there instead of a co-located scaler",
+    "report.tokenFile": "file holding the aggregate scaler token",
+    "report.interval": "demand report interval, a duration",
+}
+
+
+def _help(key: str, field: Any) -> str:
+    """The field's meaning with its default (durations in Go form, e.g. ``10s``)."""
+    text = HELP[key]
+    if field.is_required():
+        where = "required when the section is used" if "." in key else "required"
+        return f"{text} (no default: {where})"
+    default = field.default
+    if default is None:
+        return f"{text} (default: unset)"
+    if isinstance(default, float) and "duration" in text:
+        return f"{text} (default: {config_.format_duration(default)})"
+    return f"{text} (default: {default})"
+
+
 def _flag(path: Sequence[str]) -> str:
     return "--" + "-".join(alias_generators.to_snake(p).replace("_", "-") for p in path)
 
@@ -55,8 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
         prog="noctaya gateway",
         description="Run the OpenAI-compatible gateway in front of one model backend.",
     )
-    parser.add_argument("--config", metavar="FILE", help="YAML or JSON config file (flags override it)")
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument(
+        "--config", metavar="FILE", help="YAML or JSON config file; flags override it (default: none)"
+    )
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="log level (default: %(default)s)",
+    )
     for name, field in config_.GatewayConfig.model_fields.items():
         if name in _SECTIONS:
             continue
@@ -64,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
             _flag([name]),
             dest=f"field:{field.alias}",
             metavar="VALUE",
-            help=field.description or f"config field {field.alias}",
+            help=_help(str(field.alias), field),
         )
     for section, model in _SECTIONS.items():
         for name, field in model.model_fields.items():
@@ -74,12 +131,18 @@ def build_parser() -> argparse.ArgumentParser:
                         _flag([section, "tls", tls_name]),
                         metavar="VALUE",
                         dest=f"field:{section}.tls.{tls_field.alias}",
+                        help=_help(f"{section}.tls.{tls_field.alias}", tls_field),
                     )
                 continue
             parser.add_argument(
-                _flag([section, name]), metavar="VALUE", dest=f"field:{section}.{field.alias}"
+                _flag([section, name]),
+                metavar="VALUE",
+                dest=f"field:{section}.{field.alias}",
+                help=_help(f"{section}.{field.alias}", field),
             )
-    parser.add_argument("--no-scaler", action="store_true", help="run no co-located scaler (scaler: null)")
+    parser.add_argument(
+        "--no-scaler", action="store_true", help="run no co-located scaler (scaler: null; default: run one)"
+    )
     return parser
 
 
