@@ -25,6 +25,7 @@ SUBCOMMANDS: Final[dict[str, Subcommand]] = {
         "noctaya.api.command", "validate_main", "check LLMService / InferenceRuntime YAML documents"
     ),
     "crds": Subcommand("noctaya.api.command", "crds_main", "print the CustomResourceDefinitions"),
+    "docs": Subcommand("noctaya.api.reference", "main", "write the API reference (docs/api-reference.md)"),
     "synth": Subcommand(
         "noctaya.constructs.command", "main", "render LLMServices and their runtimes into manifests"
     ),

@@ -6,7 +6,7 @@ only moves when ``status`` changes, every condition carries the reconciled ``obs
 :func:`transitions` lists the condition changes worth a Kubernetes Event: a change of ``status`` or
 ``reason``; repeating the same observation yields nothing, so neither status writes nor events repeat.
 
-Condition types: ``Ready``, ``Degraded``, ``AutoscalingReady`` (API.md) and the extensions
+Condition types: ``Ready``, ``Degraded``, ``AutoscalingReady`` (docs/api-reference.md) and the extensions
 ``Reconciled`` (spec, runtime selection and apply problems) and ``CacheReady`` (prewarm and create-once
 cache objects).
 """
