@@ -48,10 +48,11 @@ class Grant:
 
 
 #: the objects an LLMService owns, all carrying the ``serving.noctaya.io/llmservice`` label the
-#: operator's watches select on; ``list``/``watch`` are kopf's labelled watches, ``patch`` is server-side
-#: apply, ``create`` the create-once objects, ``delete`` pruning (``noctaya.operator.applying``) of what
-#: a spec change, or an earlier version of the operator, rendered and the current spec does not
-_OWNED_APPLIED: Final = ("list", "watch", "patch", "delete")
+#: operator's watches select on; ``list``/``watch`` are kopf's labelled watches, ``get`` reads an object
+#: the watch has not shown (is a name it needs held by an object it does not control?), ``patch`` is
+#: server-side apply, ``create`` the create-once objects, ``delete`` pruning (``noctaya.operator.applying``)
+#: of what a spec change, or an earlier version of the operator, rendered and the current spec does not
+_OWNED_APPLIED: Final = ("list", "watch", "get", "patch", "delete")
 _OWNED_CREATE_ONCE: Final = ("list", "watch", "create", "get", "delete")
 
 GRANTS: Final[tuple[Grant, ...]] = (
@@ -106,7 +107,7 @@ GRANTS: Final[tuple[Grant, ...]] = (
         resource="secrets",
         verbs=_OWNED_CREATE_ONCE,
         scope=Scope.WATCHED,
-        why="owned, create-once: the aggregate scaler token (get: only after a create found the name taken)",
+        why="owned, create-once: the aggregate scaler token",
     ),
     Grant(
         group="",

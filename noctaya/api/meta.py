@@ -195,8 +195,3 @@ Conditions = Annotated[
     pydantic.Field(max_length=32, json_schema_extra=CONDITIONS_LIST),
     pydantic.AfterValidator(_unique_types),
 ]
-
-
-def find_condition(conditions: list[Condition], type_: str) -> Condition | None:
-    """The condition of the given type, if present."""
-    return next((c for c in conditions if c.type == type_), None)

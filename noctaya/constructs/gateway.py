@@ -5,7 +5,8 @@
   annotation, so a changed config rolls the gateways.
 - The client API key (``spec.endpoint.authentication.secretRef``) is a projected Secret volume: the
   gateway rereads the file for every request, so rotation needs no restart. It never enters env or args.
-- The public Service ``<name>-gateway`` carries HTTP only (80 -> ``http``). gRPC 9090 is never on it.
+- The public Service ``<name>`` (the name clients use, as in the Go implementation) carries HTTP only
+  (80 -> ``http``, 8080). gRPC 9090 is never on it. The backend is ``<name>-backend``.
 - With one replica the ExternalScaler runs in the gateway; the internal Service ``<name>-scaler``
   (9090) selects the gateway Pods. With more, the aggregate scaler owns ``<name>-scaler``; gateways
   ``report`` to it with the token Secret, get preferred hostname anti-affinity and a PDB
@@ -314,7 +315,7 @@ class Gateway(constructs.Construct):
         self.service = k8s.KubeService(
             self,
             "Service",
-            metadata=ident.metadata(name=ident.gateway, component=COMPONENT),
+            metadata=ident.metadata(name=ident.endpoint, component=COMPONENT),
             spec=k8s.ServiceSpec(
                 selector=selector,
                 ports=[

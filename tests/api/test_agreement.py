@@ -64,6 +64,7 @@ LLMSERVICE: Table = {
     "resources.accelerators": ([ABSENT, 1, 4], [0, "2", 1.5]),
     "resources.cpu": (QUANTITIES_OK, QUANTITIES_BAD),
     "resources.memory": (QUANTITIES_OK, QUANTITIES_BAD),
+    "resources.sharedMemory": ([ABSENT, "16Gi", "512Mi"], ["0Gi", "1G", 16, "1.5Gi", "16Gib", ""]),
     "scaling.min": ([ABSENT, 0, 1, 3], [-1, "0"]),
     "scaling.max": ([ABSENT, 1, 2, 8], [0, True]),
     "scaling.metric": ([ABSENT, "queueDepth"], ["cpu", "QueueDepth"]),
@@ -117,6 +118,39 @@ PROBES_BAD = [
     {"tcpSocket": {"port": 80}, "periodSeconds": 0},
 ]
 
+VOLUMES_OK = [
+    ABSENT,
+    [{"name": "lic", "configMap": {"name": "license"}}],
+    [
+        {"name": "drv", "hostPath": {"path": "/opt/drv", "type": "Directory"}},
+        {"name": "scratch", "emptyDir": {"medium": "Memory", "sizeLimit": "1Gi"}},
+    ],
+    [{"name": "lic", "secret": {"secretName": "key", "optional": True}}],
+]
+VOLUMES_BAD = [
+    [{"name": "dshm", "emptyDir": {}}],
+    [{"name": "a"}],
+    [{"name": "a", "emptyDir": {}, "secret": {"secretName": "s"}}],
+    [{"name": "a", "emptyDir": {}}, {"name": "a", "emptyDir": {}}],
+    [{"name": "a", "hostPath": {"path": "relative"}}],
+    [{"name": "a", "hostPath": {"path": "/x", "type": "Pipe"}}],
+    [{"name": "a", "nfs": {"server": "s", "path": "/"}}],
+    [{"name": f"v{i}", "emptyDir": {}} for i in range(17)],
+]
+MOUNTS_OK = [
+    ABSENT,
+    [{"name": "lic", "mountPath": "/etc/license", "readOnly": True}],
+    [{"name": "drv", "mountPath": "/opt/drv", "subPath": "lib64"}],
+]
+MOUNTS_BAD = [
+    [{"name": "lic", "mountPath": "/cache/x"}],
+    [{"name": "lic", "mountPath": "/dev"}],
+    [{"name": "lic", "mountPath": "/etc/../x"}],
+    [{"name": "lic", "mountPath": "/a"}, {"name": "lic", "mountPath": "/a"}],
+    [{"name": "lic", "mountPath": "/a", "subPath": "../x"}],
+    [{"name": "lic", "mountPath": "relative"}],
+]
+
 RUNTIME: Table = {
     "family": ([ABSENT, "vllm", "sglang", "llamacpp"], ["triton"]),
     "vendor": (["nvidia", "ascend", "cpu", "cpu"], ["tpu", ABSENT]),
@@ -141,6 +175,8 @@ RUNTIME: Table = {
     ),
     "container.port.name": ([ABSENT, "http", "serve"], ["HTTP", "a-very-long-name"]),
     "container.port.containerPort": ([ABSENT, 8000, 1], [0, 70000]),
+    "container.volumes": (VOLUMES_OK, VOLUMES_BAD),
+    "container.volumeMounts": (MOUNTS_OK, MOUNTS_BAD),
     "accelerator.resourceName": (["nvidia.com/gpu", "nvidia.com/gpu", ABSENT], ["", "bad name"]),
     "accelerator.tolerations": (
         [ABSENT, [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}]],

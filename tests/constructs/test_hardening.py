@@ -71,7 +71,7 @@ def test_network_policies(synth: Synth) -> None:
         # demand reports from the gateways; /metrics (same port) from the monitoring namespace
         {"from": [gateways, monitoring], "ports": [{"port": 9091, "protocol": "TCP"}]},
     ]
-    backend = policies["m-ingress"]["ingress"][0]
+    backend = policies["m-backend-ingress"]["ingress"][0]
     assert backend["from"][0] == gateways and backend["ports"] == [{"port": 8000, "protocol": "TCP"}]
 
 
