@@ -44,8 +44,8 @@ import grpc
 from aiohttp import web
 
 from bench import reporting
+from noctaya.contract import gateway as gateway_config
 from noctaya.gateway import app as gateway_app
-from noctaya.gateway import config as gateway_config
 from noctaya.gateway import keys
 from noctaya.scaler import hosting
 from noctaya.scaler._pb import externalscaler_pb2 as pb
@@ -101,7 +101,7 @@ class TickerServicer:
         )
 
 
-def ticker_context(port: int) -> hosting.CleanupContext:
+def ticker_context(port: int) -> gateway_app.CleanupContext:
     async def context(app: web.Application) -> AsyncIterator[None]:
         server = grpc.aio.server()
         pb_grpc.add_ExternalScalerServicer_to_server(TickerServicer(demand=app[keys.DEMAND].demand), server)
@@ -191,7 +191,7 @@ async def in_process(samples: int) -> tuple[list[float], list[float]]:
         gateway_document(port=port, scaler={"listen": f"127.0.0.1:{event_port}"})
     )
     app = gateway_app.make_app(
-        config, extra_contexts=[*hosting.gateway_contexts(config), ticker_context(tick_port)]
+        config, sidecars=hosting.gateway_sidecars(config), extra_contexts=[ticker_context(tick_port)]
     )
     runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True)
     await runner.setup()

@@ -26,8 +26,8 @@ import uvloop
 
 from bench import gateway as gateway_bench
 from bench import load, processes, reporting
+from noctaya.contract import gateway as config_
 from noctaya.gateway import app as app_
-from noctaya.gateway import config as config_
 from noctaya.gateway import testing
 
 

@@ -20,6 +20,7 @@ import constructs
 
 from noctaya.api import inferenceruntime, llmservice
 from noctaya.constructs import autoscaling, backend, cache, gateway, naming, prewarm, scaler, settings
+from noctaya.contract import scaler as scaler_contract
 from noctaya.runtime import rendering
 
 _RESOURCE_KEYS: Final = ("cpu", "memory")
@@ -155,6 +156,18 @@ class LLMServiceChart(cdk8s.Chart):
         scaling = spec.scaling
         replicas = endpoint.replicas or settings.default_gateway_replicas
         tls = scaling.external_scaler.tls if scaling.external_scaler else None
+        gateway_settings = gateway.overlay(
+            settings.gateway_settings,
+            readiness_path=recipe.readiness_path,
+            max_queue=endpoint.max_queue,
+            cold_start_mode=endpoint.cold_start.mode.value,
+            heartbeat_interval=endpoint.cold_start.heartbeat_interval.total_seconds,
+            activation_timeout=scaling.activation_timeout.total_seconds,
+            drain_timeout=scaling.drain_timeout.total_seconds,
+        )
+        scaler_settings = gateway.overlay(
+            scaler_contract.ExternalScalerSettings(), target=scaling.target, metric_name=scaling.metric.value
+        )
         self.scaler: scaler.AggregateScaler | None = None
         if replicas > 1:
             self.scaler = scaler.AggregateScaler(
@@ -163,10 +176,9 @@ class LLMServiceChart(cdk8s.Chart):
                 props=scaler.AggregateScalerProps(
                     identity=ident,
                     image=settings.gateway_image,
-                    target=scaling.target,
-                    metric_name=scaling.metric.value,
+                    scaler=scaler_settings,
                     max_members=scaler.member_bound(replicas),
-                    max_member_demand=endpoint.max_queue + settings.max_in_flight,
+                    max_member_demand=gateway_settings.max_queue + gateway_settings.max_in_flight,
                     tls_secret=tls.server_secret_name if tls else None,
                     token=settings.scaler_token,
                     image_pull_secrets=pull_secrets,
@@ -182,18 +194,11 @@ class LLMServiceChart(cdk8s.Chart):
                 image=settings.gateway_image,
                 backend_url=self.backend.url,
                 replicas=replicas,
-                readiness_path=recipe.readiness_path,
-                max_queue=endpoint.max_queue,
-                max_in_flight=settings.max_in_flight,
-                cold_start_mode=endpoint.cold_start.mode.value,
-                heartbeat_interval=str(endpoint.cold_start.heartbeat_interval),
-                activation_timeout=str(scaling.activation_timeout),
-                drain_timeout=str(scaling.drain_timeout),
+                settings=gateway_settings,
                 api_key=gateway.SecretKeyRef(name=auth.secret_ref.name, key=auth.secret_ref.key)
                 if auth
                 else None,
-                scaler_target=scaling.target,
-                metric_name=scaling.metric.value,
+                scaler=scaler_settings,
                 scaler_tls_secret=tls.server_secret_name if tls else None,
                 resources=_gateway_resources(service, settings),
                 image_pull_secrets=pull_secrets,

@@ -1,8 +1,10 @@
 """The gateway: Deployment, config ConfigMap, public Service, scaler Service and (N > 1) a PDB.
 
-- The config file (``noctaya.gateway.config.GatewayConfig``, camelCase YAML) is rendered into the
-  ConfigMap ``<name>-gateway`` and mounted at ``/etc/noctaya/gateway/config.yaml``; its hash is a Pod
-  annotation, so a changed config rolls the gateways.
+- The config file (``noctaya.contract.gateway.GatewayConfig``, camelCase YAML, every field written) is
+  built from the props' ``GatewaySettings`` and validated by the same model the gateway reads it with,
+  then rendered into the ConfigMap ``<name>-gateway`` and mounted at
+  ``/etc/noctaya/gateway/config.yaml``; its hash is a Pod annotation, so a changed config rolls the
+  gateways. A value the gateway would refuse is refused here, naming the LLMService field.
 - The client API key (``spec.endpoint.authentication.secretRef``) is a projected Secret volume: the
   gateway rereads the file for every request, so rotation needs no restart. It never enters env or args.
 - The public Service ``<name>`` (the name clients use, as in the Go implementation) carries HTTP only
@@ -17,16 +19,20 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
-from typing import Any, Final, Literal
+from typing import Any, Final, TypeVar
 
 import constructs
+import pydantic
 import yaml
 from cdk8s_plus_28 import k8s
+from pydantic import alias_generators
 
-from noctaya.api import durations
+from noctaya.api import quantities
 from noctaya.constructs import kube, naming, volumes
+from noctaya.contract import documents, fields
+from noctaya.contract import gateway as gateway_contract
+from noctaya.contract import scaler as scaler_contract
 
 COMPONENT: Final = "gateway"
 HTTP_PORT: Final = 8080
@@ -41,12 +47,20 @@ TOKEN_KEY: Final = "token"
 TLS_DIR: Final = "/etc/noctaya/scaler-tls"
 CONFIG_HASH_ANNOTATION: Final = "serving.noctaya.io/config-hash"
 DRAIN_GRACE_MARGIN_SECONDS: Final = 10
-#: bounds the gateway's config accepts (``noctaya.gateway.config``); the CRD has none, so a value
-#: beyond them is refused here, as a status condition, not by a gateway that cannot start
-MAX_QUEUE: Final = 1_000_000
-MAX_IN_FLIGHT: Final = 1_000_000
-MAX_TARGET: Final = 1_000_000
-READINESS_PATH: Final = re.compile(r"/[^\s?#]*")
+#: where a config key comes from, for messages that name the field the user wrote
+FIELD_SOURCES: Final[Mapping[str, str]] = {
+    "maxQueue": "spec.endpoint.maxQueue",
+    "coldStartMode": "spec.endpoint.coldStart.mode",
+    "heartbeatInterval": "spec.endpoint.coldStart.heartbeatInterval",
+    "activationTimeout": "spec.scaling.activationTimeout",
+    "drainTimeout": "spec.scaling.drainTimeout",
+    "readinessPath": "InferenceRuntime spec.health.readiness.httpGet.path",
+    "scaler.target": "spec.scaling.target",
+    "scaler.metricName": "spec.scaling.metric",
+    "target": "spec.scaling.target",
+    "metricName": "spec.scaling.metric",
+    "maxMemberDemand": "spec.endpoint.maxQueue",
+}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -59,31 +73,28 @@ class SecretKeyRef:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class GatewayProps:
-    """The gateway of one LLMService. Durations are canonical Go duration strings (``5m0s``)."""
+    """The gateway of one LLMService."""
 
     identity: naming.ServiceIdentity
     image: str
     backend_url: str
     #: gateway replicas; > 1 switches to the aggregate scaler
     replicas: int = 1
-    readiness_path: str = "/health"
-    max_queue: int = 100
-    max_in_flight: int = 1000
-    cold_start_mode: Literal["keepalive", "reject"] = "keepalive"
-    heartbeat_interval: str = "10s"
-    activation_timeout: str = "5m0s"
-    retry_after: str = "10s"
-    retry_grace: str = "10s"
-    #: in-flight requests finish within it; the Pod's grace period is this plus 10 s
-    drain_timeout: str = "2m0s"
-    max_body_bytes: int = 16 * 1024 * 1024
+    #: the gateway's tunables (queue and in-flight bounds, cold-start mode, timeouts, probe periods);
+    #: the defaults are the contract's and suit production
+    settings: gateway_contract.GatewaySettings = dataclasses.field(
+        default_factory=gateway_contract.GatewaySettings
+    )
     api_key: SecretKeyRef | None = None
-    #: per-backend-replica queue target and the metric name KEDA sees
-    scaler_target: int = 10
-    metric_name: str = "queueDepth"
+    #: what the co-located ExternalScaler serves KEDA (per-replica target, metric name, stream bound);
+    #: ``tls`` is taken from ``scaler_tls_secret``
+    scaler: scaler_contract.ExternalScalerSettings = dataclasses.field(
+        default_factory=scaler_contract.ExternalScalerSettings
+    )
     #: server credentials (tls.crt, tls.key, ca.crt) for the co-located ExternalScaler
     scaler_tls_secret: str | None = None
-    report_interval: str = "2s"
+    #: seconds between a reporting gateway's heartbeats to the aggregate scaler
+    report_interval: float = 2.0
     #: container resources: {"requests": {...}, "limits": {...}}
     resources: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
     image_pull_secrets: tuple[str, ...] = ()
@@ -95,73 +106,101 @@ class GatewayProps:
     @property
     def termination_grace_period_seconds(self) -> int:
         """Long enough for the whole drain, plus a margin for the exit itself."""
-        return int(durations.parse(self.drain_timeout).total_seconds) + DRAIN_GRACE_MARGIN_SECONDS
+        return int(self.settings.drain_timeout) + DRAIN_GRACE_MARGIN_SECONDS
 
 
-def tls_files(secret: str | None) -> dict[str, Any] | None:
+def tls_files(secret: str | None) -> fields.TlsFiles | None:
     """The ``tls`` block of a gateway or scaler config for a mounted server Secret."""
     if not secret:
         return None
-    return {"certFile": f"{TLS_DIR}/tls.crt", "keyFile": f"{TLS_DIR}/tls.key", "caFile": f"{TLS_DIR}/ca.crt"}
+    return fields.TlsFiles(
+        cert_file=f"{TLS_DIR}/tls.crt", key_file=f"{TLS_DIR}/tls.key", ca_file=f"{TLS_DIR}/ca.crt"
+    )
 
 
-def check_bounds(props: GatewayProps) -> None:
-    """Refuse, naming the field, what the gateway would refuse to start with."""
+SettingsT = TypeVar("SettingsT", bound=fields.Model)
+
+
+def overlay(base: SettingsT, **values: Any) -> SettingsT:
+    """``base`` with ``values`` laid over it, validated by the contract; a value the data plane would
+    refuse raises ``ValueError`` naming the LLMService field it came from."""
+    document = base.model_dump(by_alias=True)
+    document.update({alias_generators.to_camel(name): value for name, value in values.items()})
+    try:
+        return type(base).model_validate(document)
+    except pydantic.ValidationError as exc:
+        raise refusal(exc) from None
+
+
+def refusal(error: pydantic.ValidationError) -> ValueError:
+    """A config the data plane would refuse, as one message naming the LLMService fields."""
+    lines = []
+    for line in documents.describe_errors(error).splitlines():
+        key, _, message = line.partition(": ")
+        lines.append(f"{FIELD_SOURCES.get(key, key)}: the data plane refuses it: {message}")
+    return ValueError("; ".join(lines))
+
+
+def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
+    """The gateway's config, validated by the model the gateway reads it with."""
     if props.replicas < 1:
         raise ValueError(f"spec.endpoint.replicas: must be >= 1, got {props.replicas}")
-    if not 1 <= props.max_queue <= MAX_QUEUE:
-        raise ValueError(f"spec.endpoint.maxQueue: the gateway takes 1..{MAX_QUEUE}, got {props.max_queue}")
-    if not 1 <= props.max_in_flight <= MAX_IN_FLIGHT:
-        raise ValueError(f"max_in_flight: the gateway takes 1..{MAX_IN_FLIGHT}, got {props.max_in_flight}")
-    if not 1 <= props.scaler_target <= MAX_TARGET:
-        raise ValueError(f"spec.scaling.target: the scaler takes 1..{MAX_TARGET}, got {props.scaler_target}")
-    if not READINESS_PATH.fullmatch(props.readiness_path):
+    ident = props.identity
+    service = fields.ServiceRef(name=ident.name, namespace=ident.namespace or "default")
+    try:
+        scaler: gateway_contract.ScalerSection | None = None
+        report: gateway_contract.ReportSection | None = None
+        if props.aggregate:
+            report = gateway_contract.ReportSection(
+                url=f"http://{ident.service_host(ident.scaler)}:{REPORT_PORT}",
+                token_file=f"{TOKEN_DIR}/{TOKEN_KEY}",
+                interval=props.report_interval,
+            )
+        else:
+            scaler = gateway_contract.ScalerSection.model_validate(
+                {
+                    **props.scaler.model_dump(by_alias=True),
+                    "listen": f":{GRPC_PORT}",
+                    "tls": tls_files(props.scaler_tls_secret),
+                }
+            )
+        check_memory(props)
+        return gateway_contract.GatewayConfig.wire(
+            settings=props.settings,
+            listen=f":{HTTP_PORT}",
+            backend_url=props.backend_url,
+            api_key_file=f"{API_KEY_DIR}/{API_KEY_FILE}" if props.api_key else None,
+            service=service,
+            scaler=scaler,
+            report=report,
+        )
+    except pydantic.ValidationError as exc:
+        raise refusal(exc) from None
+
+
+def check_memory(props: GatewayProps) -> None:
+    """Refuse settings whose worst case does not fit the memory limit the gateway is rendered with
+    (it would be OOM-killed under exactly the load its bounds admit)."""
+    limit = props.resources.get("limits", {}).get("memory")
+    if limit is None:
+        return
+    available = int(quantities.parse(limit).value)
+    settings = props.settings
+    worst = settings.worst_case_memory_bytes()
+    if worst > available:
+        mib = 1 << 20
         raise ValueError(
-            "InferenceRuntime spec.health.readiness.httpGet.path: the gateway probes a plain path "
-            f"(a '/', then no spaces, '?' or '#'), got {props.readiness_path!r}"
+            f"gateway memory limit {limit}: the gateway's bounds admit up to {worst // mib} MiB "
+            f"({gateway_contract.BASELINE_MEMORY_BYTES // mib} MiB at rest + maxQueuedBodyBytes "
+            f"{settings.max_queued_body_bytes // mib} MiB + maxConnections {settings.max_connections} x "
+            f"{gateway_contract.CONNECTION_MEMORY_BYTES // 1024} KiB); raise the limit or lower those bounds"
         )
 
 
-def gateway_config(props: GatewayProps) -> dict[str, Any]:
-    """The gateway config file, keys in the documented order."""
-    ident = props.identity
-    config: dict[str, Any] = {
-        "listen": f":{HTTP_PORT}",
-        "backendUrl": props.backend_url,
-        "readinessPath": props.readiness_path,
-        "maxQueue": props.max_queue,
-        "maxInFlight": props.max_in_flight,
-        "coldStartMode": props.cold_start_mode,
-        "heartbeatInterval": props.heartbeat_interval,
-        "activationTimeout": props.activation_timeout,
-        "retryAfter": props.retry_after,
-        "retryGrace": props.retry_grace,
-        "drainTimeout": props.drain_timeout,
-        "maxBodyBytes": props.max_body_bytes,
-        "apiKeyFile": f"{API_KEY_DIR}/{API_KEY_FILE}" if props.api_key else None,
-        "service": {"name": ident.name, "namespace": ident.namespace or "default"},
-        "scaler": None,
-        "report": None,
-    }
-    if props.aggregate:
-        config["report"] = {
-            "url": f"http://{ident.service_host(ident.scaler)}:{REPORT_PORT}",
-            "tokenFile": f"{TOKEN_DIR}/{TOKEN_KEY}",
-            "interval": props.report_interval,
-        }
-    else:
-        config["scaler"] = {
-            "listen": f":{GRPC_PORT}",
-            "target": props.scaler_target,
-            "metricName": props.metric_name,
-            "tls": tls_files(props.scaler_tls_secret),
-        }
-    return config
-
-
-def render_config(config: Mapping[str, Any]) -> str:
-    """Deterministic YAML for a config file (documented key order, no aliases)."""
-    return yaml.safe_dump(dict(config), sort_keys=False, default_flow_style=False, width=1000)
+def render_config(config: fields.Model) -> str:
+    """Deterministic YAML for a config file (field order, every field, no aliases)."""
+    document: dict[str, Any] = config.document()
+    return yaml.safe_dump(document, sort_keys=False, default_flow_style=False, width=1000)
 
 
 def scaler_service_port() -> k8s.ServicePort:
@@ -223,7 +262,6 @@ class Gateway(constructs.Construct):
 
     def __init__(self, scope: constructs.Construct, id: str, *, props: GatewayProps) -> None:
         super().__init__(scope, id)
-        check_bounds(props)
         self.props = props
         ident = props.identity
         selector = ident.selector_labels(COMPONENT)

@@ -17,21 +17,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
 import constructs
+import pydantic
 from cdk8s_plus_28 import k8s
 
 from noctaya.constructs import gateway, kube, naming, volumes
+from noctaya.contract import fields
+from noctaya.contract import scaler as scaler_contract
 
 COMPONENT: Final = "scaler"
 CONFIG_DIR: Final = "/etc/noctaya/scaler"
 CONFIG_FILE: Final = "config.yaml"
 #: fewest members the scaler counts, and the most its config accepts
 MIN_MEMBERS: Final = 32
-MAX_MEMBERS: Final = 10_000
-#: the most one member may report (``noctaya.scaler.config``)
-MAX_MEMBER_DEMAND: Final = 10_000_000
+MAX_MEMBERS: Final = scaler_contract.MAX_MEMBERS
 
 
 def member_bound(gateways: int) -> int:
@@ -47,13 +48,16 @@ class AggregateScalerProps:
 
     identity: naming.ServiceIdentity
     image: str
-    #: per-backend-replica queue target (GetMetricSpec) and metric name
-    target: int = 10
-    metric_name: str = "queueDepth"
+    #: what it serves KEDA (per-replica target, metric name, stream bound); ``tls`` is taken from
+    #: ``tls_secret``
+    scaler: scaler_contract.ExternalScalerSettings = dataclasses.field(
+        default_factory=scaler_contract.ExternalScalerSettings
+    )
     #: bounds: gateways counted, one gateway's demand (its maxQueue + maxInFlight), report concurrency
     max_members: int = MIN_MEMBERS
     max_member_demand: int = 1100
-    member_ttl: str = "10s"
+    #: seconds after which a silent gateway no longer counts
+    member_ttl: float = 10.0
     max_concurrent_reports: int = 64
     #: server credentials for KEDA mTLS (tls.crt, tls.key, ca.crt)
     tls_secret: str | None = None
@@ -65,22 +69,26 @@ class AggregateScalerProps:
     image_pull_secrets: tuple[str, ...] = ()
 
 
-def scaler_config(props: AggregateScalerProps) -> dict[str, Any]:
-    """The aggregate scaler config file (``noctaya.scaler.config.ScalerConfig``)."""
+def scaler_config(props: AggregateScalerProps) -> scaler_contract.ScalerConfig:
+    """The aggregate scaler's config, validated by the model the scaler reads it with."""
     ident = props.identity
-    return {
-        "service": {"name": ident.name, "namespace": ident.namespace or "default"},
-        "grpcListen": f":{gateway.GRPC_PORT}",
-        "reportListen": f":{gateway.REPORT_PORT}",
-        "target": props.target,
-        "metricName": props.metric_name,
-        "tokenFile": f"{gateway.TOKEN_DIR}/{gateway.TOKEN_KEY}",
-        "maxMembers": props.max_members,
-        "maxMemberDemand": props.max_member_demand,
-        "memberTtl": props.member_ttl,
-        "maxConcurrentReports": props.max_concurrent_reports,
-        "tls": gateway.tls_files(props.tls_secret),
-    }
+    try:
+        return scaler_contract.ScalerConfig.model_validate(
+            {
+                **props.scaler.model_dump(by_alias=True),
+                "tls": gateway.tls_files(props.tls_secret),
+                "service": fields.ServiceRef(name=ident.name, namespace=ident.namespace or "default"),
+                "grpcListen": f":{gateway.GRPC_PORT}",
+                "reportListen": f":{gateway.REPORT_PORT}",
+                "tokenFile": f"{gateway.TOKEN_DIR}/{gateway.TOKEN_KEY}",
+                "maxMembers": props.max_members,
+                "maxMemberDemand": props.max_member_demand,
+                "memberTtl": props.member_ttl,
+                "maxConcurrentReports": props.max_concurrent_reports,
+            }
+        )
+    except pydantic.ValidationError as exc:
+        raise gateway.refusal(exc) from None
 
 
 class AggregateScaler(constructs.Construct):
@@ -88,15 +96,6 @@ class AggregateScaler(constructs.Construct):
 
     def __init__(self, scope: constructs.Construct, id: str, *, props: AggregateScalerProps) -> None:
         super().__init__(scope, id)
-        if not 1 <= props.target <= gateway.MAX_TARGET:
-            raise ValueError(
-                f"spec.scaling.target: the scaler takes 1..{gateway.MAX_TARGET}, got {props.target}"
-            )
-        if not 1 <= props.max_member_demand <= MAX_MEMBER_DEMAND:
-            raise ValueError(
-                "spec.endpoint.maxQueue: with the gateway's in-flight bound it makes one gateway's demand "
-                f"bound {props.max_member_demand}, beyond the scaler's {MAX_MEMBER_DEMAND}"
-            )
         self.props = props
         ident = props.identity
         selector = ident.selector_labels(COMPONENT)

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from noctaya import __version__
 from noctaya.constructs import backend, prewarm
+from noctaya.contract import gateway as gateway_contract
 from noctaya.runtime import delivery
 
 #: the image that runs ``noctaya gateway`` and ``noctaya scaler``
@@ -37,8 +38,10 @@ class RenderSettings:
     - ``marker_wait_seconds``: how long a server waits for a staging Job's marker before it fails.
     - ``prewarm_deadline_seconds`` / ``prewarm_backoff_limit``: bounds of the staging Job.
     - ``gateway_resources``: gateway container resources when ``spec.endpoint.resources`` is unset.
-    - ``max_in_flight``: the gateway's warm concurrency bound (the scaler's per-member bound adds it
-      to ``maxQueue``).
+    - ``gateway_settings``: the gateways' tunables where the LLMService says nothing (the in-flight
+      bound, probe periods, connect and body timeouts); the LLMService's own fields (``maxQueue``,
+      cold-start mode and heartbeat, activation and drain timeouts, the runtime's readiness path) are
+      laid over them. The aggregate scaler's per-member bound is ``maxQueue + maxInFlight``.
     """
 
     gateway_image: str = DEFAULT_IMAGE
@@ -56,10 +59,12 @@ class RenderSettings:
     gateway_resources: Mapping[str, Mapping[str, str]] = dataclasses.field(
         default_factory=lambda: {
             "requests": {"cpu": "100m", "memory": "128Mi"},
-            "limits": {"memory": "512Mi"},
+            "limits": {"memory": "1Gi"},
         }
     )
-    max_in_flight: int = 1000
+    gateway_settings: gateway_contract.GatewaySettings = dataclasses.field(
+        default_factory=gateway_contract.GatewaySettings
+    )
 
     def __post_init__(self) -> None:
         if self.default_gateway_replicas < 1:

@@ -17,9 +17,12 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import pydantic
+
+from noctaya.contract import fields
+from noctaya.contract import gateway as gateway_config
+from noctaya.contract import scaler as scaler_config
 from noctaya.dev import certificates, gateways, replicas, view
-from noctaya.gateway import config as gateway_config
-from noctaya.scaler import config as scaler_config
 
 if TYPE_CHECKING:  # imported when the runner starts: gRPC must see GRPC_ENABLE_FORK_SUPPORT first
     from noctaya.dev import runner
@@ -33,43 +36,26 @@ DEFAULT_BACKEND = (
     "--ready-delay 2s --tokens 16 --token-delay 50ms"
 )
 
-# gateway flags passed through to the gateway config (flag -> config key, converter)
-GATEWAY_FLAGS: dict[str, tuple[str, Any, str]] = {
-    "--max-queue": ("maxQueue", int, "cold admission slots per gateway"),
-    "--max-in-flight": ("maxInFlight", int, "warm concurrency bound per gateway"),
-    "--cold-start-mode": ("coldStartMode", str, "keepalive (hold with SSE heartbeats) or reject (503)"),
-    "--heartbeat-interval": (
-        "heartbeatInterval",
-        str,
-        "SSE keepalive comment interval while cold, a duration",
-    ),
-    "--activation-timeout": ("activationTimeout", str, "give up on a cold start after this long, a duration"),
-    "--retry-after": ("retryAfter", str, "Retry-After of 429/503 answers, a duration"),
-    "--retry-grace": ("retryGrace", str, "demand stays up this long after Ready, a duration"),
-    "--drain-timeout": ("drainTimeout", str, "longest gateway drain on stop, a duration"),
-    "--max-body-bytes": ("maxBodyBytes", int, "largest request body, in bytes"),
-    "--api-key-file": ("apiKeyFile", str, "require 'Authorization: Bearer <key>' with the key in FILE"),
-}
+#: every gateway tunable is a flag (``maxQueue`` -> ``--max-queue``); these defaults differ here
+DEV_GATEWAY_DEFAULTS: dict[str, Any] = {"drain_timeout": 10.0}
+#: gateway tunables with a flag of their own above (the replicas probe the same readiness path)
+OWN_FLAGS = {"readiness_path"}
 
 
-#: where ``noctaya dev`` departs from the gateway's own defaults
-DEV_GATEWAY_DEFAULTS: dict[str, str] = {"drainTimeout": "10s"}
+def _gateway_flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
-def _gateway_default(key: str) -> str:
-    if key in DEV_GATEWAY_DEFAULTS:
-        return f" (default here: {DEV_GATEWAY_DEFAULTS[key]})"
-    field = next(f for f in gateway_config.GatewayConfig.model_fields.values() if f.alias == key)
-    if field.default is None:
-        return " (default: unset)"
-    if isinstance(field.default, float):
-        return f" (default: {gateway_config.format_duration(field.default)})"
-    return f" (default: {field.default})"
+def _gateway_help(name: str) -> str:
+    field = gateway_config.GatewaySettings.model_fields[name]
+    default = DEV_GATEWAY_DEFAULTS.get(name, field.default)
+    shown = fields.format_seconds(default) if isinstance(default, float) else default
+    return f"gateway: {field.description} (default {shown})"
 
 
 def _duration(text: str) -> float:
     try:
-        return gateway_config.parse_duration(text)
+        return fields.parse_seconds(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -185,8 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="log level of the gateway and scaler processes, logged into the run dir (default %(default)s)",
     )
-    for flag, (_key, kind, text) in GATEWAY_FLAGS.items():
-        p.add_argument(flag, type=kind, default=None, help=f"gateway: {text}{_gateway_default(_key)}")
+    p.add_argument(
+        "--api-key-file",
+        default=None,
+        help="gateway: require 'Authorization: Bearer <key>' with the key in FILE (default: no key)",
+    )
+    for name in gateway_config.GatewaySettings.model_fields:
+        if name not in OWN_FLAGS:
+            p.add_argument(_gateway_flag(name), default=None, metavar="VALUE", help=_gateway_help(name))
     return p
 
 
@@ -201,7 +193,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
     except ValueError as exc:
         raise ValueError(f"--backend-cmd: {exc}") from None
     try:
-        host, port = gateway_config.parse_listen(args.listen)
+        host, port = fields.ListenAddress.parse(args.listen)
     except ValueError as exc:
         raise ValueError(f"--listen: {exc}") from None
     if port == 0:
@@ -211,23 +203,23 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         scaler_config.build_config({"service": service, "memberTtl": args.member_ttl})
     except scaler_config.ConfigError as exc:
         raise ValueError(f"--service-name, --namespace or --member-ttl: {exc}") from None
-    gateway: dict[str, Any] = dict(DEV_GATEWAY_DEFAULTS)
-    for flag, (key, _kind, _text) in GATEWAY_FLAGS.items():
-        value = getattr(args, flag.removeprefix("--").replace("-", "_"))
+    tunables: dict[str, Any] = {**DEV_GATEWAY_DEFAULTS, "readiness_path": args.readiness_path}
+    for name in gateway_config.GatewaySettings.model_fields:
+        value = getattr(args, name, None) if name not in OWN_FLAGS else None
         if value is not None:
-            gateway[key] = value
+            tunables[name] = value
     # check the gateway options now, so a bad one is reported here and not by a child process
-    probe = {
-        **gateway,
-        "backendUrl": "http://127.0.0.1:1",
-        "listen": "127.0.0.1:1",
-        "readinessPath": args.readiness_path,
-    }
     try:
-        gateway_config.build_config(probe)
-    except gateway_config.ConfigError as exc:
-        raise ValueError(f"gateway options: {exc}") from None
-    drain = gateway_config.parse_duration(gateway["drainTimeout"])
+        gateway = gateway_config.GatewaySettings.model_validate(tunables)
+    except pydantic.ValidationError as exc:
+        raise ValueError(f"gateway options: {_flag_errors(exc)}") from None
+    try:
+        gateway_config.GatewayConfig.wire(
+            settings=gateway, backend_url="http://127.0.0.1:1", api_key_file=args.api_key_file
+        )
+    except pydantic.ValidationError as exc:
+        raise ValueError(f"--api-key-file: {_flag_errors(exc)}") from None
+    drain = gateway.drain_timeout
     scaling = keda.Scaling(
         name=args.service_name,
         namespace=args.namespace,
@@ -246,6 +238,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         scaling=scaling,
         target=args.target,
         gateway=gateway,
+        api_key_file=args.api_key_file,
         scaler_tls=args.scaler_tls,
         member_ttl=args.member_ttl,
         replica_drain_timeout=args.replica_drain_timeout,
@@ -255,6 +248,16 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         state_file=args.state_file,
         log_level=args.log_level,
     )
+
+
+def _flag_errors(error: pydantic.ValidationError) -> str:
+    """``--max-queue: Input should be ...`` for each bad gateway option."""
+    lines = []
+    for item in error.errors():
+        name = str(item["loc"][0]) if item["loc"] else ""
+        flag = _gateway_flag(name) if name in gateway_config.GatewaySettings.model_fields else name
+        lines.append(f"{flag}: {item['msg'].removeprefix('Value error, ')}")
+    return "; ".join(lines)
 
 
 async def _main(settings: runner.Settings, out: view.View) -> int:

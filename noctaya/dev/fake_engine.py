@@ -36,7 +36,7 @@ from typing import Any, Final, Literal
 import uvloop
 from aiohttp import web
 
-from noctaya.gateway import config as gateway_config
+from noctaya.contract import fields
 
 FailureMode = Literal["none", "crash-mid-stream", "error-500", "never-ready", "invalid-sse"]
 FAILURE_MODES: Final[tuple[str, ...]] = (
@@ -393,13 +393,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         engine = FakeEngine(
             model=args.model,
-            ready_delay=gateway_config.parse_duration(args.ready_delay),
+            ready_delay=fields.parse_seconds(args.ready_delay),
             tokens=max(0, min(args.tokens, MAX_TOKENS)),
-            token_delay=gateway_config.parse_duration(args.token_delay),
+            token_delay=fields.parse_seconds(args.token_delay),
             failure=args.failure,
             crash_after=args.crash_after,
         )
-        drain = gateway_config.parse_duration(args.drain_timeout)
+        drain = fields.parse_seconds(args.drain_timeout)
     except ValueError as exc:
         parser.error(str(exc))
     logging.basicConfig(level=logging.WARNING)

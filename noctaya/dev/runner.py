@@ -39,8 +39,10 @@ from typing import Any
 
 import aiohttp
 
+from noctaya.contract import fields
+from noctaya.contract import gateway as gateway_config
+from noctaya.contract import scaler as scaler_config
 from noctaya.dev import certificates, gateways, keda, processes, replicas, service, view
-from noctaya.gateway import config as gateway_config
 from noctaya.scaler import credentials
 
 logger = logging.getLogger(__name__)
@@ -59,7 +61,11 @@ class Settings:
         default_factory=lambda: keda.Scaling(name="dev", namespace="default")
     )
     target: int = 10
-    gateway: dict[str, Any] = dataclasses.field(default_factory=dict)  # extra gateway config keys
+    #: the gateways' tunables (``readiness_path`` is taken from the field above)
+    gateway: gateway_config.GatewaySettings = dataclasses.field(
+        default_factory=gateway_config.GatewaySettings
+    )
+    api_key_file: str | None = None
     scaler_tls: bool = False
     member_ttl: str = "10s"
     report_interval: str = "2s"
@@ -178,30 +184,39 @@ class DevRunner:
         )
         return group.create_task(self.keda.run(), name="noctaya-dev-keda")
 
-    def _tls(self) -> dict[str, str] | None:
+    def _tls(self) -> fields.TlsFiles | None:
         if self.bundle is None:
             return None
-        return {
-            "certFile": str(self.bundle.server_cert),
-            "keyFile": str(self.bundle.server_key),
-            "caFile": str(self.bundle.ca_cert),
-        }
+        return fields.TlsFiles(
+            cert_file=str(self.bundle.server_cert),
+            key_file=str(self.bundle.server_key),
+            ca_file=str(self.bundle.ca_cert),
+        )
 
-    def scaler_document(self) -> dict[str, Any]:
+    @property
+    def service_ref(self) -> fields.ServiceRef:
+        return fields.ServiceRef(name=self.settings.scaling.name, namespace=self.settings.scaling.namespace)
+
+    @property
+    def gateway_settings(self) -> gateway_config.GatewaySettings:
+        s = self.settings
+        return s.gateway.model_copy(update={"readiness_path": s.readiness_path})
+
+    def scaler_config(self) -> scaler_config.ScalerConfig:
         """The aggregate scaler's config; a member's demand is bounded by one gateway's own bounds."""
         s = self.settings
-        gateway = gateway_config.build_config(self.gateway_document(port=0))
-        return {
-            "service": {"name": s.scaling.name, "namespace": s.scaling.namespace},
-            "grpcListen": f"127.0.0.1:{self.grpc_port}",
-            "reportListen": f"127.0.0.1:{self.scaler_report_port}",
-            "target": s.target,
-            "metricName": s.scaling.metric_name,
-            "tokenFile": str(self.run_dir / "scaler-token"),
-            "maxMemberDemand": gateway.max_queue + gateway.max_in_flight,
-            "memberTtl": s.member_ttl,
-            "tls": self._tls(),
-        }
+        gateway = self.gateway_settings
+        return scaler_config.ScalerConfig(
+            service=self.service_ref,
+            grpc_listen=f"127.0.0.1:{self.grpc_port}",
+            report_listen=f"127.0.0.1:{self.scaler_report_port}",
+            target=s.target,
+            metric_name=s.scaling.metric_name,
+            token_file=str(self.run_dir / "scaler-token"),
+            max_member_demand=gateway.max_queue + gateway.max_in_flight,
+            member_ttl=fields.parse_seconds(s.member_ttl),
+            tls=self._tls(),
+        )
 
     async def _start_scaler(self, *, session: aiohttp.ClientSession) -> None:
         s = self.settings
@@ -210,7 +225,7 @@ class DevRunner:
         token.chmod(0o600)
         self.scaler_report_port = processes.free_port()
         path = self.run_dir / "scaler.json"
-        path.write_text(json.dumps(self.scaler_document(), indent=2))
+        path.write_text(json.dumps(self.scaler_config().document(), indent=2))
         self.scaler = processes.Child(
             name="scaler",
             argv=_python_command("scaler", "--config", str(path), "--log-level", s.log_level),
@@ -222,36 +237,38 @@ class DevRunner:
         )
         self.view.event(f"aggregate scaler up (reports :{self.scaler_report_port}, gRPC :{self.grpc_port})")
 
-    def gateway_document(self, *, port: int) -> dict[str, Any]:
+    def gateway_config(self, *, port: int) -> gateway_config.GatewayConfig:
         """The config of a gateway listening on ``port``: co-located scaler, or reporting."""
         s = self.settings
-        document: dict[str, Any] = {
-            **s.gateway,
-            "listen": f"{s.listen_host if s.gateways == 1 else '127.0.0.1'}:{port}",
-            "backendUrl": self.backend.url,
-            "readinessPath": s.readiness_path,
-            "service": {"name": s.scaling.name, "namespace": s.scaling.namespace},
-        }
+        scaler: gateway_config.ScalerSection | None = None
+        report: gateway_config.ReportSection | None = None
         if s.gateways > 1:
-            document["scaler"] = None
-            document["report"] = {
-                "url": f"http://127.0.0.1:{self.scaler_report_port}",
-                "tokenFile": str(self.run_dir / "scaler-token"),
-                "interval": s.report_interval,
-            }
+            report = gateway_config.ReportSection(
+                url=f"http://127.0.0.1:{self.scaler_report_port}",
+                token_file=str(self.run_dir / "scaler-token"),
+                interval=fields.parse_seconds(s.report_interval),
+            )
         else:
-            document["scaler"] = {
-                "listen": f"127.0.0.1:{self.grpc_port}",
-                "target": s.target,
-                "metricName": s.scaling.metric_name,
-                "tls": self._tls(),
-            }
-        return document
+            scaler = gateway_config.ScalerSection(
+                listen=f"127.0.0.1:{self.grpc_port}",
+                target=s.target,
+                metric_name=s.scaling.metric_name,
+                tls=self._tls(),
+            )
+        return gateway_config.GatewayConfig.wire(
+            settings=self.gateway_settings,
+            listen=f"{s.listen_host if s.gateways == 1 else '127.0.0.1'}:{port}",
+            backend_url=self.backend.url,
+            api_key_file=s.api_key_file,
+            service=self.service_ref,
+            scaler=scaler,
+            report=report,
+        )
 
     def _gateway(self, *, index: int, port: int) -> gateways.GatewayProcess:
         s = self.settings
         path = self.run_dir / f"gateway-{index}.json"
-        path.write_text(json.dumps(self.gateway_document(port=port), indent=2))
+        path.write_text(json.dumps(self.gateway_config(port=port).document(), indent=2))
         child = processes.Child(
             name=f"gateway-{index}",
             argv=_python_command("gateway", "--config", str(path), "--log-level", s.log_level),
@@ -264,7 +281,7 @@ class DevRunner:
         lines = [
             f"noctaya dev: OpenAI-compatible endpoint at {self.url}",
             f'  from openai import OpenAI; client = OpenAI(base_url="{self.url}", api_key="...")'
-            + (f"  (api_key: the key in {s.gateway['apiKeyFile']})" if s.gateway.get("apiKeyFile") else ""),
+            + (f"  (api_key: the key in {s.api_key_file})" if s.api_key_file else ""),
             f"  backend: {s.backend_cmd}",
             f"  scaling: min {s.scaling.min_replicas}, max {s.scaling.max_replicas}, target {s.target}, "
             f"cooldown {s.scaling.cooldown:g}s, polling {s.scaling.polling_interval:g}s, "

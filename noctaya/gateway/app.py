@@ -1,4 +1,4 @@
-"""The gateway application factory: ``make_app(config, *, extra_contexts=()) -> web.Application``.
+"""The gateway application factory: ``make_app(config, *, sidecars=(), extra_contexts=())``.
 
 The parts and who owns what:
 
@@ -14,9 +14,10 @@ The parts and who owns what:
 - :class:`~noctaya.gateway.draining.Drain`, :class:`~noctaya.gateway.auth.KeyFile`,
   :class:`~noctaya.gateway.metrics.Metrics`.
 
-``extra_contexts`` are appended to ``app.cleanup_ctx`` after the gateway's own, so they start after
-the backend session and probe loop exist and are cleaned up before them. This is how the co-located
-ExternalScaler and the aggregate reporter plug in: they read ``app[keys.DEMAND]``.
+``sidecars`` (``noctaya.contract.demand.Sidecar``: the co-located ExternalScaler or the aggregate
+reporter) are entered after the gateway's own parts have started, with the gateway's demand and
+metrics registry, and left before those parts stop; ``extra_contexts`` (plain cleanup contexts) come
+after them. Neither is imported here: the gateway knows the contract, not the scaler.
 
 The server must run with ``handler_cancellation=True`` (as ``noctaya.gateway.command`` does) so a
 client that disconnects while queued frees its slot at once.
@@ -27,15 +28,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 import aiohttp
 from aiohttp import web
 
+from noctaya.contract import demand as demand_mod
+from noctaya.contract import gateway as config
 from noctaya.gateway import (
     activation,
     admission,
     auth,
-    config,
     demand,
     draining,
     errors,
@@ -46,6 +49,7 @@ from noctaya.gateway import (
     readiness,
     routing,
 )
+from noctaya.serving import connections
 
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 """What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
@@ -54,13 +58,33 @@ HEARTBEAT = web.AppKey("noctaya.gateway.heartbeat", heartbeat.Heartbeat)
 UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled connection is not raced
 
 
+def connection_limits(config: config.GatewayConfig) -> connections.Limits:
+    """The bounds of the gateway's listener."""
+    return connections.Limits(
+        max_connections=config.max_connections,
+        max_connections_per_peer=config.max_connections_per_peer,
+        header_timeout=config.header_timeout,
+        keepalive_timeout=config.keep_alive_timeout,
+        write_timeout=config.client_write_timeout,
+    )
+
+
+def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
+    """The runner for a gateway app: its connection bounds, OpenAI-shaped protocol errors."""
+    return connections.Runner(
+        app, table=app[keys.CONNECTIONS], error_body=errors.protocol_error_body, **kwargs
+    )
+
+
 def make_app(
     config: config.GatewayConfig,
     *,
+    sidecars: Sequence[demand_mod.Sidecar] = (),
     extra_contexts: Sequence[CleanupContext] = (),
 ) -> web.Application:
     """Build the gateway app for ``config``; nothing runs until the app is started."""
-    app = web.Application(client_max_size=config.max_body_bytes, handler_args={"max_field_size": 16384})
+    app = web.Application(client_max_size=config.max_body_bytes)
+    the_connections = connections.ConnectionTable(limits=connection_limits(config))
     the_demand = demand.Demand()
     the_metrics = metrics.Metrics(max_queue=config.max_queue, max_in_flight=config.max_in_flight)
     the_admission = admission.Admission(
@@ -107,20 +131,31 @@ def make_app(
 
     the_demand.subscribe(on_demand)
     the_drain = draining.Drain(admission=the_admission, timeout=config.drain_timeout)
+    the_budget = admission.ByteBudget(
+        limit=config.max_queued_body_bytes,
+        refusal=lambda: errors.queue_bytes_full(config.max_queued_body_bytes, config.retry_after),
+    )
     the_metrics.bind(
         queued=lambda: the_admission.queued,
+        queued_body_bytes=lambda: the_budget.held,
+        max_queued_body_bytes=config.max_queued_body_bytes,
         in_flight=lambda: the_admission.in_flight,
         demand=the_demand.demand,
         ready=lambda: float(the_readiness.ready),
         draining=lambda: float(the_drain.draining),
         lease_open=lambda: float(the_demand.lease_open),
+        connections=the_connections,
     )
     app[keys.CONFIG] = config
     app[keys.DEMAND] = the_demand
     app[keys.ADMISSION] = the_admission
     app[keys.ACTIVATION] = the_activation
     app[keys.READINESS] = the_readiness
-    app[keys.AUTH] = auth.KeyFile(path=config.api_key_file)
+    app[keys.AUTH] = auth.KeyFile(
+        path=config.api_key_file,
+        max_key_bytes=connections.max_header_value(the_connections.limits, "Bearer "),
+    )
+    app[keys.CONNECTIONS] = the_connections
     app[keys.DRAIN] = the_drain
     app[keys.METRICS] = the_metrics
 
@@ -129,6 +164,7 @@ def make_app(
         max_body_bytes=config.max_body_bytes,
         body_timeout=config.body_timeout,
         metrics=the_metrics,
+        header_timeout=config.backend_header_timeout,
     )
     app[UPSTREAM] = upstream
     app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
@@ -142,12 +178,22 @@ def make_app(
         metrics=the_metrics,
         upstream=upstream,
         heartbeat=app[HEARTBEAT],
+        budget=the_budget,
     )
     routing.setup_routes(app, handler=handler)
     app.cleanup_ctx.append(_backend_context)
     app.cleanup_ctx.append(_loops_context)
+    app.cleanup_ctx.extend(_sidecar_context(sidecar) for sidecar in sidecars)
     app.cleanup_ctx.extend(extra_contexts)
     return app
+
+
+def _sidecar_context(sidecar: demand_mod.Sidecar) -> CleanupContext:
+    async def context(app: web.Application) -> AsyncIterator[None]:
+        async with sidecar(demand=app[keys.DEMAND], registry=app[keys.METRICS].registry):
+            yield
+
+    return context
 
 
 async def _backend_context(app: web.Application) -> AsyncIterator[None]:

@@ -9,11 +9,12 @@ Shutdown order (SIGTERM or SIGINT):
 1. the drain flag flips: ``/healthz`` answers 503 so the Service stops routing here, and new ``/v1``
    requests get 503 ``draining``;
 2. requests already queued or in flight (including open streams) run to completion, for at most
-   ``drainTimeout``; requests still queued at the deadline are answered ``draining``;
+   ``drainTimeout``; requests still queued at the deadline are answered ``draining``, and streams
+   still running end with a final SSE error event (``draining``) in the last 0.5 s of it;
 3. the listener closes and remaining handlers are cancelled (``runner.cleanup``);
-4. cleanup contexts unwind in reverse order: extra contexts first (the scaler / demand reporter, which
-   withdraws this gateway's report), then the readiness probe, the heartbeat ticker and the lease and
-   queue timers, then the backend client session;
+4. cleanup contexts unwind in reverse order: sidecars first (the co-located scaler, or the demand
+   reporter, which withdraws this gateway's report), then the readiness probe, the heartbeat ticker
+   and the lease and queue timers, then the backend client session;
 5. exit 0.
 """
 
@@ -29,75 +30,47 @@ from collections.abc import Sequence
 from typing import Any
 
 import pydantic
+import pydantic.fields
 import uvloop
 from aiohttp import web
 from pydantic import alias_generators
 
+from noctaya.contract import demand as demand_mod
+from noctaya.contract import documents, fields
+from noctaya.contract import gateway as config_
 from noctaya.gateway import app as app_
-from noctaya.gateway import config as config_
 from noctaya.gateway import keys
+from noctaya.serving import redaction
 
 logger = logging.getLogger("noctaya.gateway")
 
+#: the end of ``drainTimeout`` kept for ending streams with their final event
+STREAM_CUT_SECONDS = 0.5
+#: what the server waits for handlers after the drain (they have had ``drainTimeout`` already)
+SHUTDOWN_SECONDS = 0.25
+
 _SECTIONS: dict[str, type[pydantic.BaseModel]] = {
-    "service": config_.ServiceRef,
+    "service": fields.ServiceRef,
     "scaler": config_.ScalerSection,
     "report": config_.ReportSection,
 }
 
 
-#: what each config field means (file key -> help); its default and unit are added from the model
-HELP: dict[str, str] = {
-    "listen": "where clients connect, HOST:PORT or :PORT",
-    "backendUrl": "base URL of the model backend Service (http or https)",
-    "readinessPath": "backend path that answers 200 once the model is loaded",
-    "maxQueue": "cold-queue slots: requests held while the backend starts (full: 429)",
-    "maxInFlight": "requests forwarded to the backend at once (full: 429)",
-    "coldStartMode": "keepalive (hold streams with SSE comments) or reject (503 + Retry-After)",
-    "heartbeatInterval": "SSE keepalive comment interval while a stream waits, a duration",
-    "activationTimeout": "give up on a cold start after this long, a duration",
-    "retryAfter": "Retry-After of 429/503 answers, a duration",
-    "retryGrace": "demand stays reported this long after the backend is Ready, a duration",
-    "drainTimeout": "longest wait for in-flight requests on SIGTERM, a duration",
-    "maxBodyBytes": "largest request body, in bytes (larger: 413)",
-    "apiKeyFile": "require 'Authorization: Bearer <key>' with a key listed in FILE (reread per request)",
-    "probeInterval": "readiness probe period while requests wait for a cold backend, a duration",
-    "warmProbeInterval": "readiness probe period while the backend is Ready, a duration",
-    "idleProbeInterval": "readiness probe period while cold with nobody waiting, a duration",
-    "probeTimeout": "timeout of one readiness probe, a duration",
-    "connectTimeout": "timeout of one connection attempt to the backend, a duration",
-    "connectRetries": "connection attempts retried before a 502",
-    "bodyTimeout": "longest pause while reading a request body, a duration",
-    "service.name": "LLMService (and ScaledObject) name the scaler answers for",
-    "service.namespace": "namespace of that LLMService",
-    "scaler.listen": "co-located ExternalScaler gRPC address, HOST:PORT or :PORT",
-    "scaler.target": "per-replica demand target KEDA scales by",
-    "scaler.metricName": "metric name KEDA asks for",
-    "scaler.tls.certFile": "co-located scaler TLS certificate (PEM file)",
-    "scaler.tls.keyFile": "private key of that certificate (PEM file)",
-    "scaler.tls.caFile": "CA that client certificates must chain to: mutual TLS (PEM file)",
-    "report.url": "aggregate scaler report URL: publish demand there instead of a co-located scaler",
-    "report.tokenFile": "file holding the aggregate scaler token",
-    "report.interval": "demand report interval, a duration",
-}
-
-
-def _help(key: str, field: Any) -> str:
-    """The field's meaning with its default (durations in Go form, e.g. ``10s``)."""
-    text = HELP[key]
-    if field.is_required():
-        where = "required when the section is used" if "." in key else "required"
-        return f"{text} (no default: {where})"
-    default = field.default
-    if default is None:
-        return f"{text} (default: unset)"
-    if isinstance(default, float) and "duration" in text:
-        return f"{text} (default: {config_.format_duration(default)})"
-    return f"{text} (default: {default})"
-
-
 def _flag(path: Sequence[str]) -> str:
     return "--" + "-".join(alias_generators.to_snake(p).replace("_", "-") for p in path)
+
+
+def _help(field: pydantic.fields.FieldInfo) -> str:
+    """The field's description with its default, durations in Go form."""
+    text = field.description or f"config field {field.alias}"
+    default = field.default
+    if field.is_required():
+        return f"{text} (no default: required)"
+    if default is None:
+        return f"{text} (default: unset)"
+    if isinstance(default, float):
+        default = fields.format_seconds(default)
+    return f"{text} (default {default})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,24 +94,24 @@ def build_parser() -> argparse.ArgumentParser:
             _flag([name]),
             dest=f"field:{field.alias}",
             metavar="VALUE",
-            help=_help(str(field.alias), field),
+            help=_help(field),
         )
     for section, model in _SECTIONS.items():
         for name, field in model.model_fields.items():
             if name == "tls":
-                for tls_name, tls_field in config_.TlsFiles.model_fields.items():
+                for tls_name, tls_field in fields.TlsFiles.model_fields.items():
                     parser.add_argument(
                         _flag([section, "tls", tls_name]),
                         metavar="VALUE",
                         dest=f"field:{section}.tls.{tls_field.alias}",
-                        help=_help(f"{section}.tls.{tls_field.alias}", tls_field),
+                        help=f"{section}: {_help(tls_field)}",
                     )
                 continue
             parser.add_argument(
                 _flag([section, name]),
                 metavar="VALUE",
                 dest=f"field:{section}.{field.alias}",
-                help=_help(f"{section}.{field.alias}", field),
+                help=f"{section}: {_help(field)}",
             )
     parser.add_argument(
         "--no-scaler", action="store_true", help="run no co-located scaler (scaler: null; default: run one)"
@@ -147,8 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> config_.GatewayConfig:
-    """File first, then every flag given; raises :class:`~noctaya.gateway.config.ConfigError`."""
-    document: dict[str, Any] = config_.read_document(args.config) if args.config else {}
+    """File first, then every flag given; raises :class:`~noctaya.contract.documents.ConfigError`."""
+    document: dict[str, Any] = documents.read_document(args.config) if args.config else {}
     for dest, value in vars(args).items():
         if not dest.startswith("field:") or value is None:
             continue
@@ -168,13 +141,17 @@ def config_from_args(args: argparse.Namespace) -> config_.GatewayConfig:
 async def serve(
     config: config_.GatewayConfig,
     *,
-    extra_contexts: Sequence[app_.CleanupContext] = (),
+    sidecars: Sequence[demand_mod.Sidecar] = (),
     started: asyncio.Event | None = None,
 ) -> int:
     """Run until SIGTERM/SIGINT, then drain and stop in the order the module docstring gives."""
-    app = app_.make_app(config, extra_contexts=extra_contexts)
-    runner = web.AppRunner(
-        app, handle_signals=False, handler_cancellation=True, access_log=None, shutdown_timeout=1.0
+    app = app_.make_app(config, sidecars=sidecars)
+    runner = app_.make_runner(
+        app,
+        handle_signals=False,
+        handler_cancellation=True,
+        access_log=None,
+        shutdown_timeout=SHUTDOWN_SECONDS,
     )
     await runner.setup()
     # Everything built so far lives as long as the process: keep it out of the cyclic collector's
@@ -185,8 +162,8 @@ async def serve(
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     try:
-        host, port = config.listen_address
-        site = web.TCPSite(runner, host, port, backlog=4096, reuse_address=True)
+        listen = config.listen_address
+        site = web.TCPSite(runner, listen.bind_host, listen.port, backlog=4096, reuse_address=True)
         await site.start()
         bound = ", ".join(f"http://{a[0]}:{a[1]}" for a in runner.addresses if isinstance(a, tuple))
         logger.info(
@@ -196,7 +173,10 @@ async def serve(
             started.set()
         await stop.wait()
         logger.info("draining (up to %gs)", config.drain_timeout)
-        drained = await app[keys.DRAIN].wait_idle()
+        drained = await app[keys.DRAIN].wait_idle(within=max(0.0, config.drain_timeout - STREAM_CUT_SECONDS))
+        if not drained:  # streams still running get a final error event, not a silent cut
+            cut = await app[app_.UPSTREAM].cut_streams(within=STREAM_CUT_SECONDS)
+            logger.info("drain timed out; %d stream(s) ended with a final error event", cut)
         logger.info("drain %s; stopping", "complete" if drained else "timed out")
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -205,26 +185,27 @@ async def serve(
     return 0
 
 
-def _scaler_contexts(config: config_.GatewayConfig) -> list[app_.CleanupContext]:
+def _sidecars(config: config_.GatewayConfig) -> list[demand_mod.Sidecar]:
     """The co-located ExternalScaler or the demand reporter, when configured (``noctaya.scaler``)."""
     if config.scaler is None and config.report is None:
         return []
     from noctaya.scaler import hosting  # imported only when used: grpc stays out of a plain gateway
 
-    return list(hosting.gateway_contexts(config))
+    return hosting.gateway_sidecars(config)
 
 
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    redaction.install()
     try:
         config = config_from_args(args)
-        extra_contexts = _scaler_contexts(config)  # co-located scaler or demand reporter
+        sidecars = _sidecars(config)  # co-located scaler or demand reporter
     except config_.ConfigError as exc:
         print(f"noctaya gateway: invalid configuration:\n{exc}", file=sys.stderr)
         return 2
     try:
-        return uvloop.run(serve(config, extra_contexts=extra_contexts))
+        return uvloop.run(serve(config, sidecars=sidecars))
     except OSError as exc:  # e.g. the listen port is taken
         print(f"noctaya gateway: {exc}", file=sys.stderr)
         return 1

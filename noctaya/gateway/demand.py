@@ -5,39 +5,31 @@ It is ``queued + in_flight``, plus one while an activation lease is open and not
 client that was told to come back later (``reject`` mode, or a keepalive client that left) still keeps
 the backend coming up until the lease ends.
 
-The object satisfies ``noctaya.scaler.demand.DemandSource`` structurally: ``demand()`` reads the
-current value and ``subscribe(listener)`` registers a callback that runs synchronously on the event
-loop on every change of the value (never on a write that leaves it unchanged). The admission and
-activation modules are the only writers.
+``Demand`` is a ``noctaya.contract.demand.DemandSource``: the folded value is kept in a
+``DemandSignal``, so its listeners (the co-located scaler, the reporter) get the contract's failure
+rules. The admission and activation modules are the only writers.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-from collections.abc import Callable
-
-logger = logging.getLogger(__name__)
-
-Listener = Callable[[int], None]
+from noctaya.contract import demand as demand_mod
 
 
 class Demand:
     """Queued, in-flight and lease state, folded into one number that listeners follow."""
 
-    __slots__ = ("_in_flight", "_lease_open", "_listeners", "_queued", "_value")
+    __slots__ = ("_in_flight", "_lease_open", "_queued", "_signal")
 
     def __init__(self) -> None:
         self._queued = 0
         self._in_flight = 0
         self._lease_open = False
-        self._value = 0
-        self._listeners: list[Listener] = []
+        self._signal = demand_mod.DemandSignal()
 
     # ------------------------------------------------------------------ readers
     def demand(self) -> int:
         """Current effective demand (>= 0)."""
-        return self._value
+        return self._signal.demand()
 
     @property
     def queued(self) -> int:
@@ -51,15 +43,9 @@ class Demand:
     def lease_open(self) -> bool:
         return self._lease_open
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(new_demand)`` on every change; returns the unsubscribe callable."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with contextlib.suppress(ValueError):  # already unsubscribed: idempotent
-                self._listeners.remove(listener)
-
-        return unsubscribe
+    def subscribe(self, listener: demand_mod.Listener) -> demand_mod.Unsubscribe:
+        """Call ``listener(new_demand)`` on every change; returns the (idempotent) unsubscribe."""
+        return self._signal.subscribe(listener)
 
     # ------------------------------------------------------------------ writers
     def set_queued(self, value: int) -> None:
@@ -82,12 +68,4 @@ class Demand:
 
     def _recompute(self) -> None:
         queued = self._queued
-        value = queued + self._in_flight + (1 if self._lease_open and queued == 0 else 0)
-        if value == self._value:
-            return
-        self._value = value
-        for listener in tuple(self._listeners):
-            try:
-                listener(value)
-            except Exception:  # one faulty listener must not break admission for the others
-                logger.exception("demand listener %r failed", listener)
+        self._signal.set(queued + self._in_flight + (1 if self._lease_open and queued == 0 else 0))

@@ -1,7 +1,7 @@
 """Typed keys for everything the gateway keeps on its ``web.Application``.
 
-``DEMAND`` is the contract with the scaler: a cleanup context passed to
-``make_app(config, extra_contexts=...)`` reads ``app[keys.DEMAND]`` (``demand()`` / ``subscribe()``).
+``DEMAND`` is what the sidecars passed to ``make_app(config, sidecars=...)`` are fed (a
+``noctaya.contract.demand.DemandSource``).
 The other keys are the gateway's own parts, exposed for tests and diagnostics.
 """
 
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from noctaya.gateway import activation, admission, auth, config, demand, draining, metrics, readiness
+from noctaya.contract import gateway as config
+from noctaya.gateway import activation, admission, auth, demand, draining, metrics, readiness
+from noctaya.serving import connections
 
 CONFIG = web.AppKey("noctaya.gateway.config", config.GatewayConfig)
 DEMAND = web.AppKey("noctaya.gateway.demand", demand.Demand)
@@ -19,3 +21,4 @@ READINESS = web.AppKey("noctaya.gateway.readiness", readiness.Readiness)
 AUTH = web.AppKey("noctaya.gateway.auth", auth.KeyFile)
 DRAIN = web.AppKey("noctaya.gateway.drain", draining.Drain)
 METRICS = web.AppKey("noctaya.gateway.metrics", metrics.Metrics)
+CONNECTIONS = web.AppKey("noctaya.gateway.connections", connections.ConnectionTable)

@@ -50,7 +50,8 @@ class Readiness:
         self._on_change = on_change
         self._ready = False
         self._wake = asyncio.Event()
-        self.last_error: str | None = None
+        self.last_error: str | None = None  # for the log: may name the backend's address
+        self.last_problem: str | None = None  # for /noctaya/queue: the kind of failure, no address
 
     @property
     def ready(self) -> bool:
@@ -61,6 +62,7 @@ class Readiness:
         if self._ready:
             logger.warning("backend marked cold: %s", reason)
             self.last_error = reason
+            self.last_problem = "the backend could not be reached"
             self._set(False)
             self._wake.set()
 
@@ -90,9 +92,11 @@ class Readiness:
                         break
                 ok = 200 <= response.status < 300
                 self.last_error = None if ok else f"readiness probe returned HTTP {response.status}"
+                self.last_problem = self.last_error
                 return ok
         except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
             self.last_error = f"readiness probe failed: {type(exc).__name__}: {exc}"
+            self.last_problem = f"readiness probe failed: {type(exc).__name__}"
             return False
 
     async def run(self, session: aiohttp.ClientSession) -> None:

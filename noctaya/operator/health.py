@@ -21,7 +21,7 @@ import datetime
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from noctaya.api import servicestatus
+from noctaya.api import durations, servicestatus
 
 Body = Mapping[str, Any]
 Reason = servicestatus.Reason
@@ -87,15 +87,8 @@ class Activation:
 
 
 def go_duration(seconds: float) -> str:
-    """Seconds in Go's duration form with millisecond precision: ``850ms``, ``2.5s``, ``1m30.25s``."""
-    millis = round(seconds * 1000)
-    if millis < 1000:
-        return f"{millis}ms"
-    hours, rest = divmod(millis, 3_600_000)
-    minutes, rest = divmod(rest, 60_000)
-    secs = f"{rest / 1000:.3f}".rstrip("0").rstrip(".")
-    text = (f"{hours}h" if hours else "") + (f"{minutes}m" if hours or minutes else "")
-    return text + f"{secs}s"
+    """Seconds, rounded to the millisecond, in Go's duration form: ``850ms``, ``2.5s``, ``1m30.25s``."""
+    return str(durations.Duration.of(milliseconds=round(seconds * 1000)))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

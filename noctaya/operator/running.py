@@ -30,6 +30,7 @@ import kopf
 from aiohttp import web
 from kubernetes_asyncio import client as k8s_client
 
+from noctaya.contract import fields
 from noctaya.operator import (
     apiclient,
     applying,
@@ -243,14 +244,14 @@ class Operator:
                 queue.add(key)
 
     async def _serve_health(self) -> web.AppRunner | None:
-        listen = settings.parse_listen(self.config.health_listen) if self.config.health_listen else None
-        if listen is None:
+        if not self.config.health_listen:
             return None
+        listen = fields.ListenAddress.parse(self.config.health_listen)
         runner = web.AppRunner(
             probing.make_app(state=self.state, registry=self.metrics), handle_signals=False, access_log=None
         )
         await runner.setup()
-        await web.TCPSite(runner, listen[0], listen[1]).start()
+        await web.TCPSite(runner, listen.bind_host, listen.port).start()
         return runner
 
 

@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from noctaya import __version__
+from noctaya.contract import fields
 
 ENV_PREFIX: Final = "NOCTAYA_"
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -55,7 +56,7 @@ class OperatorSettings:
     def __post_init__(self) -> None:
         problems: list[str] = []
         for ns in self.namespaces:
-            if not _DNS_LABEL.match(ns):
+            if not _DNS_LABEL.fullmatch(ns):
                 problems.append(f"--namespace: {ns!r} is not a valid namespace name")
         if not self.gateway_image.strip():
             problems.append("--gateway-image: must not be empty")
@@ -65,7 +66,7 @@ class OperatorSettings:
             problems.append(
                 "--lease-retry-period < --lease-renew-deadline < --lease-duration must hold, all > 0"
             )
-        if not _DNS_LABEL.match(self.lease_namespace):
+        if not _DNS_LABEL.fullmatch(self.lease_namespace):
             problems.append(f"--lease-namespace: {self.lease_namespace!r} is not a valid namespace name")
         if not self.lease_name or len(self.lease_name) > 253:
             problems.append("--lease-name: must be 1..253 characters")
@@ -81,17 +82,13 @@ class OperatorSettings:
             )
         if self.log_format not in {"text", "json"}:
             problems.append("--log-format: must be 'text' or 'json'")
-        if self.health_listen and parse_listen(self.health_listen) is None:
-            problems.append(f"--health-listen: {self.health_listen!r} is not [host]:port")
+        if self.health_listen:
+            try:
+                fields.ListenAddress.parse(self.health_listen)
+            except ValueError as exc:
+                problems.append(f"--health-listen: {exc}")
         if problems:
             raise ValueError("; ".join(problems))
-
-
-def parse_listen(text: str) -> tuple[str, int] | None:
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        return None
-    return (host or "0.0.0.0"), int(port)
 
 
 def _parser() -> argparse.ArgumentParser:

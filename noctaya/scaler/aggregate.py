@@ -12,9 +12,10 @@ import types
 import prometheus_client
 from aiohttp import web
 
-from noctaya.gateway import config as gateway_config
-from noctaya.scaler import config as config_mod
+from noctaya.contract import fields
+from noctaya.contract import scaler as config_mod
 from noctaya.scaler import credentials, intake, membership, metrics, server, servicer, tokens
+from noctaya.serving import connections
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +30,7 @@ class AggregateScaler:
         self.membership = membership.Membership(
             max_members=config.max_members, max_member_demand=config.max_member_demand, ttl=config.member_ttl
         )
-        service = servicer.ServiceRef(name=config.service.name, namespace=config.service.namespace)
+        service = config.service
         self.tokens = tokens.TokenFile(path=config.token_file)
         self.intake = intake.Intake(
             membership=self.membership,
@@ -48,6 +49,7 @@ class AggregateScaler:
                 metric_name=config.metric_name,
                 target=config.target,
                 max_streams=config.max_streams,
+                max_streams_per_peer=config.max_streams_per_peer,
                 metrics=self.metrics,
             ),
             listen=config.grpc_listen,
@@ -57,6 +59,15 @@ class AggregateScaler:
                 cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file
             ),
         )
+        self.connections = connections.ConnectionTable(
+            limits=connections.Limits(
+                max_connections=config.max_connections,
+                max_connections_per_peer=config.max_connections_per_peer,
+                header_timeout=config.header_timeout,
+                keepalive_timeout=config.keep_alive_timeout,
+            )
+        )
+        metrics.ConnectionMetrics(registry=self.registry, table=self.connections)
         self._runner: web.AppRunner | None = None
         self.report_port = 0
 
@@ -67,14 +78,20 @@ class AggregateScaler:
     async def __aenter__(self) -> AggregateScaler:
         await self.grpc.start()
         try:
-            runner = web.AppRunner(intake.make_app(self.intake), handle_signals=False, access_log=None)
+            runner = connections.Runner(
+                intake.make_app(self.intake),
+                table=self.connections,
+                error_body=intake.error_body,
+                handle_signals=False,
+                access_log=None,
+            )
             await runner.setup()
             self._runner = runner
-            host, port = gateway_config.parse_listen(self.config.report_listen)
-            site = web.TCPSite(runner, host, port, reuse_port=False)
+            listen = fields.ListenAddress.parse(self.config.report_listen)
+            site = web.TCPSite(runner, listen.bind_host, listen.port, reuse_port=False)
             await site.start()
-            sockets = getattr(site._server, "sockets", None) or []
-            self.report_port = sockets[0].getsockname()[1] if sockets else port
+            bound = [a for a in runner.addresses if isinstance(a, tuple)]
+            self.report_port = bound[0][1] if bound else listen.port
         except BaseException:
             await self.__aexit__(None, None, None)
             raise

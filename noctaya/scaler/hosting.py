@@ -1,46 +1,34 @@
-"""What the scaler package runs inside a gateway process, as aiohttp cleanup contexts.
+"""What the scaler package runs inside a gateway process: ``Sidecar``s of the contract.
 
-``gateway_contexts(config)`` returns the contexts ``noctaya gateway`` passes to
-``make_app(config, extra_contexts=...)``:
-- with ``scaler`` set (one gateway replica), the co-located ExternalScaler on ``:9090`` serving
-  ``app[DEMAND]``, its metrics in the gateway's registry;
-- with ``report`` set (several replicas), the reporter publishing ``app[DEMAND]`` to the aggregate
-  scaler, withdrawing on shutdown.
-They start after the gateway's own contexts and stop before them. ``noctaya gateway`` closes the
-app only after its drain, so demand stays reported while in-flight requests finish; then the
-scaler ends its streams (status OK) and the reporter withdraws, before the gateway's own parts stop.
+``gateway_sidecars(config)`` returns what ``noctaya gateway`` passes to ``make_app(config,
+sidecars=...)``:
+- with ``scaler`` set (one gateway replica), the co-located ExternalScaler serving the gateway's
+  demand, its metrics in the gateway's registry;
+- with ``report`` set (several replicas), the reporter publishing the gateway's demand to the
+  aggregate scaler, withdrawing on shutdown.
+The gateway starts them after its own parts and stops them before (after its drain), so demand stays
+reported while in-flight requests finish; then the scaler ends its streams (status OK) and the
+reporter withdraws.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import aiohttp
-from aiohttp import web
+import prometheus_client
 
-from noctaya.gateway import config as gateway_config
-from noctaya.gateway import keys
+from noctaya.contract import demand as demand_mod
+from noctaya.contract import documents, gateway
 from noctaya.scaler import credentials, metrics, reporter, server, servicer
 
-CleanupContext = Callable[[web.Application], AsyncIterator[None]]
-MAX_STREAMS = 16  # KEDA opens one per ScaledObject trigger; a few more for reconnect overlap
 
-
-def _service(config: gateway_config.GatewayConfig, section: str) -> servicer.ServiceRef:
-    if config.service is None:
-        raise gateway_config.ConfigError(
-            f"service: required when {section} is set (it names the ScaledObject)"
-        )
-    return servicer.ServiceRef(name=config.service.name, namespace=config.service.namespace)
-
-
-def colocated_scaler(config: gateway_config.GatewayConfig) -> CleanupContext:
-    section = config.scaler
-    if section is None:
-        raise gateway_config.ConfigError("scaler: not configured")
-    service = _service(config, "scaler")
+def colocated_scaler(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
+    section, service = config.scaler, config.service
+    if section is None or service is None:
+        raise documents.ConfigError("scaler: not configured (with service)")
     tls = section.tls
     files = (
         None
@@ -51,37 +39,43 @@ def colocated_scaler(config: gateway_config.GatewayConfig) -> CleanupContext:
         try:
             files.initial()  # fail at start, naming the field, rather than at the first handshake
         except credentials.CredentialsError as exc:
-            raise gateway_config.ConfigError(f"scaler.tls: {exc}") from None
+            raise documents.ConfigError(f"scaler.tls: {exc}") from None
 
-    async def context(app: web.Application) -> AsyncIterator[None]:
+    @contextlib.asynccontextmanager
+    async def sidecar(
+        *, demand: demand_mod.DemandSource, registry: prometheus_client.CollectorRegistry
+    ) -> AsyncIterator[None]:
         svc = servicer.ExternalScalerServicer(
-            source=app[keys.DEMAND],
+            source=demand,
             service=service,
             metric_name=section.metric_name,
             target=section.target,
-            max_streams=MAX_STREAMS,
-            metrics=metrics.ScalerMetrics(registry=app[keys.METRICS].registry),
+            max_streams=section.max_streams,
+            max_streams_per_peer=section.max_streams_per_peer,
+            metrics=metrics.ScalerMetrics(registry=registry),
         )
         async with server.ScalerServer(servicer=svc, listen=section.listen, tls=files):
             yield
 
-    return context
+    return sidecar
 
 
-def demand_reporter(config: gateway_config.GatewayConfig) -> CleanupContext:
-    section = config.report
-    if section is None:
-        raise gateway_config.ConfigError("report: not configured")
-    service = _service(config, "report")
+def demand_reporter(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
+    section, service = config.report, config.service
+    if section is None or service is None:
+        raise documents.ConfigError("report: not configured (with service)")
 
-    async def context(app: web.Application) -> AsyncIterator[None]:
+    @contextlib.asynccontextmanager
+    async def sidecar(
+        *, demand: demand_mod.DemandSource, registry: prometheus_client.CollectorRegistry
+    ) -> AsyncIterator[None]:
         rep = reporter.Reporter(
-            source=app[keys.DEMAND],
+            source=demand,
             url=section.url,
             token_file=section.token_file,
             service=service,
             interval=section.interval,
-            metrics=metrics.ReporterMetrics(registry=app[keys.METRICS].registry),
+            metrics=metrics.ReporterMetrics(registry=registry),
         )
         async with aiohttp.ClientSession() as session:
             task = asyncio.create_task(rep.run(session=session), name="noctaya-demand-reporter")
@@ -93,14 +87,14 @@ def demand_reporter(config: gateway_config.GatewayConfig) -> CleanupContext:
                     await task
                 await rep.withdraw(session=session)
 
-    return context
+    return sidecar
 
 
-def gateway_contexts(config: gateway_config.GatewayConfig) -> list[CleanupContext]:
-    """The cleanup contexts for this gateway's scaling mode (none when neither is configured)."""
-    contexts: list[CleanupContext] = []
+def gateway_sidecars(config: gateway.GatewayConfig) -> list[demand_mod.Sidecar]:
+    """The sidecars of this gateway's scaling mode (none when neither is configured)."""
+    sidecars: list[demand_mod.Sidecar] = []
     if config.scaler is not None:
-        contexts.append(colocated_scaler(config))
+        sidecars.append(colocated_scaler(config))
     if config.report is not None:
-        contexts.append(demand_reporter(config))
-    return contexts
+        sidecars.append(demand_reporter(config))
+    return sidecars

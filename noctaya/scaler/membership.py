@@ -23,7 +23,7 @@ import enum
 import time
 from collections.abc import Callable
 
-from noctaya.scaler import demand as demand_mod
+from noctaya.contract import demand as demand_mod
 
 
 class Outcome(enum.Enum):

@@ -23,9 +23,9 @@ from typing import Any
 
 import aiohttp
 
-from noctaya.scaler import demand as demand_mod
+from noctaya.contract import demand as demand_mod
+from noctaya.contract import fields
 from noctaya.scaler import metrics as metrics_mod
-from noctaya.scaler import servicer as servicer_mod
 from noctaya.scaler import tokens as tokens_mod
 
 logger = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ class Reporter:
         source: demand_mod.DemandSource,
         url: str,
         token_file: str,
-        service: servicer_mod.ServiceRef,
+        service: fields.ServiceRef,
         interval: float = 2.0,
         min_gap: float = MIN_GAP,
         member: str | None = None,  # None: a fresh process-unique id
@@ -146,12 +146,12 @@ class Reporter:
                 )
             self.failures += 1
             if self.metrics is not None:
-                self.metrics.reports.labels(outcome="failed").inc()
+                self.metrics.reports.labels(result="failed").inc()
             return False
         if self.failures:
             logger.info("demand reports to %s recovered after %d failures", self.endpoint, self.failures)
         self.failures = 0
         self.sent += 1
         if self.metrics is not None:
-            self.metrics.reports.labels(outcome="accepted").inc()
+            self.metrics.reports.labels(result="accepted").inc()
         return True

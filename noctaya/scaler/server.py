@@ -14,12 +14,13 @@ import grpc
 from grpc_health.v1 import _async as health_aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from noctaya.contract import fields
 from noctaya.scaler import credentials as credentials_mod
 from noctaya.scaler import servicer as servicer_mod
 
 logger = logging.getLogger(__name__)
 
-SERVICE_NAME = "externalscaler.ExternalScaler"
+SERVICE_NAME = servicer_mod.SERVICE_NAME
 MAX_MESSAGE_BYTES = 64 * 1024  # a ScaledObjectRef with its metadata is a few hundred bytes
 
 SERVER_OPTIONS: list[tuple[str, int]] = [
@@ -32,14 +33,6 @@ SERVER_OPTIONS: list[tuple[str, int]] = [
     ("grpc.http2.min_ping_interval_without_data_ms", 5_000),  # tolerate clients that ping
     ("grpc.max_connection_idle_ms", 30 * 60_000),
 ]
-
-
-def grpc_address(listen: str) -> str:
-    """``:9090`` -> ``[::]:9090``; ``host:port`` and ``[v6]:port`` pass through."""
-    host, sep, port = listen.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"listen address {listen!r} is not [host]:port")
-    return f"[::]:{port}" if host == "" else listen
 
 
 class ScalerServer:
@@ -74,7 +67,7 @@ class ScalerServer:
         server = grpc.aio.server(options=SERVER_OPTIONS)
         self.servicer.add_to_server(server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        address = grpc_address(self.listen)
+        address = fields.ListenAddress.parse(self.listen).grpc_target
         try:
             if self.tls is None:
                 port = server.add_insecure_port(address)

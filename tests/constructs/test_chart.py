@@ -35,7 +35,7 @@ import yaml
 
 from noctaya.api import inferenceruntime, llmservice
 from noctaya.constructs import naming, prewarm, settings, synthesis
-from noctaya.scaler import config as scaler_config
+from noctaya.contract import scaler as scaler_config
 
 Manifest = dict[str, Any]
 Rendered = dict[str, list[Manifest]]

@@ -1,10 +1,10 @@
 """The config files the constructs render are accepted by the processes that read them.
 
-Aspects: every gateway ConfigMap of every example parses with ``noctaya.gateway.config`` and every
-aggregate scaler ConfigMap with ``noctaya.scaler.config`` (the real models, not a copy of their
-schema); the parsed values are the ones the LLMService asked for (queue bound, mode, activation
-timeout, API key file, report target, member bound); a value the CRD accepts but a config model would
-refuse is refused at render time naming the field, with the same bounds as the models.
+Aspects: every gateway ConfigMap of every example parses with ``noctaya.contract.gateway`` and every
+aggregate scaler ConfigMap with ``noctaya.contract.scaler`` (the models the processes read them with);
+the parsed values are the ones the LLMService asked for (queue bound, mode, activation timeout, API
+key file, report target, member bound); a value the CRD accepts but the contract would refuse is
+refused at render time naming the LLMService field.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import pytest
 import yaml
 
 from noctaya.api import inferenceruntime, llmservice
-from noctaya.constructs import gateway, scaler, settings, synthesis
-from noctaya.gateway import config as gateway_config
-from noctaya.scaler import config as scaler_config
+from noctaya.constructs import settings, synthesis
+from noctaya.contract import gateway as gateway_config
+from noctaya.contract import scaler as scaler_config
 
 Rendered = dict[str, list[dict[str, Any]]]
 
@@ -53,19 +53,6 @@ def test_aggregate_scaler_config_parses(rendered: Rendered) -> None:
     assert parsed is not None
     assert document["maxMemberDemand"] == 100 + 1000
     assert document["service"] == {"name": "qwen-ha", "namespace": "llm"}
-
-
-def _upper_bound(model: Any, field: str) -> int:
-    maximum: int = model.model_json_schema()["properties"][field]["maximum"]
-    return maximum
-
-
-def test_render_time_bounds_are_the_config_models_bounds() -> None:
-    assert _upper_bound(gateway_config.GatewayConfig, "maxQueue") == gateway.MAX_QUEUE
-    assert _upper_bound(gateway_config.GatewayConfig, "maxInFlight") == gateway.MAX_IN_FLIGHT
-    assert _upper_bound(scaler_config.ScalerConfig, "target") == gateway.MAX_TARGET
-    assert _upper_bound(scaler_config.ScalerConfig, "maxMemberDemand") == scaler.MAX_MEMBER_DEMAND
-    assert _upper_bound(scaler_config.ScalerConfig, "maxMembers") == scaler.MAX_MEMBERS
 
 
 @pytest.mark.parametrize(

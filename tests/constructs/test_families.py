@@ -29,7 +29,7 @@ IDENTITY = naming.ServiceIdentity(name="m", namespace="ns")
 
 def test_scaler(synth: Synth) -> None:
     props = scaler.AggregateScalerProps(identity=IDENTITY, image="noctaya:1", max_member_demand=150)
-    config = scaler.scaler_config(props)
+    config = scaler.scaler_config(props).document()
     assert config["maxMemberDemand"] == 150 and config["tokenFile"] == "/etc/noctaya/scaler-token/token"
     kinds = [m["kind"] for m in synth(lambda c: scaler.AggregateScaler(c, "s", props=props))]
     assert kinds == ["ConfigMap", "Deployment", "Service"]

@@ -17,27 +17,11 @@ import pytest
 import yaml
 
 from noctaya.constructs import gateway, naming
+from noctaya.contract import gateway as gateway_contract
 
 Synth = Callable[[Callable[[constructs.Construct], object]], list[dict[str, Any]]]
 IDENTITY = naming.ServiceIdentity(name="m", namespace="ns")
-KEYS = [
-    "listen",
-    "backendUrl",
-    "readinessPath",
-    "maxQueue",
-    "maxInFlight",
-    "coldStartMode",
-    "heartbeatInterval",
-    "activationTimeout",
-    "retryAfter",
-    "retryGrace",
-    "drainTimeout",
-    "maxBodyBytes",
-    "apiKeyFile",
-    "service",
-    "scaler",
-    "report",
-]
+KEYS = [field.alias for field in gateway_contract.GatewayConfig.model_fields.values()]
 
 
 def _props(**overrides: Any) -> gateway.GatewayProps:
@@ -47,18 +31,28 @@ def _props(**overrides: Any) -> gateway.GatewayProps:
 
 
 def test_single_gateway_config() -> None:
-    config = gateway.gateway_config(_props(max_queue=7, cold_start_mode="reject"))
-    assert list(config) == KEYS
-    assert config["scaler"] == {"listen": ":9090", "target": 10, "metricName": "queueDepth", "tls": None}
+    settings = gateway_contract.GatewaySettings(max_queue=7, cold_start_mode="reject")
+    model = gateway.gateway_config(_props(settings=settings))
+    config = model.document()
+    assert set(config) == set(KEYS)
+    assert config["scaler"] == {
+        "target": 10,
+        "metricName": "queueDepth",
+        "maxStreams": 16,
+        "maxStreamsPerPeer": 4,
+        "tls": None,
+        "listen": ":9090",
+    }
     assert config["report"] is None and config["apiKeyFile"] is None
     assert (config["maxQueue"], config["coldStartMode"]) == (7, "reject")
     assert config["service"] == {"name": "m", "namespace": "ns"}
-    assert yaml.safe_load(gateway.render_config(config)) == config
+    assert yaml.safe_load(gateway.render_config(model)) == config
+    assert gateway_contract.build_config(config) == model
 
 
 def test_aggregate_config_and_api_key(synth: Synth) -> None:
     props = _props(replicas=3, api_key=gateway.SecretKeyRef(name="keys", key="k1"))
-    config = gateway.gateway_config(props)
+    config = gateway.gateway_config(props).document()
     assert config["scaler"] is None
     assert config["report"] == {
         "url": "http://m-scaler.ns.svc:9091",
@@ -98,12 +92,13 @@ def test_config_hash_follows_the_config(synth: Synth) -> None:
         return value
 
     assert config_hash(_props()) == config_hash(_props())
-    assert config_hash(_props()) != config_hash(_props(max_queue=5))
+    fewer = gateway_contract.GatewaySettings(max_queue=5)
+    assert config_hash(_props()) != config_hash(_props(settings=fewer))
 
 
 def test_grace_period_covers_the_drain(synth: Synth) -> None:
-    props = _props(drain_timeout="5m30s")
-    assert gateway.gateway_config(props)["drainTimeout"] == "5m30s"
+    props = _props(settings=gateway_contract.GatewaySettings(drain_timeout="5m30s"))
+    assert gateway.gateway_config(props).document()["drainTimeout"] == "5m30s"
     manifests = synth(lambda c: gateway.Gateway(c, "g", props=props))
     deployment = next(m for m in manifests if m["kind"] == "Deployment")
     assert deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 330 + 10
@@ -112,3 +107,20 @@ def test_grace_period_covers_the_drain(synth: Synth) -> None:
 def test_zero_replicas_refused(synth: Synth) -> None:
     with pytest.raises(ValueError, match=r"spec\.endpoint\.replicas"):
         synth(lambda c: gateway.Gateway(c, "g", props=_props(replicas=0)))
+
+
+def test_settings_whose_worst_case_exceeds_the_memory_limit_are_refused() -> None:
+    """The renderer refuses what the gateway would be OOM-killed for under the load its bounds admit."""
+    fits = gateway_contract.GatewaySettings()
+    assert fits.worst_case_memory_bytes() < 1 << 30  # the defaults fit the default 1Gi limit with room
+    gateway.gateway_config(_props(settings=fits, resources={"limits": {"memory": "1Gi"}}))
+    too_much = gateway_contract.GatewaySettings(max_queued_body_bytes=1 << 30)
+    with pytest.raises(ValueError, match=r"memory limit 1Gi.*maxQueuedBodyBytes"):
+        gateway.gateway_config(_props(settings=too_much, resources={"limits": {"memory": "1Gi"}}))
+    with pytest.raises(ValueError, match="maxConnections"):
+        gateway.gateway_config(
+            _props(
+                settings=gateway_contract.GatewaySettings(max_connections=4096),
+                resources={"limits": {"memory": "512Mi"}},
+            )
+        )

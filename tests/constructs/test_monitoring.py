@@ -25,6 +25,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist" / "examples"
 LABELS = {"namespace": "llm", "serving_noctaya_io_llmservice": "qwen"}
 SERIES = '{namespace="llm",serving_noctaya_io_llmservice="qwen",pod="qwen-gateway-0"}'
+EXPIRED = SERIES.replace("}", ',event="expired"}')
+SCALER = SERIES.replace("qwen-gateway-0", "qwen-scaler-0")
 
 
 @pytest.fixture(scope="module")
@@ -48,20 +50,23 @@ def alerts() -> dict[str, dict[str, Any]]:
 #: per alert: (input series when it must fire, when it must not), the evaluation time, extra labels
 CASES: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]], str, dict[str, str]]] = {
     "NoctayaActivationTimeouts": (
-        [("noctaya_gateway_activations_expired_total" + SERIES, "0 0 0 1 1 1")],
-        [("noctaya_gateway_activations_expired_total" + SERIES, "0x10")],
+        [("noctaya_gateway_activation_events_total" + EXPIRED, "0 0 0 1 1 1")],
+        [
+            ("noctaya_gateway_activation_events_total" + EXPIRED, "0x10"),
+            ("noctaya_gateway_activation_events_total" + SERIES.replace("}", ',event="started"}'), "0+1x10"),
+        ],
         "5m",
         {},
     ),
     "NoctayaColdQueueSaturated": (
-        [("noctaya_gateway_queue_depth" + SERIES, "95x10"), ("noctaya_gateway_max_queue" + SERIES, "100x10")],
-        [("noctaya_gateway_queue_depth" + SERIES, "50x10"), ("noctaya_gateway_max_queue" + SERIES, "100x10")],
+        [("noctaya_gateway_pending" + SERIES, "95x10"), ("noctaya_gateway_max_queue" + SERIES, "100x10")],
+        [("noctaya_gateway_pending" + SERIES, "50x10"), ("noctaya_gateway_max_queue" + SERIES, "100x10")],
         "5m",
         {},
     ),
     "NoctayaRequestsRejected": (
-        [("noctaya_gateway_rejected_total" + SERIES.replace("}", ',reason="queue_full"}'), "0+10x30")],
-        [("noctaya_gateway_rejected_total" + SERIES.replace("}", ',reason="queue_full"}'), "7x30")],
+        [("noctaya_gateway_rejections_total" + SERIES.replace("}", ',reason="queue_full"}'), "0+10x30")],
+        [("noctaya_gateway_rejections_total" + SERIES.replace("}", ',reason="queue_full"}'), "7x30")],
         "20m",
         {"reason": "queue_full"},
     ),
@@ -98,6 +103,12 @@ CASES: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]], str, dict[s
         [("noctaya_gateway_demand" + SERIES, "3x30"), ("noctaya_gateway_backend_ready" + SERIES, "0x30")],
         [("noctaya_gateway_demand" + SERIES, "3x30"), ("noctaya_gateway_backend_ready" + SERIES, "1x30")],
         "20m",
+        {},
+    ),
+    "NoctayaExternalScalerStreamMissing": (
+        [("noctaya_scaler_streams" + SCALER, "1 1 0x10")],
+        [("noctaya_scaler_streams" + SCALER, "1x12")],
+        "10m",
         {},
     ),
     "NoctayaEngineQueueHigh": (

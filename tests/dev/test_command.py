@@ -18,6 +18,7 @@ import sys
 
 import pytest
 
+from noctaya.contract import gateway as gateway_config
 from noctaya.dev import command, runner
 
 
@@ -31,7 +32,8 @@ def test_defaults() -> None:
     assert (s.scaling.min_replicas, s.scaling.max_replicas, s.target, s.gateways) == (0, 3, 10, 1)
     assert (s.listen_host, s.listen_port) == ("127.0.0.1", 8080)
     assert s.scaling.scale_down_window == s.scaling.cooldown == 30.0
-    assert s.gateway == {"drainTimeout": "10s"}
+    assert s.gateway == gateway_config.GatewaySettings(drain_timeout=10.0)
+    assert s.api_key_file is None
 
 
 def test_gateway_options_pass_through() -> None:
@@ -49,13 +51,10 @@ def test_gateway_options_pass_through() -> None:
         "--polling-interval",
         "1s",
     )
-    assert s.gateway == {
-        "drainTimeout": "10s",
-        "maxQueue": 5,
-        "coldStartMode": "reject",
-        "activationTimeout": "2s",
-        "apiKeyFile": "/tmp/key",
-    }
+    assert s.gateway == gateway_config.GatewaySettings(
+        drain_timeout=10.0, max_queue=5, cold_start_mode="reject", activation_timeout=2.0
+    )
+    assert s.api_key_file == "/tmp/key"
     assert (s.scaling.cooldown, s.scaling.polling_interval) == (0.5, 1.0)
 
 
@@ -66,9 +65,9 @@ def test_gateway_options_pass_through() -> None:
         (["--backend-cmd", "server --port 8000"], "--backend-cmd"),
         (["--listen", "127.0.0.1:0"], "--listen"),
         (["--listen", "nowhere"], "--listen"),
-        (["--cold-start-mode", "sometimes"], "coldStartMode"),
-        (["--activation-timeout", "soon"], "activationTimeout"),
-        (["--readiness-path", "health"], "readinessPath"),
+        (["--cold-start-mode", "sometimes"], "--cold-start-mode"),
+        (["--activation-timeout", "soon"], "--activation-timeout"),
+        (["--readiness-path", "health"], "--readiness-path"),
         (["--member-ttl", "soon"], "memberTtl"),
         (["--member-ttl", "0s"], "memberTtl"),
         (["--service-name", "Not_A_Name"], "service.name"),

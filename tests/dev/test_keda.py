@@ -19,8 +19,9 @@ from typing import Any
 import grpc
 import pytest
 
+from noctaya.contract import demand, fields
 from noctaya.dev import keda
-from noctaya.scaler import demand, server, servicer
+from noctaya.scaler import server, servicer
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 
@@ -53,10 +54,11 @@ async def until(predicate: Callable[[], bool], within: float = 3.0) -> None:
 async def scaler(signal: demand.DemandSignal, port: int) -> AsyncIterator[server.ScalerServer]:
     svc = servicer.ExternalScalerServicer(
         source=signal,
-        service=servicer.ServiceRef("dev", "default"),
+        service=fields.ServiceRef(name="dev", namespace="default"),
         metric_name="queueDepth",
         target=10,
         max_streams=4,
+        max_streams_per_peer=4,
     )
     async with server.ScalerServer(servicer=svc, listen=f"127.0.0.1:{port}", grace=0.1) as running:
         yield running

@@ -13,9 +13,9 @@ import pathlib
 
 import pytest
 
+from noctaya.contract import gateway as gateway_config
+from noctaya.contract import scaler as scaler_config
 from noctaya.dev import command, runner, view
-from noctaya.gateway import config as gateway_config
-from noctaya.scaler import config as scaler_config
 
 
 def dev_runner(tmp_path: pathlib.Path, *argv: str) -> runner.DevRunner:
@@ -26,7 +26,7 @@ def dev_runner(tmp_path: pathlib.Path, *argv: str) -> runner.DevRunner:
 
 def test_one_gateway_runs_the_colocated_scaler(tmp_path: pathlib.Path) -> None:
     dev = dev_runner(tmp_path)
-    config = gateway_config.build_config(dev.gateway_document(port=8080))
+    config = gateway_config.build_config(dev.gateway_config(port=8080).document())
     assert config.report is None and config.scaler is not None
     assert config.scaler.listen == f"127.0.0.1:{dev.grpc_port}"
 
@@ -38,8 +38,8 @@ def test_member_demand_bound_is_one_gateways_bounds(
     tmp_path: pathlib.Path, options: tuple[str, ...], bound: int
 ) -> None:
     dev = dev_runner(tmp_path, "--gateways", "3", *options)
-    gateway = gateway_config.build_config(dev.gateway_document(port=8081))
+    gateway = gateway_config.build_config(dev.gateway_config(port=8081).document())
     assert gateway.scaler is None and gateway.report is not None
-    scaler = scaler_config.build_config(dev.scaler_document())
+    scaler = scaler_config.build_config(dev.scaler_config().document())
     assert scaler.max_member_demand == gateway.max_queue + gateway.max_in_flight == bound
     assert scaler.token_file == gateway.report.token_file

@@ -33,12 +33,12 @@ async def test_ready_then_grace_then_closed() -> None:
     lease.ensure_open()
     lease.ensure_open()
     assert state(lease) is activation.LeaseState.ACTIVATING and d.demand() == 1
-    assert m.activations_started._value.get() == 1
+    assert m.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "started"}) == 1
     lease.backend_ready()
     assert state(lease) is activation.LeaseState.GRACE and d.demand() == 1
     await asyncio.sleep(0.08)
     assert state(lease) is activation.LeaseState.CLOSED and d.demand() == 0
-    assert m.activations_succeeded._value.get() == 1
+    assert m.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "succeeded"}) == 1
 
 
 async def test_deadline_expires_and_fails_waiters() -> None:
@@ -47,12 +47,12 @@ async def test_deadline_expires_and_fails_waiters() -> None:
     tickets = [a.enqueue() for _ in range(2)]
     await asyncio.sleep(0.08)
     assert state(lease) is activation.LeaseState.CLOSED and d.demand() == 0
-    assert m.activations_expired._value.get() == 1
+    assert m.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "expired"}) == 1
     for ticket in tickets:
         with pytest.raises(errors.GatewayError) as caught:
             await ticket.future
         assert caught.value.code == "activation_timeout" and caught.value.status == 504
     lease.ensure_open()  # a later cold request: a new lease
-    assert m.activations_started._value.get() == 2
+    assert m.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "started"}) == 2
     lease.close()
     assert state(lease) is activation.LeaseState.CLOSED and lease.deadline is None

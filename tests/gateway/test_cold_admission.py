@@ -64,8 +64,11 @@ async def test_keepalive_stream_gets_headers_and_heartbeats_then_tokens(
     assert sum('"tok "' in e for e in events) == 5
     await gateway.wait_idle()
     metrics = gateway.app[keys.METRICS]
-    assert metrics.admitted_cold._value.get() == 1
-    assert metrics.activations_succeeded._value.get() == 1
+    assert metrics.registry.get_sample_value("noctaya_gateway_admitted_total", {"path": "cold"}) == 1
+    assert (
+        metrics.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "succeeded"})
+        == 1
+    )
 
 
 async def test_cold_start_through_the_sdk_streaming_and_not(
@@ -115,7 +118,12 @@ async def test_queue_full_gives_429_with_retry_after(
         assert response.status == 200
         response.release()
     await gateway.wait_idle()
-    assert gateway.app[keys.METRICS].rejections.labels("queue_full")._value.get() == 2
+    assert (
+        gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_rejections_total", {"reason": "queue_full"}
+        )
+        == 2
+    )
 
 
 async def test_reject_mode_answers_503_at_once_and_still_activates(
@@ -241,13 +249,24 @@ async def test_activation_timeout_ends_100_queued_clients(
     await gateway.wait_idle()
     metrics = gateway.app[keys.METRICS]
     assert gateway.lease_state is activation.LeaseState.CLOSED and gateway.demand.demand() == 0
-    assert metrics.activations_expired._value.get() == 1
-    assert metrics.rejections.labels("activation_timeout")._value.get() == 100
+    assert (
+        metrics.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "expired"})
+        == 1
+    )
+    assert (
+        metrics.registry.get_sample_value(
+            "noctaya_gateway_rejections_total", {"reason": "activation_timeout"}
+        )
+        == 100
+    )
     # a later cold request opens a new lease
     async with aiohttp.ClientSession() as session:
         task = asyncio.create_task(session.post(url, json=CHAT))
         await gateway.wait_for(lambda: gateway.lease_state is activation.LeaseState.ACTIVATING)
-        assert metrics.activations_started._value.get() == 2
+        assert (
+            metrics.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "started"})
+            == 2
+        )
         response = await task
         assert response.status == 504
         response.release()
@@ -294,4 +313,9 @@ async def test_a_request_queued_behind_a_full_in_flight_bound_ends_at_its_own_de
         assert json.loads(last.removeprefix("data: "))["error"]["code"] == "activation_timeout"
         assert (await asyncio.wait_for(first, 3.0))[0] == 200
     await gateway.wait_idle()
-    assert gateway.app[keys.METRICS].activations_expired._value.get() == 0  # the lease did not expire
+    assert (
+        gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_activation_events_total", {"event": "expired"}
+        )
+        == 0
+    )  # the lease did not expire

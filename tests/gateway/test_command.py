@@ -21,7 +21,8 @@ import sys
 import aiohttp
 import pytest
 
-from noctaya.gateway import command, config
+from noctaya.contract import gateway as config
+from noctaya.gateway import command
 
 PYTHON = sys.executable
 
@@ -29,7 +30,7 @@ PYTHON = sys.executable
 def test_defaults_match_the_documented_contract() -> None:
     parsed = config.build_config({"backendUrl": "http://qwen.ai.svc:8000/"})
     assert parsed.backend_url == "http://qwen.ai.svc:8000"
-    assert parsed.listen_address == ("0.0.0.0", 8080)
+    assert (parsed.listen_address.bind_host, parsed.listen_address.port) == ("0.0.0.0", 8080)
     assert (parsed.max_queue, parsed.max_in_flight, parsed.max_body_bytes) == (100, 1000, 16 * 1024 * 1024)
     assert parsed.cold_start_mode == "keepalive" and parsed.readiness_path == "/health"
     assert (parsed.heartbeat_interval, parsed.activation_timeout, parsed.retry_after) == (10, 300, 10)
@@ -54,7 +55,11 @@ def test_full_file_with_sections(tmp_path: pathlib.Path) -> None:
     assert parsed.scaler.tls is not None and parsed.scaler.tls.ca_file == "/ca"
     assert parsed.model_dump(by_alias=True)["heartbeatInterval"] == "1m30s"
     report = config.build_config(
-        {"backendUrl": "http://b", "report": {"url": "http://qwen-scaler.ai.svc:9091", "tokenFile": "/t"}}
+        {
+            "backendUrl": "http://b",
+            "service": {"name": "qwen", "namespace": "ai"},
+            "report": {"url": "http://qwen-scaler.ai.svc:9091", "tokenFile": "/t"},
+        }
     )
     assert report.report is not None and report.report.interval == 2.0
 

@@ -47,7 +47,7 @@ def test_a_failing_listener_does_not_stop_the_others(caplog: pytest.LogCaptureFi
 
 
 def test_satisfies_the_scaler_protocol() -> None:
-    from noctaya.scaler import demand as scaler_demand
+    from noctaya.contract import demand as scaler_demand
 
     source: scaler_demand.DemandSource = demand.Demand()
     assert source.demand() == 0

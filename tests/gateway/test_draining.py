@@ -51,7 +51,12 @@ async def test_open_stream_finishes_while_new_requests_are_refused(
     assert rest.count(b'"tok "') == 10  # nothing was cut (the first line held the role only)
     assert await draining is True
     assert loop.time() - started < 1.5  # done when idle, not at the timeout
-    assert gateway.app[keys.METRICS].rejections.labels("draining")._value.get() == 1
+    assert (
+        gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_rejections_total", {"reason": "draining"}
+        )
+        == 1
+    )
 
 
 async def test_drain_timeout_answers_queued_requests(

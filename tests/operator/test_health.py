@@ -262,7 +262,7 @@ def test_activation_stages_and_status_shape() -> None:
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(0.0, "0ms"), (0.85, "850ms"), (2.5, "2.5s"), (60.0, "1m0s"), (90.25, "1m30.25s"), (3723.0, "1h2m3s")],
+    [(0.0, "0s"), (0.85, "850ms"), (2.5, "2.5s"), (60.0, "1m0s"), (90.25, "1m30.25s"), (3723.0, "1h2m3s")],
 )
 def test_go_duration(seconds: float, text: str) -> None:
     assert health.go_duration(seconds) == text

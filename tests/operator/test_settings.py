@@ -57,7 +57,7 @@ def test_flags() -> None:
     assert (s.lease_name, s.lease_namespace, s.identity) == ("l", "ops", "me")
     assert (s.lease_duration, s.renew_deadline, s.retry_period) == (30, 20, 5)
     assert not s.leader_election and s.log_format == "json"
-    assert settings.parse_listen(s.health_listen) == ("127.0.0.1", 9000)
+    assert s.health_listen == "127.0.0.1:9000"
 
 
 def test_environment_and_precedence() -> None:

@@ -15,8 +15,9 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
+from noctaya.contract import demand, fields
 from noctaya.dev import certificates
-from noctaya.scaler import credentials, demand, server, servicer
+from noctaya.scaler import credentials, server, servicer
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 
@@ -54,10 +55,11 @@ async def start(live: pathlib.Path, *, mutual: bool) -> server.ScalerServer:
     )
     svc = servicer.ExternalScalerServicer(
         source=demand.DemandSignal(initial=1),
-        service=servicer.ServiceRef("qwen", "ai"),
+        service=fields.ServiceRef(name="qwen", namespace="ai"),
         metric_name="queueDepth",
         target=10,
         max_streams=4,
+        max_streams_per_peer=4,
     )
     srv = server.ScalerServer(servicer=svc, listen="127.0.0.1:0", tls=files, grace=0.1)
     await srv.start()

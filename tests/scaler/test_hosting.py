@@ -23,11 +23,11 @@ import prometheus_client
 import pytest
 from aiohttp import web
 
+from noctaya.contract import gateway as gateway_config
+from noctaya.contract import scaler as scaler_config
 from noctaya.gateway import app as gateway_app
-from noctaya.gateway import config as gateway_config
 from noctaya.gateway import keys
 from noctaya.scaler import aggregate, hosting
-from noctaya.scaler import config as scaler_config
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 
@@ -55,7 +55,7 @@ def gateway(**fields: Any) -> gateway_config.GatewayConfig:
 
 @contextlib.asynccontextmanager
 async def running(config: gateway_config.GatewayConfig) -> AsyncIterator[web.Application]:
-    app = gateway_app.make_app(config, extra_contexts=hosting.gateway_contexts(config))
+    app = gateway_app.make_app(config, sidecars=hosting.gateway_sidecars(config))
     runner = web.AppRunner(
         app, handle_signals=False, access_log=None, shutdown_timeout=0.5, handler_cancellation=True
     )
@@ -137,11 +137,11 @@ async def test_reporter_publishes_gateway_demand_and_withdraws(tmp_path: pathlib
                 await until(lambda: scaler.membership.demand() >= 1, within=1.0)
             registry = app[keys.METRICS].registry
             accepted = registry.get_sample_value(
-                "noctaya_scaler_reporter_reports_total", {"outcome": "accepted"}
+                "noctaya_gateway_demand_reports_total", {"result": "accepted"}
             )
             assert accepted is not None and accepted >= 2
             assert (
-                registry.get_sample_value("noctaya_scaler_reporter_reports_total", {"outcome": "failed"}) == 0
+                registry.get_sample_value("noctaya_gateway_demand_reports_total", {"result": "failed"}) == 0
             )
             assert registry.get_sample_value("noctaya_scaler_reporter_failures") == 0
             assert registry.get_sample_value("noctaya_scaler_reporter_backoff_max_seconds") == 2.0
@@ -149,10 +149,10 @@ async def test_reporter_publishes_gateway_demand_and_withdraws(tmp_path: pathlib
 
 
 def test_contexts_by_mode_and_configuration_errors(tmp_path: pathlib.Path) -> None:
-    assert hosting.gateway_contexts(gateway()) == []
-    assert len(hosting.gateway_contexts(gateway(scaler={}))) == 1
+    assert hosting.gateway_sidecars(gateway()) == []
+    assert len(hosting.gateway_sidecars(gateway(scaler={}))) == 1
     with pytest.raises(gateway_config.ConfigError, match="service"):
-        hosting.gateway_contexts(gateway(scaler={}, service=None))
+        gateway(scaler={}, service=None)
     bad_tls = {"certFile": str(tmp_path / "missing.crt"), "keyFile": str(tmp_path / "missing.key")}
     with pytest.raises(gateway_config.ConfigError, match=r"scaler\.tls: .*missing"):
-        hosting.gateway_contexts(gateway(scaler={"tls": bad_tls}))
+        hosting.gateway_sidecars(gateway(scaler={"tls": bad_tls}))

@@ -23,11 +23,12 @@ import aiohttp
 import prometheus_client
 import pytest
 
-from noctaya.scaler import aggregate, demand, intake, metrics, reporter, servicer
-from noctaya.scaler import config as config_mod
+from noctaya.contract import demand, fields
+from noctaya.contract import scaler as config_mod
+from noctaya.scaler import aggregate, intake, metrics, reporter
 
 TOKEN = "s3cret-token-0123456789abcdef"
-SERVICE = servicer.ServiceRef(name="qwen", namespace="ai")
+SERVICE = fields.ServiceRef(name="qwen", namespace="ai")
 
 
 def free_port() -> int:
@@ -143,7 +144,7 @@ async def test_a_long_outage_keeps_retrying_at_the_cap(token_file: pathlib.Path)
             await until(lambda: scaler.membership.demand() == 1)
             await until(lambda: rep.failures == 0)  # reset once the reporter reads the answer
     assert registry.get_sample_value("noctaya_scaler_reporter_failures") == 0
-    failed = registry.get_sample_value("noctaya_scaler_reporter_reports_total", {"outcome": "failed"})
+    failed = registry.get_sample_value("noctaya_gateway_demand_reports_total", {"result": "failed"})
     assert failed is not None and failed >= 3
     assert registry.get_sample_value("noctaya_scaler_reporter_backoff_max_seconds") == 0.05
 

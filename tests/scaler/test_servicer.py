@@ -20,11 +20,12 @@ import prometheus_client
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from noctaya.scaler import demand, metrics, server, servicer
+from noctaya.contract import demand, fields
+from noctaya.scaler import metrics, server, servicer
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 
-SERVICE = servicer.ServiceRef(name="qwen", namespace="ai")
+SERVICE = fields.ServiceRef(name="qwen", namespace="ai")
 REF = pb.ScaledObjectRef(name="qwen", namespace="ai", scalerMetadata={"scalerAddress": "x:9090"})
 
 
@@ -36,7 +37,12 @@ def signal() -> demand.DemandSignal:
 @pytest.fixture
 async def scaler(signal: demand.DemandSignal) -> AsyncIterator[server.ScalerServer]:
     svc = servicer.ExternalScalerServicer(
-        source=signal, service=SERVICE, metric_name="queueDepth", target=10, max_streams=2
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=2,
+        max_streams_per_peer=2,
     )
     async with server.ScalerServer(servicer=svc, listen="127.0.0.1:0", grace=0.1) as srv:
         yield srv
@@ -200,7 +206,12 @@ async def test_streams_are_bounded(stub: pb_grpc.ExternalScalerStub) -> None:
 
 async def test_shutdown_ends_streams_with_ok(signal: demand.DemandSignal) -> None:
     svc = servicer.ExternalScalerServicer(
-        source=signal, service=SERVICE, metric_name="queueDepth", target=10, max_streams=4
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=4,
+        max_streams_per_peer=4,
     )
     srv = server.ScalerServer(servicer=svc, listen="127.0.0.1:0", grace=1)
     await srv.start()
@@ -220,6 +231,7 @@ async def test_gauges_read_the_live_state(signal: demand.DemandSignal) -> None:
         metric_name="queueDepth",
         target=10,
         max_streams=4,
+        max_streams_per_peer=4,
         metrics=metrics.ScalerMetrics(registry=registry),
     )
 
@@ -255,9 +267,67 @@ async def test_health_reports_serving(scaler: server.ScalerServer) -> None:
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_listen_addresses() -> None:
-    assert server.grpc_address(":9090") == "[::]:9090"
-    assert server.grpc_address("127.0.0.1:0") == "127.0.0.1:0"
-    for bad in ("9090", "host:", "host:http", ":70000"):
-        with pytest.raises(ValueError, match="listen address"):
-            server.grpc_address(bad)
+async def test_one_address_cannot_hold_every_stream(signal: demand.DemandSignal) -> None:
+    """An unauthenticated client on the plaintext port (here 127.0.0.1) gets at most
+    ``max_streams_per_peer`` streams; KEDA from another address (here ::1) still gets its stream at
+    once, and when all slots are full it takes one from the address holding the most."""
+    svc = servicer.ExternalScalerServicer(
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=4,
+        max_streams_per_peer=1,
+    )
+    async with (
+        server.ScalerServer(servicer=svc, listen="[::]:0", grace=0.1) as srv,
+        grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as hostile,
+    ):
+        attacker = pb_grpc.ExternalScalerStub(hostile)
+        calls = [attacker.StreamIsActive(REF) for _ in range(4)]
+        outcomes = []
+        for call in calls:
+            try:
+                outcomes.append(await next_result(call))
+            except grpc.aio.AioRpcError as exc:
+                outcomes.append(exc.code())
+        assert outcomes.count(False) == 1, outcomes  # the per-address bound
+        async with grpc.aio.insecure_channel(f"[::1]:{srv.port}") as keda_channel:
+            keda = pb_grpc.ExternalScalerStub(keda_channel).StreamIsActive(REF)
+            assert await next_result(keda) is False
+            signal.set(1)
+            assert await next_result(keda) is True
+            keda.cancel()
+        for call in calls:
+            call.cancel()
+
+
+async def test_a_full_table_makes_room_for_a_smaller_peer(signal: demand.DemandSignal) -> None:
+    svc = servicer.ExternalScalerServicer(
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=3,
+        max_streams_per_peer=3,
+    )
+    async with (
+        server.ScalerServer(servicer=svc, listen="[::]:0", grace=0.1) as srv,
+        grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as hostile,
+    ):
+        attacker = pb_grpc.ExternalScalerStub(hostile)
+        calls = [attacker.StreamIsActive(REF) for _ in range(3)]
+        for call in calls:
+            assert await next_result(call) is False
+        async with grpc.aio.insecure_channel(f"[::1]:{srv.port}") as keda_channel:
+            keda = pb_grpc.ExternalScalerStub(keda_channel).StreamIsActive(REF)
+            assert await next_result(keda) is False
+            async with asyncio.timeout(3):
+                while not any(call.done() for call in calls):  # noqa: ASYNC110 - grpc has no event
+                    await asyncio.sleep(0.01)
+            ended = [call for call in calls if call.done()]
+            assert len(ended) == 1 and await ended[0].code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert svc.open_streams == 3
+            keda.cancel()
+        for call in calls:
+            call.cancel()

@@ -1,0 +1,23 @@
+"""The contract between the control plane and the data plane.
+
+The constructs (and through them ``noctaya synth`` and the operator) and ``noctaya dev`` write the
+config files that ``noctaya gateway`` and ``noctaya scaler`` read; this package is the one definition
+of those files and of the signal the two data-plane processes exchange in memory. Like the shared
+types of KEDA's HTTP add-on, a setting is defined here once, with its bound and its documentation, and
+both its producer and its consumer build on that definition.
+
+Modules (import the module: ``from noctaya.contract import gateway``):
+
+- ``fields``     primitives every file uses: ``Seconds`` (a Go duration held as float seconds),
+                 ``ListenAddress`` / ``Listen``, ``ServiceRef``, ``TlsFiles``
+- ``documents``  ``ConfigError``, the bounded file reader and one-line-per-field error messages
+- ``gateway``    ``GatewaySettings`` (the tunables) and ``GatewayConfig`` (the whole gateway file)
+- ``scaler``     ``ScalerConfig`` (the aggregate scaler file) and the ExternalScaler settings it
+                 shares with the gateway's co-located scaler
+- ``demand``     ``DemandSource`` and ``DemandSignal``: one number, its change notifications and the
+                 failure contract of a listener
+
+Must not import: anything of ``noctaya`` but ``noctaya.api.durations`` (the one Go-duration
+implementation), nor aiohttp, grpc, kopf, cdk8s, constructs, jsii or a Kubernetes client. Both sides
+import it, so it stays small, pure and fast to import.
+"""

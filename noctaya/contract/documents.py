@@ -1,0 +1,110 @@
+"""Reading config files and reporting what is wrong with them.
+
+Files are YAML or JSON mappings, at most ``MAX_CONFIG_BYTES`` long and ``MAX_DEPTH`` deep (a deeper
+document is refused before it is parsed, so no recursion limit is ever reached). An unusable file
+raises :class:`ConfigError`, whose message has one line per problem, each naming the field by its
+file key (``maxQueue: Input should be greater than or equal to 1``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import pydantic
+import yaml
+
+MAX_CONFIG_BYTES: Final = 1 << 20
+MAX_DEPTH: Final = 32
+
+ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
+
+
+class ConfigError(Exception):
+    """The configuration is unusable; the message is meant for a person and names the field."""
+
+
+def describe_errors(error: pydantic.ValidationError) -> str:
+    """One line per problem, each naming the field by its file key (``coldStartMode: ...``)."""
+    lines = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"])
+        message = item["msg"].removeprefix("Value error, ")
+        lines.append(f"{where}: {message}" if where else message)  # a cross-field rule names its fields
+    return "\n".join(lines)
+
+
+def _json_depth(raw: bytes) -> int:
+    """Deepest bracket nesting of a JSON text, outside strings."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in b"]}":
+            depth -= 1
+    return deepest
+
+
+def _yaml_depth(raw: bytes) -> int:
+    """Collection nesting of a YAML stream, from parser events (no recursion); stops reading as soon
+    as it passes ``MAX_DEPTH``, so a hostile document costs no more than a legal one."""
+    depth = 0
+    for event in yaml.parse(raw, Loader=_LOADER):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return depth
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return 0
+
+
+_LOADER: Final[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def read_document(path: str | Path) -> dict[str, Any]:
+    """Read a YAML or JSON mapping (bounded in size and depth) from ``path``."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes")
+    return parse_document(raw, name=str(path))
+
+
+def parse_document(raw: bytes, *, name: str) -> dict[str, Any]:
+    """Parse bytes already read (JSON when ``name`` ends in ``.json``, else YAML)."""
+    is_json = name.endswith(".json")
+    try:
+        if (_json_depth(raw) if is_json else _yaml_depth(raw)) > MAX_DEPTH:
+            raise ConfigError(f"{name}: nested deeper than {MAX_DEPTH} levels")
+        document = json.loads(raw) if is_json else yaml.load(raw, Loader=_LOADER)
+    except (ValueError, yaml.YAMLError, RecursionError) as exc:
+        raise ConfigError(f"{name}: not valid YAML/JSON: {exc}") from None
+    if document is None:
+        document = {}
+    if not isinstance(document, dict):
+        raise ConfigError(f"{name}: expected a mapping at the top level, got {type(document).__name__}")
+    return document
+
+
+def build(model: type[ModelT], document: dict[str, Any]) -> ModelT:
+    """Validate a mapping (file keys) into ``model``; :class:`ConfigError` names every bad field."""
+    try:
+        return model.model_validate(document)
+    except pydantic.ValidationError as exc:
+        raise ConfigError(describe_errors(exc)) from None

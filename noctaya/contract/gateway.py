@@ -1,0 +1,246 @@
+"""The gateway's config file (``noctaya gateway --config FILE``), YAML or JSON.
+
+Two parts, one flat file:
+
+- ``GatewaySettings``: the tunables — queue and in-flight bounds, cold-start behaviour, every timeout
+  and probe period. The renderer takes them from the LLMService (and operator-wide settings), ``noctaya
+  dev`` from its flags; both pass one ``GatewaySettings`` through, so a new tunable is a field here,
+  the line that fills it, and the code that reads it.
+- ``GatewayConfig``: the settings plus the wiring the renderer decides — where to listen, the backend
+  Service, the API key file, the LLMService served, and exactly one of ``scaler`` (the co-located
+  ExternalScaler of a single gateway) or ``report`` (publish demand to the aggregate scaler).
+
+Keys are camelCase in files (``maxQueue``), attributes snake_case (``max_queue``); every field is also
+a ``noctaya gateway`` flag (``--max-queue``). Durations are Go strings (``500ms``, ``10s``, ``1m30s``)
+held as float seconds. Every bound the gateway enforces is a field here, so it is visible in the
+ConfigMap and, through the gauges, in metrics.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
+from urllib.parse import urlsplit
+
+import pydantic
+from pydantic import alias_generators
+
+from noctaya.contract import documents, fields, scaler
+
+MAX_QUEUE: Final = 1_000_000
+MAX_IN_FLIGHT: Final = 1_000_000
+MAX_BODY_BYTES: Final = 1 << 30
+MAX_QUEUED_BODY_BYTES: Final = 16 << 30
+MAX_CONNECTIONS: Final = 1_000_000
+#: the gateway process at rest (interpreter, libraries, metrics), measured with some room
+BASELINE_MEMORY_BYTES: Final = 96 << 20
+#: one client connection at most: aiohttp's read buffer up to its high-water mark (2 x 64 KiB), the
+#: request head (16 KiB), the response relayed from the backend up to its own high-water mark
+#: (2 x 64 KiB), and the transport's write buffer
+CONNECTION_MEMORY_BYTES: Final = 384 << 10
+READINESS_PATH: Final = r"^/[^\s?#]*$"
+
+
+def check_http_url(value: str) -> str:
+    """An ``http(s)://host[:port][/path]`` URL without query or fragment, trailing ``/`` dropped."""
+    parts = urlsplit(value)
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise ValueError(f"{value!r} is not an http(s) URL with a host")
+    if parts.query or parts.fragment:
+        raise ValueError(f"{value!r} must not carry a query or fragment")
+    return value.rstrip("/")
+
+
+HttpUrl = Annotated[str, pydantic.AfterValidator(check_http_url)]
+
+ConfigError = documents.ConfigError
+
+
+class GatewaySettings(fields.Model):
+    """The gateway's tunables, each with its bound and its default (which suits production)."""
+
+    readiness_path: Annotated[
+        str,
+        pydantic.Field(pattern=READINESS_PATH, description="backend path probed for readiness (HTTP 200)"),
+    ] = "/health"
+    max_queue: Annotated[
+        int, pydantic.Field(ge=1, le=MAX_QUEUE, description="cold requests held while the backend starts")
+    ] = 100
+    max_in_flight: Annotated[
+        int, pydantic.Field(ge=1, le=MAX_IN_FLIGHT, description="requests forwarded to the backend at once")
+    ] = 1000
+    cold_start_mode: Annotated[
+        Literal["keepalive", "reject"],
+        pydantic.Field(
+            description="keepalive: hold cold requests (SSE heartbeats on streams); reject: 503 + Retry-After"
+        ),
+    ] = "keepalive"
+    heartbeat_interval: Annotated[
+        fields.PositiveSeconds, pydantic.Field(description="SSE keepalive comment period of a held stream")
+    ] = 10.0
+    activation_timeout: Annotated[
+        fields.PositiveSeconds, pydantic.Field(description="a cold request gives up after this long (504)")
+    ] = 300.0
+    retry_after: Annotated[
+        fields.PositiveSeconds, pydantic.Field(description="Retry-After of 429 and reject-mode 503 answers")
+    ] = 10.0
+    retry_grace: Annotated[
+        fields.Seconds,
+        pydantic.Field(description="an activation lease stays open this long after the last cold request"),
+    ] = 10.0
+    drain_timeout: Annotated[
+        fields.Seconds, pydantic.Field(description="longest wait for in-flight requests on shutdown")
+    ] = 120.0
+    max_body_bytes: Annotated[
+        int, pydantic.Field(ge=1, le=MAX_BODY_BYTES, description="largest request body (bytes)")
+    ] = 16 * 1024 * 1024
+    probe_interval: Annotated[
+        fields.Seconds,
+        pydantic.Field(
+            gt=0, le=0.1, description="readiness probe period while requests wait for a cold start"
+        ),
+    ] = 0.05
+    warm_probe_interval: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="readiness probe period while the backend is ready"),
+    ] = 1.0
+    idle_probe_interval: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(
+            description="probe period while cold and nobody waits; the first demand wakes the probe at once"
+        ),
+    ] = 1.0
+    probe_timeout: Annotated[
+        fields.PositiveSeconds, pydantic.Field(description="timeout of one readiness probe")
+    ] = 1.0
+    connect_timeout: Annotated[
+        fields.PositiveSeconds, pydantic.Field(description="timeout of one backend connect")
+    ] = 5.0
+    connect_retries: Annotated[
+        int, pydantic.Field(ge=0, le=10, description="connect attempts after the first, before a 502")
+    ] = 2
+    body_timeout: Annotated[
+        fields.PositiveSeconds, pydantic.Field(description="longest time to receive a request body")
+    ] = 30.0
+    max_queued_body_bytes: Annotated[
+        int,
+        pydantic.Field(
+            ge=1,
+            le=MAX_QUEUED_BODY_BYTES,
+            description="request bodies held in memory by queued cold requests, all together (bytes)",
+        ),
+    ] = 128 * 1024 * 1024
+    backend_header_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="longest wait for the backend's response headers (504 after it)"),
+    ] = 600.0
+    client_write_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="a client that reads nothing of its response for this long is cut off"),
+    ] = 60.0
+    header_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="a new connection must send its first request head within this"),
+    ] = 10.0
+    keep_alive_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="an idle kept-alive client connection is closed after this"),
+    ] = 60.0
+    max_connections: Annotated[
+        int, pydantic.Field(ge=1, le=MAX_CONNECTIONS, description="client connections open at once")
+    ] = 1024
+    max_connections_per_peer: Annotated[
+        int,
+        pydantic.Field(
+            ge=1, le=MAX_CONNECTIONS, description="client connections open at once from one address"
+        ),
+    ] = 256
+
+    @pydantic.model_validator(mode="after")
+    def _bounds_agree(self) -> GatewaySettings:
+        if self.max_connections_per_peer > self.max_connections:
+            raise ValueError("maxConnectionsPerPeer: must not exceed maxConnections")
+        return self
+
+    def worst_case_memory_bytes(self) -> int:
+        """What the gateway can hold at most under these bounds: a baseline, the queued bodies, and
+        the buffers of every open connection (request and response flow control, request head)."""
+        return (
+            BASELINE_MEMORY_BYTES
+            + self.max_queued_body_bytes
+            + self.max_connections * CONNECTION_MEMORY_BYTES
+        )
+
+
+class ScalerSection(scaler.ExternalScalerSettings):
+    """The co-located ExternalScaler (only when this is the only gateway replica)."""
+
+    listen: Annotated[fields.Listen, pydantic.Field(description="ExternalScaler gRPC address")] = ":9090"
+
+
+class ReportSection(fields.Model):
+    """Aggregate mode: publish this gateway's demand to the aggregate scaler."""
+
+    url: Annotated[HttpUrl, pydantic.Field(description="the aggregate scaler's report URL")]
+    token_file: Annotated[str, pydantic.Field(min_length=1, description="file holding the report token")]
+    interval: Annotated[
+        fields.PositiveSeconds, pydantic.Field(description="report period (changes are reported at once)")
+    ] = 2.0
+
+
+class GatewayConfig(GatewaySettings):
+    """Everything one gateway process needs; see the module docstring for the file format."""
+
+    leading_keys = ("listen", "backendUrl", "apiKeyFile", "service")
+
+    listen: Annotated[fields.Listen, pydantic.Field(description="where clients connect")] = ":8080"
+    backend_url: Annotated[HttpUrl, pydantic.Field(description="the backend Service's base URL")]
+    api_key_file: Annotated[
+        str | None,
+        pydantic.Field(
+            min_length=1, description="require 'Authorization: Bearer <key>' with the key in FILE"
+        ),
+    ] = None
+    service: Annotated[
+        fields.ServiceRef | None,
+        pydantic.Field(description="the LLMService served (required with scaler or report)"),
+    ] = None
+    scaler: ScalerSection | None = None
+    report: ReportSection | None = None
+
+    @pydantic.model_validator(mode="after")
+    def _one_scaler_mode(self) -> GatewayConfig:
+        if self.scaler is not None and self.report is not None:
+            raise ValueError(
+                "scaler and report are exclusive: with report set the gateway runs no co-located scaler"
+            )
+        if (self.scaler is not None or self.report is not None) and self.service is None:
+            raise ValueError("service: required when scaler or report is set (it names the ScaledObject)")
+        return self
+
+    @property
+    def listen_address(self) -> fields.ListenAddress:
+        return fields.ListenAddress.parse(self.listen)
+
+    @property
+    def settings(self) -> GatewaySettings:
+        """The tunables alone (what a renderer passes in)."""
+        return GatewaySettings.model_validate(
+            {name: getattr(self, name) for name in GatewaySettings.model_fields}
+        )
+
+    @classmethod
+    def wire(cls, *, settings: GatewaySettings, **wiring: Any) -> GatewayConfig:
+        """The settings with the renderer's wiring (``listen``, ``backend_url``, ``scaler`` …), validated;
+        raises ``pydantic.ValidationError`` naming file keys."""
+        values = settings.model_dump(by_alias=True)
+        values.update({alias_generators.to_camel(name): value for name, value in wiring.items()})
+        return cls.model_validate(values)
+
+
+def build_config(document: dict[str, Any]) -> GatewayConfig:
+    return documents.build(GatewayConfig, document)
+
+
+def load_config(path: str | Path) -> GatewayConfig:
+    return build_config(documents.read_document(path))
