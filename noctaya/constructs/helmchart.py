@@ -10,7 +10,7 @@ their documentation and as ``values.schema.json``, which Helm enforces):
 
 ``image.repository``/``image.tag`` (tag defaults to the chart's appVersion), ``replicas``,
 ``resources``, ``watchNamespaces``, ``leaderElection.enabled``, ``gatewayImage.repository``/``tag``
-(default: the operator image) and ``logLevel``.
+(default: the operator image), ``imagePullSecrets`` and ``logLevel``.
 
 The chart installs into the release namespace (``helm install -n noctaya-system --create-namespace``),
 so it holds no Namespace object; the CRDs are in ``crds/`` (Helm installs them before the templates and
@@ -123,6 +123,20 @@ VALUES: Final[tuple[Value, ...]] = (
         doc="tag of the gateway image; empty: the chart's appVersion",
     ),
     Value(
+        path="imagePullSecrets",
+        default=[],
+        schema={
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["name"],
+                "properties": {"name": {"type": "string", "minLength": 1}},
+            },
+        },
+        doc="Secrets (type kubernetes.io/dockerconfigjson) the operator Pods pull their image with",
+    ),
+    Value(
         path="logLevel",
         default=_DEFAULTS.log_level,
         schema={"type": "string", "enum": list(install.LOG_LEVELS)},
@@ -187,6 +201,7 @@ def _render(*, replicas: int, leader_election: bool, watch: tuple[str, ...]) -> 
         leader_election=leader_election,
         watch_namespaces=watch,
         create_namespace=False,
+        image_pull_secrets=(_mark("pullSecret"),),
     )
     objects = synthesis.render_install(props=props)
     for obj in objects:
@@ -198,6 +213,9 @@ def _render(*, replicas: int, leader_election: bool, watch: tuple[str, ...]) -> 
         obj["spec"]["replicas"] = _mark("replicas")
         container = obj["spec"]["template"]["spec"]["containers"][0]
         container["resources"] = _mark("BLOCK-resources")
+        pod = obj["spec"]["template"]["spec"]
+        if pod.get("imagePullSecrets"):
+            pod["imagePullSecrets"] = _mark("OPTIONAL-imagePullSecrets")
         for env in container["env"]:
             if env["name"] in _ENV:
                 env["value"] = _mark(_ENV[env["name"]])
@@ -210,6 +228,10 @@ def _key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
 
 
 _BLOCK_LINE: Final = re.compile(rf"^(?P<indent>\s*)(?P<key>[A-Za-z]+): {MARK}BLOCK-(?P<name>\w+)$", re.M)
+#: a key rendered only when its value is not empty
+_OPTIONAL_LINE: Final = re.compile(
+    rf"^(?P<indent>\s*)(?P<key>[A-Za-z]+): {MARK}OPTIONAL-(?P<name>\w+)$", re.M
+)
 
 
 def _literal(text: str) -> Callable[[re.Match[str]], str]:
@@ -223,7 +245,15 @@ def _template(obj: Mapping[str, Any]) -> str:
         indent, value = m.group("indent"), _BLOCKS[m.group("name")]
         return f"{indent}{m.group('key')}:\n{{{{- toYaml {value} | nindent {len(indent) + 2} }}}}"
 
+    def optional(m: re.Match[str]) -> str:
+        indent, key = m.group("indent"), m.group("key")
+        return (
+            f"{indent}{{{{- with $.Values.{m.group('name')} }}}}\n{indent}{key}:\n"
+            f"{{{{- toYaml . | nindent {len(indent) + 2} }}}}\n{indent}{{{{- end }}}}"
+        )
+
     text = _BLOCK_LINE.sub(block, text)
+    text = _OPTIONAL_LINE.sub(optional, text)
     text = text.replace(_WATCHED, _mark("watched"))
     for name, expression in sorted(_SCALARS.items(), key=lambda item: -len(item[0])):
         text = re.sub(rf"'?{re.escape(_mark(name))}'?(?![\w-])", _literal(expression), text)

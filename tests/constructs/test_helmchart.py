@@ -134,6 +134,10 @@ DEFAULT = install.OperatorInstallProps(image=settings.DEFAULT_IMAGE)
         ),
         (["--set", "logLevel=DEBUG"], dataclasses.replace(DEFAULT, log_level="DEBUG")),
         (
+            ["--set-json", 'imagePullSecrets=[{"name":"regcred"},{"name":"mirror"}]'],
+            dataclasses.replace(DEFAULT, image_pull_secrets=("regcred", "mirror")),
+        ),
+        (
             ["--set-string", "resources.requests.cpu=2", "--set", "resources.limits.memory=4Gi"],
             dataclasses.replace(
                 DEFAULT, resources={"requests": {"cpu": "2", "memory": "256Mi"}, "limits": {"memory": "4Gi"}}
@@ -148,6 +152,7 @@ DEFAULT = install.OperatorInstallProps(image=settings.DEFAULT_IMAGE)
         "no-leader-election",
         "watch",
         "log",
+        "pull-secrets",
         "resources",
     ],
 )
@@ -170,6 +175,7 @@ def test_the_release_namespace_places_the_operator(helm: str) -> None:
         (["--set", "replicas=0"], "replicas"),
         (["--set", "logLevel=TRACE"], "logLevel"),
         (["--set", "surprise=1"], "surprise"),
+        (["--set-json", 'imagePullSecrets=["regcred"]'], "imagePullSecrets"),
         (["--set-json", 'watchNamespaces=["Not_A_Namespace"]'], "watchNamespaces"),
         (["--set", "replicas=3", "--set", "leaderElection.enabled=false"], "leaderElection"),
     ],
