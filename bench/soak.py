@@ -214,7 +214,13 @@ def main() -> int:
         )  # fmt: skip
         try:
             processes.wait_http(url + "/healthz", within=60)
-            gateway_pid = int(json.loads(state_file.read_text())["gateways"][0]["pid"])
+            gateway_pid = 0
+            for _ in range(200):  # the state file follows within a status period
+                with contextlib.suppress(OSError, ValueError, KeyError, IndexError, TypeError):
+                    gateway_pid = int(json.loads(state_file.read_text())["gateways"][0]["pid"])
+                if gateway_pid:
+                    break
+                time.sleep(0.05)
             return asyncio.run(run(args, url, port, gateway_pid))
         finally:
             dev.send_signal(signal.SIGTERM)

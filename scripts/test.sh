@@ -12,4 +12,4 @@ NOCTAYA_CDK8S=$(bash scripts/cdk8s.sh); export NOCTAYA_CDK8S
 echo "== ruff";          .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== mypy (strict)"; .venv/bin/mypy
 echo "== import-linter"; .venv/bin/lint-imports
-echo "== pytest";        .venv/bin/python -m pytest "$@"
+echo "== pytest";        .venv/bin/python -m pytest -n "${NOCTAYA_TEST_WORKERS:-4}" --dist loadgroup "$@"

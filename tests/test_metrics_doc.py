@@ -70,3 +70,17 @@ def test_every_registered_metric_is_documented_and_nothing_else() -> None:
     assert set(tables) == set(expected)
     for section, rows in expected.items():
         assert tables[section] == rows, section
+
+
+def test_alerts_and_dashboard_read_only_documented_metrics() -> None:
+    """Every family the shipped alert rules and dashboard query is one the code registers."""
+    from noctaya.constructs import observability
+
+    names = {name for rows in documented().values() for name, *_ in rows}
+    exposed = set(names)
+    for name in names:  # a histogram is queried through its series
+        exposed |= {f"{name}_bucket", f"{name}_sum", f"{name}_count"}
+    dashboard = (DOC.parent.parent / "examples" / "observability" / "dashboard.json").read_text()
+    rules = " ".join(r.expr for r in observability.alert_rules(observability.ObservabilityProps()))
+    queried = set(re.findall(r"\bnoctaya_[a-z_]+", dashboard + " " + rules))
+    assert queried and queried <= exposed, sorted(queried - exposed)

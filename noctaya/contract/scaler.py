@@ -114,7 +114,7 @@ class ScalerConfig(ExternalScalerSettings):
     max_connections_per_peer: Annotated[
         int,
         pydantic.Field(ge=1, le=100_000, description="report connections open at once from one address"),
-    ] = 16
+    ] = 64
 
     @pydantic.model_validator(mode="after")
     def _connection_bounds_agree(self) -> ScalerConfig:

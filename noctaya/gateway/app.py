@@ -221,7 +221,8 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _loops_context(app: web.Application) -> AsyncIterator[None]:
-    """The probe loop and the heartbeat ticker; on exit they stop, then the lease and queue timers."""
+    """The probe loop, the heartbeat ticker and the backend-header watchdog; on exit they stop, then
+    the lease and queue timers."""
     session = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=2, keepalive_timeout=UPSTREAM_KEEPALIVE),
         cookie_jar=aiohttp.DummyCookieJar(),
@@ -229,6 +230,7 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
     tasks = (
         asyncio.create_task(app[keys.READINESS].run(session), name="noctaya-gateway-readiness"),
         asyncio.create_task(app[HEARTBEAT].run(), name="noctaya-gateway-heartbeat"),
+        asyncio.create_task(app[UPSTREAM].watch_headers(), name="noctaya-gateway-header-watchdog"),
     )
     try:
         yield

@@ -179,8 +179,8 @@ class Metrics:
             child = self._request_children[(route, code)] = self.requests.labels(route, str(code))
         child.inc(count)
 
-    def rejected(self, reason: errors.Reason, count: int = 1) -> None:
-        self._reject_children[reason].inc(count)
+    def rejected(self, reason: errors.Reason) -> None:
+        self._reject_children[reason].inc()
 
     def exposition(self) -> bytes:
         return prometheus_client.generate_latest(self.registry)

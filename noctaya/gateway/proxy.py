@@ -157,6 +157,23 @@ class Upstream:
         self._streams: dict[web.StreamResponse, aiohttp.ClientResponse] = {}
         self._cut: set[web.StreamResponse] = set()
         self._none_left: asyncio.Event | None = None
+        # requests waiting for the backend's headers, by task, with their deadline; one watchdog
+        # (``watch_headers``) cancels the overdue ones, so a request costs two dict operations, not a
+        # timer of its own
+        self._awaiting_headers: dict[asyncio.Task[object], float] = {}
+        self._overdue: set[asyncio.Task[object]] = set()
+
+    async def watch_headers(self, *, period: float = 1.0) -> None:
+        """Cancel every request that has waited ``header_timeout`` for the backend's headers (checked
+        every ``period``: the timeout is honoured to within that)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(min(period, self.header_timeout))
+            now = loop.time()
+            for task, deadline in list(self._awaiting_headers.items()):
+                if deadline <= now and task not in self._overdue:
+                    self._overdue.add(task)
+                    task.cancel()
 
     async def cut_streams(self, *, within: float) -> int:
         """End every SSE stream still being relayed with a final ``draining`` error event (the drain
@@ -250,29 +267,36 @@ class Upstream:
             data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
         loop = asyncio.get_running_loop()
         started = loop.time()
+        task = asyncio.current_task()
+        assert task is not None
+        self._awaiting_headers[task] = started + self.header_timeout
         try:
-            async with asyncio.timeout(self.header_timeout):
-                upstream = await self.session.request(
-                    request.method,
-                    # the origin-form target even when the client sent the absolute form
-                    # (``GET http://host/v1/...``), which would otherwise end up in the backend's
-                    # authority
-                    self.base_url + request.rel_url.raw_path_qs,
-                    headers=headers,
-                    data=data,
-                    allow_redirects=False,
-                )
+            upstream = await self.session.request(
+                request.method,
+                # the origin-form target even when the client sent the absolute form
+                # (``GET http://host/v1/...``), which would otherwise end up in the backend's authority
+                self.base_url + request.rel_url.raw_path_qs,
+                headers=headers,
+                data=data,
+                allow_redirects=False,
+            )
+        except asyncio.CancelledError:
+            if task not in self._overdue:
+                raise  # the client left (or shutdown)
+            self._overdue.discard(task)
+            task.uncancel()
+            raise errors.backend_timeout(self.header_timeout) from None
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             raise ConnectFailed(f"{type(exc).__name__}: {exc}") from None
         except BodyError as exc:
             raise exc.error from None
-        except TimeoutError:
-            raise errors.backend_timeout(self.header_timeout) from None
         except (aiohttp.ClientError, OSError) as exc:
             cause = exc.__cause__ or exc.__context__
             if isinstance(cause, BodyError):
                 raise cause.error from None
             raise errors.bad_gateway(f"the backend failed before answering ({type(exc).__name__})") from None
+        finally:
+            del self._awaiting_headers[task]
         self._ttfb.observe(loop.time() - started)
         if sent is not None:  # the backend answered: the request (and its body) is out
             sent()

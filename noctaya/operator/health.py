@@ -4,8 +4,10 @@ Input is what the operator watches for one LLMService — the backend Deployment
 service label, the prewarm Job — as plain ``dict`` bodies. Output is a :class:`Health`: ready replicas,
 the progress reason while not ready (``Activating``, ``Starting``, ``SchedulingDelayed``,
 ``ModelLoading``, ``ScaledToZero``), the active hard failure if any (``ImagePullFailed``, ``OOMKilled``,
-``CrashLoopBackOff``, ``ContainerRestarting``, ``ProgressDeadlineExceeded``, ``PrewarmFailed``) and the
-phase timings of the activation that made the backend Ready.
+``CrashLoopBackOff``, ``ContainerRestarting``, ``ProgressDeadlineExceeded``, ``PrewarmFailed``), whether
+the Deployment is still rolling out or activating (``Degraded=False/Progressing``), the replicas that do
+not fit on the node of a ReadWriteOnce cache they must share (``CacheNodeFull``) and the phase timings of
+the activation that made the backend Ready. Reasons are :class:`noctaya.api.servicestatus.Reason` values.
 
 Rules: only Pods selected by the backend Deployment's ``matchLabels`` count (the gateway Pods carry the
 service label too); Pods being deleted and Pods that finished (``Succeeded``/``Failed``) are ignored;

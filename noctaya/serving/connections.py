@@ -13,6 +13,11 @@ listener facing hostile clients needs and aiohttp leaves out:
   ``header_timeout`` of connecting is closed (a slow or silent client holds nothing for long);
   between requests aiohttp's own keep-alive timeout applies, which also closes a connection whose
   next head trickles in too slowly;
+- requests that arrived whole before a malformed one on the same connection (pipelined in one
+  packet) are answered, then the malformed one: aiohttp's parser drops everything it parsed in the
+  read that failed, so :class:`_Replaying` keeps the first :data:`REPLAY_BYTES` a connection sends
+  and, on a parse error, replays them line by line through a fresh parser to recover the requests
+  that were complete before the error;
 - malformed requests (bad request line, unknown method, bad or duplicate Content-Length, bad chunk,
   too many or too long headers, an HTTP/2 preface...) are answered in the server's own JSON error
   shape (``error_body``), never echoing the raw bytes, and logged at debug level without a
@@ -31,9 +36,12 @@ from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any, cast
 
-from aiohttp import http_exceptions, web, web_protocol, web_request, web_server
+from aiohttp import http_exceptions, http_parser, web, web_protocol, web_request, web_server
 
 logger = logging.getLogger(__name__)
+
+REPLAY_BYTES = 64 * 1024
+"""How much of a connection's first bytes is kept to recover pipelined requests after a parse error."""
 
 ErrorBody = Callable[[int, str, str], bytes]
 """``(status, code, message) -> JSON bytes`` in the server's error shape."""
@@ -124,6 +132,82 @@ def describe(exc: BaseException | None) -> tuple[str, str]:
     return "malformed_request", "the request is not valid HTTP/1.x"
 
 
+class _Replaying:
+    """The protocol's request parser, answering for the requests a failed read had already parsed.
+
+    While a connection's input is within :data:`REPLAY_BYTES` it is kept. When the parser fails,
+    that input is fed again, line by line, to a fresh parser: the messages it yields whole (body
+    included) before failing, beyond those already delivered, are returned now, and the parse error
+    is raised on the next feed (scheduled at once), so the protocol answers them in order and then
+    the error. Every other attribute is the wrapped parser's."""
+
+    def __init__(self, parser: Any, *, fresh: Callable[[], Any], protocol: Protocol) -> None:
+        self._parser = parser
+        self._fresh = fresh
+        self._protocol = protocol
+        self._history: bytearray | None = bytearray()
+        self._delivered = 0
+        self._pending: http_exceptions.HttpProcessingError | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._parser, name)
+
+    def feed_data(self, data: bytes) -> tuple[Any, bool, bytes]:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            raise pending
+        history = self._history
+        if history is not None:
+            if len(history) + len(data) <= REPLAY_BYTES:
+                history += data
+            else:
+                self._history = history = None  # too long to replay: the parser alone decides
+        try:
+            messages, upgraded, tail = self._parser.feed_data(data)
+        except http_exceptions.HttpProcessingError as exc:
+            recovered = self._replay(bytes(history))[self._delivered :] if history is not None else []
+            if not recovered:
+                raise
+            messages, upgraded, tail = recovered, False, b""
+            error: http_exceptions.HttpProcessingError | None = exc
+        else:
+            error = None
+        for index, (message, _) in enumerate(messages):
+            if getattr(message, "version", (1, 1))[0] != 1:  # "HTTP/2.0" in a request line
+                messages, upgraded, tail = messages[:index], False, b""
+                error = http_exceptions.BadStatusLine("unsupported HTTP version")
+                break
+        self._delivered += len(messages)
+        if error is not None:
+            self._history = None
+            self._fail_next(error)
+        return messages, upgraded, tail
+
+    def _fail_next(self, error: http_exceptions.HttpProcessingError) -> None:
+        """Answer ``error`` after the messages returned now: it is raised by the next feed."""
+        self._pending = error
+        self._protocol._loop.call_soon(self._protocol.data_received, b"")
+
+    def _replay(self, data: bytes) -> list[Any]:
+        parser = self._fresh()
+        recovered: list[Any] = []
+        position = 0
+        while position < len(data):
+            end = data.find(b"\n", position)
+            end = len(data) if end < 0 else end + 1
+            try:
+                messages, _, _ = parser.feed_data(data[position:end])
+            except http_exceptions.HttpProcessingError:
+                break
+            recovered.extend(messages)
+            position = end
+        # only requests that arrived whole: one whose body the error cut short is not answered
+        complete = 0
+        while complete < len(recovered) and recovered[complete][1].is_eof():
+            complete += 1
+        return recovered[:complete]
+
+
 class Protocol(web_protocol.RequestHandler):
     """aiohttp's request handler with connection bounds, a header timeout and JSON errors."""
 
@@ -137,7 +221,25 @@ class Protocol(web_protocol.RequestHandler):
         kwargs.setdefault("max_line_size", limits.max_header_bytes)
         kwargs.setdefault("max_field_size", limits.max_header_bytes)
         kwargs.setdefault("max_headers", limits.max_headers)
+        # after answering a request whose body was not read, the rest of that body is drained this
+        # long before the connection closes (aiohttp's default is 10 s, whatever the other bounds)
+        kwargs.setdefault("lingering_time", limits.header_timeout)
         super().__init__(manager, **kwargs)
+        loop = kwargs["loop"]
+
+        def fresh() -> Any:
+            return http_parser.HttpRequestParser(
+                self,
+                loop,
+                kwargs.get("read_bufsize", 2**16),
+                max_line_size=kwargs["max_line_size"],
+                max_field_size=kwargs["max_field_size"],
+                max_headers=kwargs["max_headers"],
+                payload_exception=web_protocol.RequestPayloadError,
+                auto_decompress=kwargs.get("auto_decompress", True),
+            )
+
+        self._parser = _Replaying(self._parser, fresh=fresh, protocol=self)  # type: ignore[assignment]
         self._table = table
         self._error_body = error_body
         self._peer: str | None = None

@@ -182,10 +182,16 @@ async def test_queued_requests_are_forwarded_in_arrival_order(
 
 
 @pytest.mark.parametrize("stream", [True, False])
+@pytest.mark.looptime  # "at once" is loop time: no timer (heartbeat, deadline) had to fire
 async def test_client_leaving_while_queued_frees_its_slot_at_once(
-    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, stream: bool
+    cold: fake_engine.RunningEngine, stream: bool
 ) -> None:
-    gateway = await gateways.start(heartbeatInterval="10s")  # no heartbeat write would notice
+    async with testing.GatewayStarter(backend_url=cold.url) as gateways:  # stopped on the fake clock too
+        gateway = await gateways.start(heartbeatInterval="10s")  # no heartbeat write would notice
+        await client_leaves_while_queued(gateway, stream=stream)
+
+
+async def client_leaves_while_queued(gateway: testing.RunningGateway, *, stream: bool) -> None:
     session = aiohttp.ClientSession()
     task = asyncio.create_task(
         session.post(gateway.url + "/v1/chat/completions", json={**CHAT, "stream": stream})
@@ -219,9 +225,15 @@ async def test_lease_keeps_demand_then_closes_after_grace(
     assert seen == [1, 0]  # opened by the cold request, dropped after Ready + grace
 
 
+@pytest.mark.looptime  # the 400 ms deadline is loop time: queueing 100 clients takes none of it
 async def test_activation_timeout_ends_100_queued_clients(
-    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter
+    cold: fake_engine.RunningEngine,
 ) -> None:
+    async with testing.GatewayStarter(backend_url=cold.url) as gateways:  # stopped on the fake clock too
+        await ends_100_queued_clients(cold, gateways)
+
+
+async def ends_100_queued_clients(cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter) -> None:
     cold.state.failure = "never-ready"
     gateway = await gateways.start(maxQueue=100, activationTimeout="400ms")
     url = gateway.url + "/v1/chat/completions"
@@ -288,7 +300,15 @@ async def test_activation_timeout_through_the_sdk(
     await gateway.wait_idle()
 
 
+@pytest.mark.looptime  # the deadlines and the engine's token delays are loop time, not the machine's pace
 async def test_a_request_queued_behind_a_full_in_flight_bound_ends_at_its_own_deadline(
+    cold: fake_engine.RunningEngine,
+) -> None:
+    async with testing.GatewayStarter(backend_url=cold.url) as gateways:  # stopped on the fake clock too
+        await queued_behind_full_in_flight(cold, gateways)
+
+
+async def queued_behind_full_in_flight(
     cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter
 ) -> None:
     """The lease closes once the backend is Ready; a request still queued behind ``maxInFlight``

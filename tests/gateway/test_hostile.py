@@ -1,12 +1,14 @@
 """Hostile HTTP at the socket: what a client that does not follow HTTP gets, and what it cannot take.
 
-Aspects: every malformed request (bad request line, unknown version or method, NUL or CR in a
-header, an oversized target or header, too many headers, bad, negative or duplicate Content-Length,
-Content-Length with Transfer-Encoding, a bad chunk, an HTTP/2 preface, an Expect other than
-100-continue...) is answered with OpenAI-shaped JSON that echoes none of the client's bytes, and
-nothing is logged above debug or with a traceback; no log line carries a credential the client sent;
-a connection that sends no request head is closed after the header timeout while ``/healthz``
-answers other clients; connections beyond the per-peer bound are closed at once and counted.
+Aspects: requests pipelined before a malformed one in the same packet are answered and served once
+each, then the malformed one gets its error; every malformed request (bad request line, unknown
+version or method, NUL or CR in a header, an oversized target or header, too many headers, bad,
+negative or duplicate Content-Length, Content-Length with Transfer-Encoding, a bad chunk, an HTTP/2
+preface, an Expect other than 100-continue...) is answered with OpenAI-shaped JSON that echoes none
+of the client's bytes, and nothing is logged above debug or with a traceback; no log line carries a
+credential the client sent; a connection that sends no request head is closed after the header
+timeout while ``/healthz`` answers other clients; connections beyond the per-peer bound are closed
+at once and counted.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 
 import pytest
 
+from noctaya.dev import fake_engine
 from noctaya.gateway import keys, testing
 from noctaya.serving import connections, redaction
 
@@ -155,3 +158,21 @@ async def test_an_idle_kept_alive_connection_is_closed(gateways: testing.Gateway
     async with asyncio.timeout(5):
         assert await reader.read() == b""  # closed by the gateway once idle
     writer.close()
+
+
+async def test_a_valid_request_pipelined_before_a_malformed_one_is_answered_and_served(
+    engine: fake_engine.RunningEngine, gateways: testing.GatewayStarter
+) -> None:
+    gateway = await gateways.start(wait_ready=True)
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+    valid = request(
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: " + str(len(body)).encode(),
+        body,
+    )
+    for tail in (b"GARBAGE\r\n\r\n", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: \x00\r\n\r\n"):
+        served = engine.state.served
+        raw = await exchange(gateway.url, valid + valid + tail)  # one packet
+        assert raw.startswith(b"HTTP/1.1 200") and raw.count(b"HTTP/1.1 200") == 2, raw[:300]
+        assert b"HTTP/1.0 400 Bad Request" in raw.split(b"HTTP/1.1 200")[-1], raw[-300:]
+        assert engine.state.served == served + 2  # both executed, once each

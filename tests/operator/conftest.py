@@ -210,7 +210,7 @@ async def operators(server: ApiServer) -> AsyncIterator[StartOperator]:
 
 
 async def _wait_for(
-    predicate: Callable[[], object], *, within: float = 10.0, interval: float = 0.02, message: str = ""
+    predicate: Callable[[], object], *, within: float = 30.0, interval: float = 0.02, message: str = ""
 ) -> Any:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within

@@ -18,7 +18,7 @@ from tests.operator.cluster import SimulatedCluster
 from tests.operator.conftest import StartOperator, WaitFor
 from tests.operator.scenario import LLMSERVICES, RUNTIMES
 
-pytestmark = pytest.mark.timeout(30)
+pytestmark = pytest.mark.timeout(90)
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "go"
 NS = "llm"

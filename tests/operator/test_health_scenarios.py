@@ -23,7 +23,7 @@ from tests.operator.scenario import (
     status_of,
 )
 
-pytestmark = pytest.mark.timeout(30)
+pytestmark = pytest.mark.timeout(90)
 
 HARD = {
     Failure.IMAGE_PULL: ("ImagePullFailed", "ErrImagePull"),

@@ -130,3 +130,38 @@ async def test_undecodable_grpc_messages_are_invalid_argument(
             reply = await pb_grpc.ExternalScalerStub(channel).IsActive(REF)
             assert reply.result is False
     clean(caplog)
+
+
+async def test_report_port_connections_are_bounded_and_timed(tmp_path: pathlib.Path) -> None:
+    """A client holding connections (or sending no head) on the report port cannot crowd out the
+    reporters: beyond ``maxConnectionsPerPeer`` a connection is closed at once (counted), a silent
+    one after ``headerTimeout``; a reporter from the same address gets in once they are gone."""
+    token = tmp_path / "token"
+    token.write_text(TOKEN)
+    config = config_mod.build_config(
+        {
+            "service": SERVICE,
+            "grpcListen": "127.0.0.1:0",
+            "reportListen": "127.0.0.1:0",
+            "tokenFile": str(token),
+            "maxConnectionsPerPeer": 3,
+            "headerTimeout": "2s",
+        }
+    )
+    async with aggregate.AggregateScaler(config=config) as scaler:
+        held = [await asyncio.open_connection("127.0.0.1", scaler.report_port) for _ in range(3)]
+        reader, writer = await asyncio.open_connection("127.0.0.1", scaler.report_port)
+        async with asyncio.timeout(5):
+            assert await reader.read() == b""  # refused: the address holds its bound
+        writer.close()
+        assert scaler.registry.get_sample_value("noctaya_scaler_connections_refused_total") == 1
+        async with asyncio.timeout(5):
+            for held_reader, _ in held:
+                assert await held_reader.read() == b""  # silent: closed after the header timeout
+        for _, held_writer in held:
+            held_writer.close()
+        raw = await exchange(
+            f"http://127.0.0.1:{scaler.report_port}",
+            request(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close"),
+        )
+        assert parse(raw)[0] == 200
