@@ -12,7 +12,8 @@ import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from noctaya.constructs import install, settings, synthesis
+from noctaya.api.meta import LLMSERVICE_LABEL
+from noctaya.constructs import install, naming, settings, synthesis
 from noctaya.operator import rendering
 from tests.operator.apiserver import Access
 
@@ -73,3 +74,28 @@ def allowed(access: Access, objects: Iterable[Mapping[str, Any]]) -> bool:
 def refused(accesses: Iterable[Access], objects: Iterable[Mapping[str, Any]]) -> list[Access]:
     objs = list(objects)
     return sorted((a for a in accesses if not allowed(a, objs)), key=repr)
+
+
+_TOKEN_SUFFIX = naming.ServiceIdentity(name="x", namespace="x").scaler_token.removeprefix("x")
+
+
+def foreign_secret_requests(requests: Iterable[tuple[Access, str, str]]) -> list[tuple[Access, str, str]]:
+    """The operator's requests on Secrets that could touch a Secret it neither owns nor would own.
+
+    RBAC cannot narrow ``list``/``watch`` by label or ``get`` to names it does not know in advance, so
+    this holds the code to it: every list and watch selects the LLMService label, and every request on
+    one Secret names an LLMService's scaler token (``<name>-scaler-token``: read back, created once,
+    pruned; read also when someone else's object holds the name, to refuse it).
+    """
+    foreign = []
+    for access, name, selector in requests:
+        if access.verb in {"list", "watch"}:
+            parts = [part.strip() for part in selector.split(",")]
+            ok = any(p == LLMSERVICE_LABEL or p.startswith(f"{LLMSERVICE_LABEL}=") for p in parts)
+        elif access.verb == "create":
+            ok = name == ""  # a POST names its object in the body: checked by what it creates
+        else:
+            ok = name.endswith(_TOKEN_SUFFIX) and len(name) > len(_TOKEN_SUFFIX)
+        if not ok:
+            foreign.append((access, name, selector))
+    return sorted(foreign, key=repr)

@@ -20,7 +20,9 @@ itself (discovery stays kmock's):
 - Deployment ``spec.replicas`` defaulting to 1, as the real server does;
 - an outage switch: while down, every request is ``503`` and open watches end;
 - ``accesses``: the distinct ``(verb, group, resource, namespace)`` of every request the operator sent
-  (its User-Agent is ``noctaya-operator/…`` or kopf's), for the RBAC tests (``tests/operator/access.py``).
+  (its User-Agent is ``noctaya-operator/…`` or kopf's), for the RBAC tests (``tests/operator/access.py``);
+  ``secret_requests``: the distinct ``(access, name, labelSelector)`` of its requests on Secrets, for the
+  check that it touches only the Secrets it owns.
 """
 
 from __future__ import annotations
@@ -209,6 +211,8 @@ class ApiServer(kmock.KubernetesEmulator):
     _listeners: list[Listener] = attrs.field(factory=list, init=False)
     #: distinct requests of the operator (a set: it stays small however long a benchmark runs)
     accesses: set[Access] = attrs.field(factory=set, init=False)
+    #: distinct (access, object name or "", labelSelector or "") of the operator's requests on Secrets
+    secret_requests: set[tuple[Access, str, str]] = attrs.field(factory=set, init=False)
 
     # ------------------------------------------------------------------ helpers for tests
     def declare(self, resource: str, *, kind: str, namespaced: bool = True, status: bool = True) -> None:
@@ -293,6 +297,10 @@ class ApiServer(kmock.KubernetesEmulator):
         agent = raw_request.headers.get("User-Agent", "")
         if agent.startswith(OPERATOR_AGENTS) and (access := access_of(raw_request)) is not None:
             self.accesses.add(access)
+            if access.group == "" and access.resource == "secrets":
+                parts = [p for p in raw_request.path.split("/") if p]
+                name = parts[parts.index("secrets") + 1] if parts[-1] != "secrets" else ""
+                self.secret_requests.add((access, name, raw_request.query.get("labelSelector", "")))
         if not self.available:
             return _status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
         try:

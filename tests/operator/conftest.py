@@ -207,6 +207,8 @@ async def operators(server: ApiServer) -> AsyncIterator[StartOperator]:
     if replicas:
         refused = access.refused(server.accesses, objects)
         assert not refused, f"requests the operator's RBAC does not allow: {refused}"
+        foreign = access.foreign_secret_requests(server.secret_requests)
+        assert not foreign, f"requests on Secrets the operator does not own: {foreign}"
 
 
 async def _wait_for(

@@ -152,6 +152,10 @@ async def test_every_grant_is_used(
     table = {(g.group, g.resource, verb) for g in grants.GRANTS if g.scope in scopes for verb in g.verbs}
     assert sorted(table - used) == [], f"granted but never used: {sorted(table - used)}"
     assert sorted(used - table) == [], f"used but not granted: {sorted(used - table)}"
+    # the Secrets it touched: its own tokens only (the operators fixture checks that at teardown)
+    secret_verbs = {a.verb for a, _, _ in server.secret_requests}
+    assert secret_verbs == {"list", "watch", "get", "create", "delete"}, secret_verbs
+    assert {n for a, n, _ in server.secret_requests if a.verb == "get"} >= {"taken-scaler-token"}
 
 
 async def test_the_rbac_check_refuses_what_is_not_granted() -> None:
@@ -169,3 +173,27 @@ async def test_the_rbac_check_refuses_what_is_not_granted() -> None:
     lease = Access(verb="update", group="coordination.k8s.io", resource="leases", namespace="noctaya-system")
     assert access.refused([lease], watched) == [] and access.refused([lease], everywhere) == [lease]
     assert access.refused([lease._replace(verb="patch")], watched) != []
+
+
+def test_the_secret_check_flags_other_secrets() -> None:
+    def req(verb: str, name: str = "", selector: str = "") -> tuple[Access, str, str]:
+        return (Access(verb=verb, group="", resource="secrets", namespace=NS), name, selector)
+
+    own = [
+        req("list", selector=LLMSERVICE_LABEL),
+        req("watch", selector=f"{LLMSERVICE_LABEL},other=x"),
+        req("get", "qwen-scaler-token"),
+        req("delete", "qwen-scaler-token"),
+        req("create"),
+    ]
+    assert access.foreign_secret_requests(own) == []
+    others = [
+        req("list"),
+        req("watch", selector="app=x"),
+        req("list", selector=f"!{LLMSERVICE_LABEL}"),
+        req("list", selector=f"{LLMSERVICE_LABEL}!=qwen"),
+        req("get", "registry-credentials"),
+        req("get", "-scaler-token"),
+        req("delete", "hf-token"),
+    ]
+    assert access.foreign_secret_requests(others) == sorted(others, key=repr)
