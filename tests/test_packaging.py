@@ -22,7 +22,8 @@ import yaml
 from noctaya import __version__
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+# one worker builds once: a second build at the same time would race on the checkout's egg-info
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200), pytest.mark.xdist_group("packaging")]
 
 APP = textwrap.dedent(
     """

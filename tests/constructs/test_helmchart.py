@@ -3,7 +3,8 @@
 Aspects: the committed chart is what ``noctaya chart`` generates (fresh); ``helm lint --strict`` passes;
 ``helm template`` with the default values gives what ``noctaya synth --install`` writes (without the
 Namespace, which the release namespace replaces, and modulo Helm's labels); every value changes exactly
-what the construct's matching property changes; values.schema.json refuses bad values.
+what the construct's matching property changes; values.schema.json refuses bad values; ``helm package``
+keeps the CRDs and renders as the directory does.
 
 Helm is the real one, built from its Go module by ``scripts/helm.sh`` (a missing Go fails the tests).
 """
@@ -15,6 +16,7 @@ import io
 import os
 import pathlib
 import subprocess
+import tarfile
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -185,3 +187,34 @@ def test_bad_values_are_refused(helm: str, args: list[str], message: str) -> Non
         [helm, "template", "noctaya", str(CHART), *args], capture_output=True, text=True, check=False
     )
     assert result.returncode != 0 and message in result.stderr, result.stderr
+
+
+def test_the_packaged_chart_renders_the_same(helm: str, tmp_path: pathlib.Path) -> None:
+    """``helm package`` (what a chart repository serves) keeps the CRDs and renders as the directory does."""
+    result = subprocess.run(
+        [helm, "package", str(CHART), "--destination", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    (archive,) = tmp_path.glob("noctaya-*.tgz")
+    with tarfile.open(archive) as tar:
+        names = set(tar.getnames())
+    assert {f"noctaya/{name}" for name in helmchart.files()} <= names
+    rendered = subprocess.run(
+        [helm, "template", "noctaya", str(archive), "--namespace", "noctaya-system", "--include-crds"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert rendered.returncode == 0, rendered.stderr
+    objects = [d for d in yaml.safe_load_all(rendered.stdout) if d]
+    crds = [o for o in objects if o["kind"] == "CustomResourceDefinition"]
+    assert sorted(c["metadata"]["name"] for c in crds) == sorted(
+        p.name.removesuffix(".yaml") for p in (ROOT / "dist" / "crds").iterdir()
+    )
+    rest = [o for o in objects if o["kind"] != "CustomResourceDefinition"]
+    assert _normalized(rest) == _normalized(_template(helm))
