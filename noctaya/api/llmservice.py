@@ -1,7 +1,8 @@
 """LLMService (namespaced): the model, runtime selection, resources, scaling, cache and endpoint.
 
-Fields, defaults and rules are those of API.md; extensions are marked. Every nested block has a
-default, so a minimal document (model source + runtime) parses into a fully defaulted object, and the
+Fields, defaults and rules are listed in docs/api-reference.md (generated from these models);
+extensions are marked. Every nested block has a default, so a minimal document (model source +
+runtime) parses into a fully defaulted object, and the
 CRD carries the same defaults (``default: {}`` on the blocks) so the API server fills in the same.
 
 Rules (each is one ``meta.Rule`` / ``meta.CrossFieldRule``: pydantic checks it and reports its message,
@@ -46,7 +47,7 @@ NAME_RULE: Final = meta.Rule(
 WARM_UNTIL_ANNOTATION: Final = "serving.noctaya.io/warm-until"
 #: ``resources.sharedMemory``: a whole number of mebibytes or gibibytes, at most 6 digits
 SHARED_MEMORY_PATTERN: Final = r"^[1-9][0-9]{0,5}(Mi|Gi)$"
-#: Cache size used when ``cache.size`` is unset (a controller default, as in API.md).
+#: Cache size used when ``cache.size`` is unset (a controller default, see docs/api-reference.md).
 DEFAULT_CACHE_SIZE: Final = quantities.Quantity.parse("50Gi")
 
 # The status lives in ``noctaya.api.servicestatus``; its names stay importable from here.

@@ -1,8 +1,8 @@
 """The status an LLMService reports: phase, conditions and their reasons, cold-start timings.
 
-Fields and values are those of API.md (``phase``, ``resolvedRuntime``, ``replicas``, ``endpointURL``,
-``conditions``), with the extensions marked (``CacheReady``, ``lastActivation``). The operator writes
-it; ``noctaya.api.llmservice`` re-exports every name, so both spellings work.
+Fields and values are listed in docs/api-reference.md (``phase``, ``resolvedRuntime``, ``replicas``,
+``endpointURL``, ``conditions``), with the extensions marked (``CacheReady``, ``lastActivation``).
+The operator writes it; ``noctaya.api.llmservice`` re-exports every name, so both spellings work.
 """
 
 from __future__ import annotations

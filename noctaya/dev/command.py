@@ -81,22 +81,46 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_BACKEND,
         help="command of one backend replica, with {port} (default: the built-in fake engine)",
     )
-    p.add_argument("--readiness-path", default="/health", help="backend readiness path (default /health)")
+    p.add_argument(
+        "--readiness-path",
+        default="/health",
+        help="backend path that answers 200 once ready (default /health)",
+    )
     p.add_argument(
         "--listen", default="127.0.0.1:8080", help="where clients connect (default 127.0.0.1:8080)"
     )
-    p.add_argument("--min", type=_count(0, replicas.MAX_REPLICAS), default=0, help="minReplicaCount (0)")
-    p.add_argument("--max", type=_count(1, replicas.MAX_REPLICAS), default=3, help="maxReplicaCount (3)")
     p.add_argument(
-        "--target", type=_count(1, 1_000_000), default=10, help="per-replica demand target for 1 -> N (10)"
+        "--min",
+        type=_count(0, replicas.MAX_REPLICAS),
+        default=0,
+        help="fewest backend replicas, KEDA's minReplicaCount (default 0)",
     )
-    p.add_argument("--cooldown", type=_duration, default=30.0, help="idle time before 1 -> 0 (30s)")
-    p.add_argument("--polling-interval", type=_duration, default=5.0, help="KEDA polling interval (5s)")
+    p.add_argument(
+        "--max",
+        type=_count(1, replicas.MAX_REPLICAS),
+        default=3,
+        help="most backend replicas, KEDA's maxReplicaCount (default 3)",
+    )
+    p.add_argument(
+        "--target",
+        type=_count(1, 1_000_000),
+        default=10,
+        help="per-replica demand target for 1 -> N (default 10)",
+    )
+    p.add_argument(
+        "--cooldown", type=_duration, default=30.0, help="idle time before 1 -> 0, a duration (default 30s)"
+    )
+    p.add_argument(
+        "--polling-interval",
+        type=_duration,
+        default=5.0,
+        help="KEDA polling interval, a duration (default 5s)",
+    )
     p.add_argument(
         "--scale-down-window",
         type=_duration,
         default=None,
-        help="HPA scale-down stabilization window (default: the cooldown)",
+        help="HPA scale-down stabilization window, a duration (default: the cooldown)",
     )
     p.add_argument(
         "--schedule",
@@ -111,35 +135,51 @@ def build_parser() -> argparse.ArgumentParser:
         "--gateways",
         type=_count(1, 16),
         default=1,
-        help="gateway processes; more than 1 also runs the aggregate scaler (1)",
+        help="gateway processes; more than 1 also runs the aggregate scaler (default 1)",
     )
     p.add_argument(
         "--scaler-tls",
         action="store_true",
-        help="run the ExternalScaler with mutual TLS (throwaway certificates)",
+        help="run the ExternalScaler with mutual TLS, throwaway certificates (default: plaintext)",
     )
-    p.add_argument("--service-name", default="dev", help="LLMService / ScaledObject name (dev)")
-    p.add_argument("--namespace", default="default", help="its namespace (default)")
-    p.add_argument("--member-ttl", default="10s", help="aggregate scaler member expiry (10s)")
+    p.add_argument("--service-name", default="dev", help="LLMService / ScaledObject name (default dev)")
+    p.add_argument("--namespace", default="default", help="namespace of that LLMService (default default)")
+    p.add_argument(
+        "--member-ttl", default="10s", help="aggregate scaler member expiry, a duration (default 10s)"
+    )
     p.add_argument(
         "--replica-drain-timeout",
         type=_duration,
         default=30.0,
-        help="longest wait for a replica's connections on scale-down (30s)",
+        help="longest wait for a replica's connections on scale-down, a duration (default 30s)",
     )
     p.add_argument(
         "--state-file",
         type=pathlib.Path,
         default=None,
-        help="keep a JSON snapshot of the live state in this file",
+        help="keep a JSON snapshot of the live state in this file (default: none)",
     )
-    p.add_argument("--run-dir", type=pathlib.Path, default=None, help="where logs and configs go")
-    p.add_argument("--plain", action="store_true", help="line-based status even on a terminal")
+    p.add_argument(
+        "--run-dir",
+        type=pathlib.Path,
+        default=None,
+        help="where logs and configs go, kept at exit (default: a temporary directory, removed at exit)",
+    )
+    p.add_argument(
+        "--keep-run-dir",
+        action="store_true",
+        help="keep the temporary run directory at exit and print where it is (default: remove it)",
+    )
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="line-based status even on a terminal (default: live on a terminal)",
+    )
     p.add_argument(
         "--log-level",
         default="WARNING",
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="log level of the gateway and scaler processes (their logs are in the run dir)",
+        help="log level of the gateway and scaler processes, logged into the run dir (default %(default)s)",
     )
     p.add_argument(
         "--api-key-file",
@@ -218,6 +258,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         replica_drain_timeout=args.replica_drain_timeout,
         gateway_stop_grace=drain + 5.0,
         run_dir=args.run_dir,
+        keep_run_dir=args.keep_run_dir,
         state_file=args.state_file,
         log_level=args.log_level,
     )

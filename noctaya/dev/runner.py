@@ -14,6 +14,10 @@ With several gateways a second local Service on the public port spreads clients 
 that answer ``/healthz``. Stopping (SIGINT/SIGTERM) stops the local KEDA, then the gateways (they
 drain), the scaler and the replicas, and only then exits: no child outlives the runner.
 ``state_file`` (JSON) mirrors the live state for scripts and tests.
+
+Logs, configs and the scaler token go to a run directory: a fresh temporary one, removed at exit
+unless ``keep_run_dir`` (then its path is the last line printed); a ``run_dir`` given is the caller's
+and is always kept.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ import logging
 import os
 import pathlib
 import secrets
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -67,7 +73,9 @@ class Settings:
     replica_stop_grace: float = 10.0
     gateway_stop_grace: float = 30.0
     service_port: int = 0
+    #: logs and configs; None: a fresh temporary directory, removed at exit unless ``keep_run_dir``
     run_dir: pathlib.Path | None = None
+    keep_run_dir: bool = False
     state_file: pathlib.Path | None = None
     log_level: str = "WARNING"
 
@@ -80,10 +88,13 @@ class DevRunner:
     def __init__(self, *, settings: Settings, out: view.View) -> None:
         self.settings = settings
         self.view = out
-        self.run_dir = (
-            settings.run_dir or pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / f"noctaya-dev-{os.getpid()}"
-        )
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        #: the directory is ours to remove only when we made it and were not asked to keep it
+        self.remove_run_dir = settings.run_dir is None and not settings.keep_run_dir
+        if settings.run_dir is None:
+            self.run_dir = pathlib.Path(tempfile.mkdtemp(prefix="noctaya-dev-"))
+        else:
+            self.run_dir = settings.run_dir
+            self.run_dir.mkdir(parents=True, exist_ok=True)
         self.backend = service.Service(port=settings.service_port)
         # with several gateways, a public Service on the listen address spreads clients over them
         front = (
@@ -136,6 +147,10 @@ class DevRunner:
         finally:
             await self._stop_all()
             self.view.event("stopped: no process left behind")
+            if self.remove_run_dir:
+                shutil.rmtree(self.run_dir, ignore_errors=True)
+            else:
+                self.view.event(f"logs and configs kept in {self.run_dir}")
             self.view.close()
         return 0
 

@@ -8,9 +8,9 @@ only moves when ``status`` changes, every condition carries the reconciled ``obs
 
 Every condition type and reason comes from :mod:`noctaya.api.servicestatus` (``ConditionType``,
 ``Reason``): the writer only takes those enums, so the operator can write nothing the API does not
-declare. Types: ``Ready``, ``Degraded``, ``AutoscalingReady`` (API.md) and the extensions ``Reconciled``
-(spec, runtime selection and apply problems) and ``CacheReady`` (prewarm, create-once cache objects and
-replicas that do not fit on the node of a ReadWriteOnce cache).
+declare. Types: ``Ready``, ``Degraded``, ``AutoscalingReady`` (docs/api-reference.md) and the
+extensions ``Reconciled`` (spec, runtime selection and apply problems) and ``CacheReady`` (prewarm,
+create-once cache objects and replicas that do not fit on the node of a ReadWriteOnce cache).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Aspects:
 - every CEL rule compiles (cel-python) and has a message; the strings and lists a rule reads are
   bounded (``maxLength``/``maxItems``) so the API server's cost estimate stays finite;
 - names, short names (``llms``, ``irt``), category ``noctaya``, scope, status subresource and the
-  printer columns of API.md;
+  printer columns of docs/api-reference.md;
 - the committed ``dist/crds`` files are exactly what the generator writes today;
 - the generator refuses what a structural schema cannot express (a union of two models) instead of
   writing a wrong CRD.
