@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="a warm window, as spec.scaling.schedules[] takes it (repeatable): "
         "'start=0 8 * * 1-5; duration=10h; timezone=Europe/Berlin; minReplicas=1' (or end=CRON, name=N) "
-        "or the same as a JSON object",
+        "or the same as a JSON object; default: none (no warm window)",
     )
     p.add_argument(
         "--gateways",
