@@ -226,6 +226,7 @@ def llmservice_crd() -> dict[str, Any]:
             {"name": "Phase", "type": "string", "jsonPath": ".status.phase"},
             {"name": "Runtime", "type": "string", "jsonPath": ".status.resolvedRuntime"},
             {"name": "Replicas", "type": "integer", "jsonPath": ".status.replicas"},
+            {"name": "Warm-Window", "type": "string", "jsonPath": ".status.nextWarmWindow.window"},
             _AGE,
         ],
     )

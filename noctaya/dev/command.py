@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import pathlib
 import shlex
@@ -25,7 +26,7 @@ from noctaya.contract import scaler as scaler_config
 from noctaya.dev import certificates, gateways, replicas, view
 
 if TYPE_CHECKING:  # imported when the runner starts: gRPC must see GRPC_ENABLE_FORK_SUPPORT first
-    from noctaya.dev import runner
+    from noctaya.dev import keda, runner
 
 DESCRIPTION = (
     "Run gateway(s), the ExternalScaler, a local KEDA and backend replicas as local processes: point an "
@@ -120,6 +121,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=_duration,
         default=None,
         help="HPA scale-down stabilization window, a duration (default: the cooldown)",
+    )
+    p.add_argument(
+        "--schedule",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a warm window, as spec.scaling.schedules[] takes it (repeatable): "
+        "'start=0 8 * * 1-5; duration=10h; timezone=Europe/Berlin; minReplicas=1' (or end=CRON, name=N) "
+        "or the same as a JSON object; default: none (no warm window)",
     )
     p.add_argument(
         "--gateways",
@@ -220,6 +230,9 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
     except pydantic.ValidationError as exc:
         raise ValueError(f"--api-key-file: {_flag_errors(exc)}") from None
     drain = gateway.drain_timeout
+    windows = tuple(
+        _schedule(text, index=index, max_replicas=args.max) for index, text in enumerate(args.schedule)
+    )
     scaling = keda.Scaling(
         name=args.service_name,
         namespace=args.namespace,
@@ -228,6 +241,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         polling_interval=max(args.polling_interval, 0.05),
         cooldown=args.cooldown,
         scale_down_window=args.cooldown if args.scale_down_window is None else args.scale_down_window,
+        schedules=windows,
     )
     return runner.Settings(
         backend_cmd=args.backend_cmd,
@@ -248,6 +262,60 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         state_file=args.state_file,
         log_level=args.log_level,
     )
+
+
+def _schedule(text: str, *, index: int, max_replicas: int) -> keda.CronTrigger:
+    """One ``--schedule``, checked exactly as ``spec.scaling.schedules[]`` is; ``ValueError`` says why."""
+    from noctaya.api import cron, llmservice
+    from noctaya.dev import keda
+
+    flag = f"--schedule {text!r}"
+    document: object
+    if text.lstrip().startswith("{"):
+        try:
+            document = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"{flag}: not JSON ({exc})") from None
+    else:
+        pairs: dict[str, object] = {}
+        document = pairs
+        for item in text.split(";"):
+            if not item.strip():
+                continue
+            key, equals, value = item.partition("=")
+            if not equals:
+                raise ValueError(f"{flag}: {item.strip()!r} is not key=value")
+            pairs[key.strip()] = value.strip()
+    if isinstance(document, dict):
+        document.setdefault("name", f"schedule-{index}")
+        if "minReplicas" in document:
+            document["minReplicas"] = _replicas(document["minReplicas"], flag=flag)
+    try:
+        schedule = llmservice.Schedule.model_validate(document)
+    except pydantic.ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'schedule'}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors()
+        )
+        raise ValueError(f"{flag}: {problems}") from None
+    if schedule.min_replicas > max_replicas:
+        raise ValueError(f"{flag}: minReplicas {schedule.min_replicas} is above --max {max_replicas}")
+    return keda.CronTrigger(
+        name=schedule.name,
+        start=cron.Expression.parse(schedule.start),
+        end=cron.Expression.parse(schedule.end_expression),
+        zone=cron.zone(schedule.timezone),
+        desired_replicas=schedule.min_replicas,
+    )
+
+
+def _replicas(value: object, *, flag: str) -> object:
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            raise ValueError(f"{flag}: minReplicas {value!r} is not a whole number") from None
+    return value
 
 
 def _flag_errors(error: pydantic.ValidationError) -> str:

@@ -327,6 +327,8 @@ class DevRunner:
             activations=seen.activations,
             gateways_up=self.gateways.healthy,
             gateways=len(self.gateways.members),
+            **_failures(queues),
+            next_warm_window=seen.schedule or None,
         )
 
     def state(self, snapshot: view.Snapshot) -> dict[str, Any]:
@@ -347,6 +349,7 @@ class DevRunner:
                 "errors": seen.errors,
                 "streamConnected": seen.stream_connected,
                 "lastError": seen.last_error,
+                "scheduled": seen.scheduled,
             },
             "replicas": [
                 {"name": r.name, "port": r.port, "pid": r.child.pid, "phase": r.phase.value}
@@ -397,6 +400,23 @@ class DevRunner:
         if s.state_file is not None:
             with contextlib.suppress(OSError):
                 s.state_file.unlink()
+
+
+def _failures(queues: list[dict[str, Any]]) -> dict[str, Any]:
+    """Failed requests and activations over every gateway, with the last reason any of them gave."""
+    counts = {"failed_requests": 0, "failed_activations": 0}
+    last: dict[str, Any] = {"last_request_failure": None, "last_activation_failure": None}
+    for queue in queues:
+        failures = queue.get("failures")
+        if not isinstance(failures, dict):
+            continue
+        counts["failed_requests"] += int(failures.get("requests") or 0)
+        counts["failed_activations"] += int(failures.get("activations") or 0)
+        last["last_request_failure"] = failures.get("lastRequestReason") or last["last_request_failure"]
+        last["last_activation_failure"] = (
+            failures.get("lastActivationReason") or last["last_activation_failure"]
+        )
+    return {**counts, **last}
 
 
 class _Stop(Exception):

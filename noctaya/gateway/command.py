@@ -164,7 +164,10 @@ async def serve(
     try:
         listen = config.listen_address
         site = web.TCPSite(runner, listen.bind_host, listen.port, backlog=4096, reuse_address=True)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot listen on {config.listen}: {exc.strerror or exc}") from None
         bound = ", ".join(f"http://{a[0]}:{a[1]}" for a in runner.addresses if isinstance(a, tuple))
         logger.info(
             "gateway listening on %s, backend %s (%s mode)", bound, config.backend_url, config.cold_start_mode
