@@ -164,6 +164,7 @@ class LLMServiceChart(cdk8s.Chart):
             heartbeat_interval=endpoint.cold_start.heartbeat_interval.total_seconds,
             activation_timeout=scaling.activation_timeout.total_seconds,
             drain_timeout=scaling.drain_timeout.total_seconds,
+            warm_until=None if service.warm_until is None else service.warm_until.isoformat(),
         )
         scaler_settings = gateway.overlay(
             scaler_contract.ExternalScalerSettings(), target=scaling.target, metric_name=scaling.metric.value
@@ -220,5 +221,15 @@ class LLMServiceChart(cdk8s.Chart):
                 )
                 if tls
                 else None,
+                schedules=tuple(
+                    autoscaling.CronWindow(
+                        name=schedule.name,
+                        start=schedule.start,
+                        end=schedule.end_expression,
+                        timezone=schedule.timezone,
+                        desired_replicas=schedule.min_replicas,
+                    )
+                    for schedule in scaling.schedules
+                ),
             ),
         )

@@ -60,6 +60,7 @@ FIELD_SOURCES: Final[Mapping[str, str]] = {
     "target": "spec.scaling.target",
     "metricName": "spec.scaling.metric",
     "maxMemberDemand": "spec.endpoint.maxQueue",
+    "warmUntil": "metadata.annotations[serving.noctaya.io/warm-until]",
 }
 
 

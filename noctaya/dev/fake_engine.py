@@ -4,7 +4,8 @@ It speaks the OpenAI wire format closely enough for the ``openai`` SDK to parse 
 ``/v1/models``, ``/v1/chat/completions`` and ``/v1/completions`` (plain JSON, or SSE chunks ending in
 ``data: [DONE]``, with ``stream_options.include_usage``), ``/v1/embeddings`` (float or base64). It
 also has what a model server has around that: ``/health`` that turns ready after ``ready_delay``
-(503 before), ``/metrics`` with a queue-depth gauge, and a graceful SIGTERM (health turns 503,
+(503 before), ``/metrics`` with a queue-depth gauge (and vLLM's ``vllm:num_requests_running`` and
+``vllm:num_requests_waiting``), and a graceful SIGTERM (health turns 503,
 in-flight requests finish, exit 0).
 
 The answer is ``tokens`` words (capped by the request's ``max_tokens``), one SSE chunk per word,
@@ -289,6 +290,13 @@ async def _metrics(request: web.Request) -> web.Response:
         f"fake_engine_requests_total {engine.served}\n"
         "# HELP fake_engine_ready 1 when the health endpoint reports ready\n# TYPE fake_engine_ready gauge\n"
         f"fake_engine_ready {int(engine.ready)}\n"
+        # vLLM's names, so alert rules and dashboards written for vLLM read this engine too; it serves
+        # every request at once, so none ever waits
+        "# HELP vllm:num_requests_running Requests being processed\n# TYPE vllm:num_requests_running gauge\n"
+        f"vllm:num_requests_running {engine.active}\n"
+        "# HELP vllm:num_requests_waiting Requests waiting to be processed\n"
+        "# TYPE vllm:num_requests_waiting gauge\n"
+        "vllm:num_requests_waiting 0\n"
     )
     return web.Response(text=text, content_type="text/plain", charset="utf-8")
 

@@ -28,6 +28,7 @@ class Reason(enum.StrEnum):
     INVALID_ENCODING = "invalid_encoding"
     MALFORMED = "malformed_request"
     EXPECTATION_FAILED = "expectation_failed"
+    INVALID_WARM_REQUEST = "invalid_warm_request"
     NOT_FOUND = "not_found"
     TOO_LARGE = "too_large"
     BODY_TIMEOUT = "body_timeout"
@@ -54,6 +55,7 @@ SPECS: Mapping[Reason, Spec] = {
     Reason.INVALID_ENCODING: Spec(400, "invalid_request_error", "invalid_content_encoding"),
     Reason.MALFORMED: Spec(400, "invalid_request_error", "malformed_request"),
     Reason.EXPECTATION_FAILED: Spec(417, "invalid_request_error", "expectation_failed"),
+    Reason.INVALID_WARM_REQUEST: Spec(400, "invalid_request_error", "invalid_warm_request"),
     Reason.NOT_FOUND: Spec(404, "invalid_request_error", "not_found"),
     Reason.TOO_LARGE: Spec(413, "invalid_request_error", "request_too_large"),
     Reason.BODY_TIMEOUT: Spec(408, "invalid_request_error", "request_timeout"),
@@ -150,6 +152,10 @@ def invalid_encoding(detail: str) -> GatewayError:
 
 def malformed(detail: str) -> GatewayError:
     return GatewayError(reason=Reason.MALFORMED, message=f"malformed HTTP request: {detail}")
+
+
+def invalid_warm(detail: str) -> GatewayError:
+    return GatewayError(reason=Reason.INVALID_WARM_REQUEST, message=detail)
 
 
 def not_found() -> GatewayError:

@@ -22,7 +22,11 @@ import aiohttp
 from kubernetes_asyncio import client as k8s_client
 from kubernetes_asyncio.client import exceptions as k8s_exceptions
 
+from noctaya import __version__
+
 Body = dict[str, Any]
+#: sent with every request, so audit logs and API Priority and Fairness can tell the operator apart
+USER_AGENT: Final = f"noctaya-operator/{__version__}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,6 +129,7 @@ class Client:
         field_manager: str = "noctaya-operator",
     ) -> None:
         self._api = api
+        self._api.user_agent = USER_AGENT
         self._timeout = request_timeout
         self._manager = field_manager
 
