@@ -33,10 +33,11 @@ def loopback() -> str:
 
 
 class Process:
-    def __init__(self, args: list[str], *, log: pathlib.Path) -> None:
+    def __init__(self, args: list[str], *, log: pathlib.Path, env: dict[str, str] | None = None) -> None:
+        """``args`` run with the environment minus ``NOCTAYA_*`` variables, plus ``env``."""
         self.log = log
         out = log.open("wb")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NOCTAYA_")}
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("NOCTAYA_")}, **(env or {})}
         self.process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
         out.close()
 

@@ -1,7 +1,7 @@
 """``noctaya operator`` replicas as real processes against the tier's API server.
 
-Each replica runs under a ServiceAccount of its own (``noctaya-operator-<identity>``), bound to the
-ClusterRole and leader-election Role of ``dist/install.yaml`` (so the operator's RBAC is what the real
+Each replica runs under a ServiceAccount of its own (``noctaya-operator-<identity>``), bound to every
+role ``dist/install.yaml`` binds its ServiceAccount to (so the operator's RBAC is what the real
 authorizer checks) and authenticated with a token from the TokenRequest API. One identity per account
 lets the API server's audit log tell the replicas' writes apart.
 """
@@ -53,39 +53,40 @@ def _path(doc: dict[str, Any]) -> str:
 
 
 def account_kubeconfig(cluster: Cluster, *, identity: str, directory: pathlib.Path) -> pathlib.Path:
-    """A kubeconfig authenticating as the ServiceAccount of ``identity`` (created and bound here)."""
+    """A kubeconfig authenticating as the ServiceAccount of ``identity`` (created here, and bound to
+    every role ``dist/install.yaml`` binds its ServiceAccount to)."""
     kube = cluster.kube
     account = f"noctaya-operator-{identity}"
     docs: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account, "namespace": SYSTEM}},
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRoleBinding",
-            "metadata": {"name": account},
-            "roleRef": {
-                "apiGroup": "rbac.authorization.k8s.io",
-                "kind": "ClusterRole",
-                "name": "noctaya-operator",
-            },
-            "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": SYSTEM}],
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "RoleBinding",
-            "metadata": {"name": account, "namespace": SYSTEM},
-            "roleRef": {
-                "apiGroup": "rbac.authorization.k8s.io",
-                "kind": "Role",
-                "name": "noctaya-operator-leader-election",
-            },
-            "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": SYSTEM}],
-        },
     ]
+    for doc in yaml.safe_load_all((ROOT / "dist" / "install.yaml").read_text(encoding="utf-8")):
+        if doc and doc["kind"] in ("ClusterRoleBinding", "RoleBinding"):
+            metadata = {"name": f"{doc['metadata']['name']}-{identity}"}
+            if "namespace" in doc["metadata"]:
+                metadata["namespace"] = doc["metadata"]["namespace"]
+            docs.append(
+                {
+                    "apiVersion": doc["apiVersion"],
+                    "kind": doc["kind"],
+                    "metadata": metadata,
+                    "roleRef": doc["roleRef"],
+                    "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": SYSTEM}],
+                }
+            )
+    assert len(docs) > 2, "dist/install.yaml binds its ServiceAccount to no role"
     for doc in docs:
         kube.request("PATCH", _path(doc), body=doc, content_type=APPLY, params={"fieldManager": "install"})
-    token = kube.request(
+    return token_kubeconfig(cluster, namespace=SYSTEM, account=account, directory=directory)
+
+
+def token_kubeconfig(
+    cluster: Cluster, *, namespace: str, account: str, directory: pathlib.Path
+) -> pathlib.Path:
+    """A kubeconfig authenticating as ServiceAccount ``namespace/account`` (a TokenRequest token)."""
+    token = cluster.kube.request(
         "POST",
-        f"/api/v1/namespaces/{SYSTEM}/serviceaccounts/{account}/token",
+        f"/api/v1/namespaces/{namespace}/serviceaccounts/{account}/token",
         body={
             "apiVersion": "authentication.k8s.io/v1",
             "kind": "TokenRequest",
@@ -103,7 +104,7 @@ def account_kubeconfig(cluster: Cluster, *, identity: str, directory: pathlib.Pa
         "contexts": [{"name": "tier", "context": {"cluster": "tier", "user": account}}],
         "current-context": "tier",
     }
-    path = directory / f"{account}.kubeconfig"
+    path = directory / f"{namespace}-{account}.kubeconfig"
     path.write_text(json.dumps(config), encoding="utf-8")
     return path
 
