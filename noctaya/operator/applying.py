@@ -14,7 +14,9 @@
   prewarm Job, scaler token Secret; PVCs and Jobs are create-once even without the annotation, hashed
   here) are created when absent and never patched; when the live object
   was created from another spec hash the object is *refused*: reported by name with the command that
-  replaces it, left untouched.
+  replaces it, left untouched — except a Job that has failed terminally, which holds nothing worth
+  keeping: it is deleted (uid precondition) and created again from the new spec, so fixing the spec
+  of a failed prewarm is enough to run it again.
 - **Prune**: owned objects (controller reference to this LLMService's uid) of the kinds the operator
   renders that are no longer desired are deleted, with a uid precondition.
 - **Rejection**: an object the API server refuses as invalid (``400``/``422``: a spec that passed CRD
@@ -47,6 +49,7 @@ CACHE_KINDS: Final = frozenset({("v1", "PersistentVolumeClaim"), ("batch/v1", "J
 #: kinds whose spec Kubernetes will not change after creation: always create-once, hashed here when the
 #: rendered object carries no spec hash of its own
 CREATE_ONCE_KINDS: Final = CACHE_KINDS
+JOB: Final = ("batch/v1", "Job")
 PRUNABLE: Final = frozenset(
     {
         ("v1", "ConfigMap"),
@@ -312,6 +315,13 @@ class Applier:
             report.live[key] = dict(live)
         if annotations_of(live).get(SPEC_HASH) == spec_hash:
             report.skipped.append(key)
+        elif key[:2] == JOB and _failed(live):
+            # a Job that failed for good from another spec holds nothing worth keeping: it is replaced
+            # (deleted here, created again by the pass its deletion starts)
+            self.fence()
+            uid = (live.get("metadata") or {}).get("uid")
+            if await self._client.delete(apiclient.KINDS[JOB], namespace=namespace, name=key[2], uid=uid):
+                report.pruned.append(key)
         else:
             report.refused.append(Refusal(key=key, namespace=namespace))
 
@@ -323,6 +333,14 @@ class Applier:
         uid = (obj.get("metadata") or {}).get("uid")
         if await self._client.delete(kind, namespace=namespace, name=key[2], uid=uid):
             report.pruned.append(key)
+
+
+def _failed(job: Mapping[str, Any]) -> bool:
+    """Has the Job failed terminally (its ``Failed`` condition is True)?"""
+    conditions = (job.get("status") or {}).get("conditions") or []
+    return any(
+        isinstance(c, Mapping) and c.get("type") == "Failed" and c.get("status") == "True" for c in conditions
+    )
 
 
 def _reject_or_raise(error: apiclient.ApiError, *, key: ObjectKey, namespace: str, report: Report) -> None:

@@ -15,7 +15,10 @@ Aspects:
   on; after the annotation goes, Ready with ``Degraded=False``;
 - a Pod the real scheduler cannot place (more accelerators than the node has): ``Ready=False`` with
   ``SchedulingDelayed``; with the request lowered, Ready;
-- a prewarm Job whose Pods exit 1 (the real Job controller, ``backoffLimit`` 3): ``PrewarmFailed``;
+- a prewarm Job whose Pods exit 1 (a model revision that does not exist; the real Job controller,
+  ``backoffLimit`` 3): ``PrewarmFailed``; with the revision fixed in the LLMService, the operator
+  replaces the failed Job, the new one completes, ``CacheReady`` turns ``Prewarmed`` and the service
+  Ready;
 - a gateway Pod's eviction through the Eviction API is refused by the PodDisruptionBudget when only
   one gateway would be left (two gateways: the first eviction is allowed, the second refused, 429).
 """
@@ -40,7 +43,7 @@ pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("cluster")]
 
 GROUP = "/apis/serving.noctaya.io/v1alpha1"
 FAULT = "fault.noctaya.test/kind"
-PREWARM_NAMESPACE = "noctaya-fault-prewarm"  # every prewarm Job Pod there fails (stages.yaml)
+PREWARM_NAMESPACE = "noctaya-fault-prewarm"  # prewarm Job Pods of revision no-such-rev fail there
 
 
 def _condition(status: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -208,7 +211,7 @@ def test_an_unschedulable_backend_reports_scheduling_delayed_and_recovers(servic
     _ready(services, path)
 
 
-def test_a_failing_prewarm_job_reports_prewarm_failed(services: Services) -> None:
+def test_a_failing_prewarm_job_reports_prewarm_failed_and_a_fixed_spec_recovers(services: Services) -> None:
     name = "fail-prewarm"
     # the shared cache's PVC binds to a pre-provisioned ReadWriteMany volume of its storage class
     services.kube.create(
@@ -227,17 +230,24 @@ def test_a_failing_prewarm_job_reports_prewarm_failed(services: Services) -> Non
             },
         },
     )
+    model = {"source": {"uri": "hf://Qwen/Qwen2.5-14B-Instruct@no-such-rev"}}  # fails (stages.yaml)
     path = services.create(
-        "shared-prewarm", name=name, namespace=PREWARM_NAMESPACE, scaling={"min": 1, "max": 1}
+        "shared-prewarm", name=name, namespace=PREWARM_NAMESPACE, model=model, scaling={"min": 1, "max": 1}
     )
     job = f"/apis/batch/v1/namespaces/{PREWARM_NAMESPACE}/jobs/{name}-prewarm"
-    wait(
+
+    def job_now() -> dict[str, Any]:
+        return dict(services.kube.get(job)) if services.kube.exists(job) else {}
+
+    def finished(j: dict[str, Any], kind: str) -> bool:
+        return any(
+            c["type"] == kind and c["status"] == "True" for c in (j.get("status") or {}).get("conditions", [])
+        )
+
+    failed = wait(
         "the Job controller to fail the prewarm Job",
-        lambda: services.kube.get(job) if services.kube.exists(job) else {},
-        lambda j: any(
-            c["type"] == "Failed" and c["status"] == "True"
-            for c in (j.get("status") or {}).get("conditions", [])
-        ),
+        job_now,
+        lambda j: finished(j, "Failed"),
         timeout=300,
     )
     wait(
@@ -246,6 +256,34 @@ def test_a_failing_prewarm_job_reports_prewarm_failed(services: Services) -> Non
         lambda s: _condition(s, "Degraded").get("reason") == "PrewarmFailed",
         timeout=120,
     )
+    # the fix: a revision that exists. The operator replaces the failed Job (nobody deletes it by hand),
+    # the real Job controller runs the new one to completion, and the service proceeds
+    fixed = {"source": {"uri": "hf://Qwen/Qwen2.5-14B-Instruct@main"}}
+    services.create(
+        "shared-prewarm", name=name, namespace=PREWARM_NAMESPACE, model=fixed, scaling={"min": 1, "max": 1}
+    )
+    replaced = wait(
+        "the fixed prewarm Job to complete",
+        job_now,
+        lambda j: (
+            j.get("metadata", {}).get("uid") not in (None, failed["metadata"]["uid"])
+            and finished(j, "Complete")
+        ),
+        timeout=300,
+    )
+    env = replaced["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "REVISION", "value": "main"} in env, env
+    status = wait(
+        "PrewarmFailed to clear and the service to turn Ready",
+        lambda: services.status(path),
+        lambda s: (
+            _condition(s, "CacheReady").get("reason") == "Prewarmed"
+            and _condition(s, "Degraded").get("status") == "False"
+            and s.get("phase") == "Ready"
+        ),
+        timeout=300,
+    )
+    assert _condition(status, "CacheReady")["status"] == "True", status
 
 
 def test_the_pdb_refuses_evicting_the_last_gateway_but_one(services: Services) -> None:
