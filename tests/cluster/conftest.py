@@ -1,8 +1,9 @@
 """The cluster tier: a real control plane, brought up once per session by ``scripts/cluster.sh up``.
 
 etcd, kube-apiserver, kube-controller-manager (garbage collector, Deployment, ReplicaSet, Job and
-disruption controllers), kube-scheduler, KWOK (simulated nodes and Pod lifecycles) and KEDA's operator,
-at the versions of ``scripts/cluster.versions``. Each session gets a cluster name and state directory
+disruption controllers, the HPA controller), kube-scheduler, KWOK (simulated nodes and Pod lifecycles),
+KEDA's operator and KEDA's metrics API server (behind the aggregator as
+``v1beta1.external.metrics.k8s.io``), at the versions of ``scripts/cluster.versions``. Each session gets a cluster name and state directory
 of its own (``noctaya-test-<random>``), so two runs on one machine never share a cluster or a port
 (kwokctl and every component pick their own). A missing toolchain or a failed build fails the tier:
 nothing here skips. Every test module of the tier is marked ``xdist_group("cluster")``: under
