@@ -3,12 +3,14 @@
 etcd, kube-apiserver, kube-controller-manager (garbage collector, Deployment, ReplicaSet, Job and
 disruption controllers, the HPA controller), kube-scheduler, KWOK (simulated nodes and Pod lifecycles),
 KEDA's operator and KEDA's metrics API server (behind the aggregator as
-``v1beta1.external.metrics.k8s.io``), at the versions of ``scripts/cluster.versions``. Each session gets a cluster name and state directory
-of its own (``noctaya-test-<random>``), so two runs on one machine never share a cluster or a port
-(kwokctl and every component pick their own). A missing toolchain or a failed build fails the tier:
-nothing here skips. Every test module of the tier is marked ``xdist_group("cluster")``: under
-``--dist loadgroup`` one worker runs the whole tier, so one control plane is brought up for it and
-brought down (``scripts/cluster.sh down``) when that worker's session ends.
+``v1beta1.external.metrics.k8s.io``), at the versions of ``scripts/cluster.versions``. Each session
+gets a cluster name and state directory of its own (``noctaya-test-<random>``), so two runs on one
+machine never share a cluster or a port (kwokctl and every component pick their own; the metrics API
+server, whose port its Service must name, takes another when its random one is taken). A missing
+toolchain or a failed build fails the tier: nothing here skips. Every test module of the tier is
+marked ``xdist_group("cluster")``: under ``--dist loadgroup`` one worker runs the whole tier, so one
+control plane is brought up for it and brought down (``scripts/cluster.sh down``) when that worker's
+session ends.
 
 ``NOCTAYA_TEST_CLUSTER_DIR`` (with ``NOCTAYA_CLUSTER_NAME``) runs the tier against a cluster brought up
 by ``scripts/cluster.sh up`` with that state directory and name instead, and leaves it running.

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from noctaya.api import access
 from tests.cluster.conftest import ROOT, Cluster
 from tests.cluster.kube import APPLY, Kube
 
@@ -75,6 +76,27 @@ def account_kubeconfig(cluster: Cluster, *, identity: str, directory: pathlib.Pa
                 }
             )
     assert len(docs) > 2, "dist/install.yaml binds its ServiceAccount to no role"
+    # the replicas watch given namespaces (--namespace), so kopf scans Namespaces: the grant an install
+    # with watch namespaces renders (dist/install.yaml is the every-namespace one)
+    scan = f"noctaya-operator-scan-{identity}"
+    docs += [
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": scan},
+            "rules": [
+                {"apiGroups": [g.group], "resources": [g.resource], "verbs": list(g.verbs)}
+                for g in access.grants(access.Scope.SCAN)
+            ],
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": scan},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": scan},
+            "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": SYSTEM}],
+        },
+    ]
     for doc in docs:
         kube.request("PATCH", _path(doc), body=doc, content_type=APPLY, params={"fieldManager": "install"})
     return token_kubeconfig(cluster, namespace=SYSTEM, account=account, directory=directory)

@@ -167,6 +167,11 @@ def release(cluster: Cluster, helm: str, tmp_path_factory: pytest.TempPathFactor
         "/api/v1/namespaces",
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": release.watched}},
     )
+    # the tier's other modules install dist/install.yaml's cluster-scoped RBAC, of the chart's names:
+    # Helm adopts nothing it did not install, so those go first (the next module applies them again)
+    for doc in yaml.safe_load_all((ROOT / "dist" / "install.yaml").read_text(encoding="utf-8")):
+        if doc and doc["kind"] in ("ClusterRole", "ClusterRoleBinding"):
+            kube.delete(_path(doc))
     try:
         yield release
     finally:
