@@ -109,8 +109,13 @@ class GatewaySettings(fields.Model):
         fields.PositiveSeconds, pydantic.Field(description="timeout of one backend connect")
     ] = 5.0
     connect_retries: Annotated[
-        int, pydantic.Field(ge=0, le=10, description="connect attempts after the first, before a 502")
-    ] = 2
+        int,
+        pydantic.Field(
+            ge=0,
+            le=10,
+            description="times a request whose connect is refused is held again as cold, before a 502",
+        ),
+    ] = 3
     body_timeout: Annotated[
         fields.PositiveSeconds, pydantic.Field(description="longest time to receive a request body")
     ] = 30.0

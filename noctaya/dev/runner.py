@@ -305,6 +305,9 @@ class DevRunner:
             activations=seen.activations,
             gateways_up=self.gateways.healthy,
             gateways=len(self.gateways.members),
+            readiness="; ".join(
+                f"{r.name}: {r.probe_error}" for r in d.replicas if r.probe_error and not replicas.leaving(r)
+            ),
         )
 
     def state(self, snapshot: view.Snapshot) -> dict[str, Any]:
@@ -327,7 +330,13 @@ class DevRunner:
                 "lastError": seen.last_error,
             },
             "replicas": [
-                {"name": r.name, "port": r.port, "pid": r.child.pid, "phase": r.phase.value}
+                {
+                    "name": r.name,
+                    "port": r.port,
+                    "pid": r.child.pid,
+                    "phase": r.phase.value,
+                    "readiness": r.probe_error,
+                }
                 for r in self.deployment.replicas
             ],
             "restarts": self.deployment.restarts,

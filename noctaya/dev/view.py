@@ -28,6 +28,8 @@ class Snapshot:
     activations: int = 0
     gateways_up: int = 0
     gateways: int = 0
+    #: what a failing readiness probe got, replica's or gateway's ("readiness /health answered 404")
+    readiness: str = ""
 
     def line(self) -> str:
         replicas = f"replicas {self.replicas_ready}/{self.replicas_desired} ready"
@@ -42,6 +44,7 @@ class Snapshot:
             f"{replicas} | demand {self.demand} (queued {self.queued}, in flight {self.in_flight})"
             f" | metric {self.metric:g}/{self.target:g} | {'active' if self.active else 'idle'}"
             f" | activations {self.activations} | gateways {self.gateways_up}/{self.gateways}"
+            + (f" | {self.readiness}" if self.readiness else "")
         )
 
 

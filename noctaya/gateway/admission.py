@@ -124,16 +124,38 @@ class Admission:
             self._publish()
 
     # ------------------------------------------------------------------ cold path
-    def enqueue(self) -> Ticket:
-        """Take a queue slot or raise :class:`QueueFull`."""
+    def enqueue(self, *, arrived_at: float | None = None) -> Ticket:
+        """Take a queue slot or raise :class:`QueueFull`.
+
+        ``arrived_at`` (loop time): a request held again after its forward found the backend gone
+        (nothing reached it). It keeps its place by arrival, ahead of every later arrival, and its
+        wait stays bounded from that arrival."""
         if len(self._queue) >= self.max_queue:
             raise QueueFull
         loop = asyncio.get_running_loop()
-        ticket = Ticket(future=loop.create_future(), enqueued_at=loop.time())
-        self._queue[id(ticket)] = ticket
+        ticket = Ticket(
+            future=loop.create_future(), enqueued_at=loop.time() if arrived_at is None else arrived_at
+        )
+        queue = self._queue
+        queue[id(ticket)] = ticket
+        if arrived_at is not None:
+            # the few tickets that arrived earlier still (held again too) stay ahead of it
+            ahead = []
+            for key, other in queue.items():
+                if other.enqueued_at > arrived_at or other is ticket:
+                    break
+                ahead.append(key)
+            queue.move_to_end(id(ticket), last=False)
+            for key in reversed(ahead):
+                queue.move_to_end(key, last=False)
         self._publish()
-        if self._expiry is None and self.max_wait is not None:
-            self._expiry = loop.call_at(ticket.enqueued_at + self.max_wait, self._expire_overdue)
+        if self.max_wait is not None:
+            deadline = ticket.enqueued_at + self.max_wait
+            if self._expiry is None:
+                self._expiry = loop.call_at(deadline, self._expire_overdue)
+            elif arrived_at is not None and deadline < self._expiry.when():
+                self._expiry.cancel()
+                self._expiry = loop.call_at(deadline, self._expire_overdue)
         if self._ready:  # the backend turned ready but in-flight was full: maybe room now
             self._dispatch()
         return ticket

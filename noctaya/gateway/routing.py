@@ -13,8 +13,10 @@ One proxied request goes through these steps, each failing fast with an OpenAI-s
    body (bounded) to learn ``stream``; a streaming request gets 200 + SSE headers now and a
    ``: keepalive`` comment every heartbeat (from the shared ticker in ``heartbeat``); then wait for
    the slot to be granted (arrival order), at most ``activation_timeout`` from arrival.
-4. Forward. A connect failure (nothing sent) marks the backend cold and goes back to step 2, at most
-   ``connect_retries`` times; nothing that reached the backend is ever sent again.
+4. Forward. A request that provably reached no backend (its connect was refused or timed out: a
+   Service with no ready endpoint refuses) marks the backend cold at once and is held again as a cold
+   request (step 3: same queue, lease and bounds, its wait still counted from its arrival) at most
+   ``connect_retries`` times, then 502. Nothing that may have reached a backend is ever sent again.
 
 Whatever the request holds (queue slot, in-flight slot) is given back in a ``finally``; a client that
 leaves cancels its handler (the server runs with ``handler_cancellation``) and frees its slot at once.
@@ -203,13 +205,14 @@ class ProxyHandler:
         admission = self.admission
         body: bytes | None = None
         failures = 0
+        arrived: float | None = None  # set once a forward found the backend gone
         while True:
             if admission.try_enter():
                 self.metrics.admitted_warm.inc()
             elif admission.ready:
                 raise overloaded(config.retry_after)
             else:  # cold: queue; the wait is awaited here, not in a helper coroutine (see below)
-                ticket = self._enqueue_cold(exchange)
+                ticket = self._enqueue_cold(exchange, arrived_at=arrived)
                 try:
                     body = await self._prepare_wait(request, exchange, body)
                     sse = exchange.sse
@@ -225,13 +228,18 @@ class ProxyHandler:
                     admission.leave(ticket)
                     raise
                 self._admitted_cold(ticket)
+            if arrived is None:
+                arrived = asyncio.get_running_loop().time()
             try:
                 return await self.upstream.forward(request, body=body, sse=exchange.sse)
             except proxy.ConnectFailed as exc:
-                self.readiness.mark_cold(reason=str(exc))
+                # nothing reached a backend: stop calling it ready, hold the request like a cold one
+                self.readiness.mark_cold(reason=f"connect to the backend failed ({exc})")
                 failures += 1
                 if failures > config.connect_retries:
-                    raise proxy.bad_gateway(f"the backend cannot be reached ({exc})") from None
+                    raise proxy.bad_gateway(
+                        f"the backend refused {failures} connects in a row ({exc})"
+                    ) from None
             finally:
                 admission.release()
 
@@ -242,14 +250,15 @@ class ProxyHandler:
     # heartbeats come from the shared ticker (``heartbeat``). A handler cancelled while awaiting it
     # (client gone) cancels the future too; admission passes such a ticket over until it leaves.
 
-    def _enqueue_cold(self, exchange: Exchange) -> admission_.Ticket:
-        """Take a queue slot (or fail fast: reject mode, queue full); the lease opens either way."""
+    def _enqueue_cold(self, exchange: Exchange, *, arrived_at: float | None) -> admission_.Ticket:
+        """Take a queue slot (or fail fast: reject mode, queue full); the lease opens either way.
+        ``arrived_at``: held again after a refused connect, bounded from that first arrival."""
         config = self.config
         if not self.keepalive and exchange.sse is None:
             self.activation.ensure_open()
             raise cold_reject(config.retry_after)
         try:
-            ticket = self.admission.enqueue()
+            ticket = self.admission.enqueue(arrived_at=arrived_at)
         except admission_.QueueFull:
             self.activation.ensure_open()
             raise queue_full(config.retry_after) from None

@@ -47,7 +47,7 @@ async def test_probe_reads_a_bounded_part_of_the_answer() -> None:
                 url=url + "/loading", cold_interval=0.05, warm_interval=1, timeout=2, on_change=lambda _: None
             )
             assert await loading.probe_once(session) is False
-            assert loading.last_error == "readiness probe returned HTTP 503"
+            assert loading.last_error == "readiness /loading answered 503"
     finally:
         await runner.cleanup()
 
