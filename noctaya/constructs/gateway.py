@@ -58,6 +58,9 @@ FIELD_SOURCES: Final[Mapping[str, str]] = {
     "target": "spec.scaling.target",
     "metricName": "spec.scaling.metric",
     "maxMemberDemand": "spec.endpoint.maxQueue",
+    "coldRoutes": "spec.endpoint.coldRoutes",
+    "servedModel": "spec.endpoint.servedModelName",
+    "forwardAuthorization": "spec.endpoint.forwardAuthorization",
 }
 
 

@@ -31,6 +31,10 @@ MAX_QUEUE: Final = 1_000_000
 MAX_IN_FLIGHT: Final = 1_000_000
 MAX_BODY_BYTES: Final = 1 << 30
 READINESS_PATH: Final = r"^/[^\s?#]*$"
+#: a route's exact path: RFC 3986 path characters, no query or fragment
+ROUTE_PATH: Final = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$"
+MAX_COLD_ROUTES: Final = 16
+MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
 
 
 def check_http_url(value: str) -> str:
@@ -46,6 +50,25 @@ def check_http_url(value: str) -> str:
 HttpUrl = Annotated[str, pydantic.AfterValidator(check_http_url)]
 
 ConfigError = documents.ConfigError
+
+
+class ColdRoute(fields.Model):
+    """A ``GET`` (or ``HEAD``) route the gateway answers itself while the backend is cold, without
+    taking a queue slot or opening an activation lease; proxied as usual once the backend is warm."""
+
+    path: Annotated[str, pydantic.Field(max_length=256, pattern=ROUTE_PATH, description="exact request path")]
+    answer: Annotated[
+        Literal["models", "status"],
+        pydantic.Field(
+            description="models: the served model as an OpenAI model list; status: an empty answer"
+        ),
+    ] = "status"
+    status: Annotated[int, pydantic.Field(ge=200, le=599, description="HTTP status of a 'status' answer")] = (
+        200
+    )
+
+
+DEFAULT_COLD_ROUTES: Final = (ColdRoute(path="/v1/models", answer="models"),)
 
 
 class GatewaySettings(fields.Model):
@@ -119,6 +142,39 @@ class GatewaySettings(fields.Model):
     body_timeout: Annotated[
         fields.PositiveSeconds, pydantic.Field(description="longest time to receive a request body")
     ] = 30.0
+    cold_routes: Annotated[
+        tuple[ColdRoute, ...],
+        pydantic.Field(
+            max_length=MAX_COLD_ROUTES,
+            description="GET routes answered from what the gateway knows while cold (no lease opens)",
+        ),
+    ] = DEFAULT_COLD_ROUTES
+    served_model: Annotated[
+        str | None,
+        pydantic.Field(min_length=1, max_length=256, description="model id a cold 'models' route answers"),
+    ] = None
+    forward_authorization: Annotated[
+        bool,
+        pydantic.Field(
+            description="pass the client's Authorization header to the backend (engines run with --api-key)"
+        ),
+    ] = False
+    websocket_max_message_bytes: Annotated[
+        int,
+        pydantic.Field(ge=1, le=MAX_MESSAGE_BYTES, description="largest WebSocket message, either way"),
+    ] = 4 * 1024 * 1024
+    websocket_idle_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="a WebSocket with no message either way for this long is closed"),
+    ] = 300.0
+
+    @pydantic.field_validator("cold_routes")
+    @classmethod
+    def _distinct_paths(cls, routes: tuple[ColdRoute, ...]) -> tuple[ColdRoute, ...]:
+        paths = [route.path for route in routes]
+        if len(set(paths)) != len(paths):
+            raise ValueError("each cold route path may appear once")
+        return routes
 
 
 class ScalerSection(scaler.ExternalScalerSettings):

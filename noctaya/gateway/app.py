@@ -47,6 +47,7 @@ from noctaya.gateway import (
     proxy,
     readiness,
     routing,
+    websocket,
 )
 
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
@@ -132,8 +133,15 @@ def make_app(
         max_body_bytes=config.max_body_bytes,
         body_timeout=config.body_timeout,
         metrics=the_metrics,
+        forward_authorization=config.forward_authorization,
     )
     app[UPSTREAM] = upstream
+    sockets = websocket.Sockets(
+        max_message_bytes=config.websocket_max_message_bytes,
+        idle_timeout=config.websocket_idle_timeout,
+        forward_authorization=config.forward_authorization,
+    )
+    the_drain.on_begin(sockets.close_all)  # open WebSockets would hold a drain up forever
     app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
     handler = routing.ProxyHandler(
         config=config,
@@ -145,6 +153,7 @@ def make_app(
         metrics=the_metrics,
         upstream=upstream,
         heartbeat=app[HEARTBEAT],
+        sockets=sockets,
     )
     routing.setup_routes(app, handler=handler)
     app.cleanup_ctx.append(_backend_context)

@@ -46,8 +46,10 @@ class GatewayError(Exception):
         code: str,
         reason: str | None = None,
         retry_after: float | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
+        self.headers = headers
         self.status = status
         self.message = message
         self.type = type
@@ -56,7 +58,9 @@ class GatewayError(Exception):
         self.retry_after = retry_after
 
     def to_response(self) -> web.Response:
-        headers = None if self.retry_after is None else {"Retry-After": str(max(1, round(self.retry_after)))}
+        headers = dict(self.headers or {})
+        if self.retry_after is not None:
+            headers["Retry-After"] = str(max(1, round(self.retry_after)))
         return response(
             status=self.status, message=self.message, type=self.type, code=self.code, headers=headers
         )

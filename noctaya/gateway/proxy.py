@@ -6,7 +6,8 @@
 - The response is relayed chunk by chunk as it arrives (``iter_any``), so SSE events pass with no
   added delay; the client's backpressure reaches the backend through the socket buffers.
 - Hop-by-hop headers (RFC 9110 §7.6.1, plus those named in ``Connection``) are dropped both ways;
-  ``X-Forwarded-For/-Proto/-Host`` are set. Encodings pass through untouched (no decompression).
+  ``X-Forwarded-For/-Proto/-Host`` are set; the client's ``Authorization`` is dropped unless
+  ``forward_authorization`` is set. Encodings pass through untouched (no decompression).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
@@ -62,14 +63,18 @@ class BodyError(Exception):
         self.error = error
 
 
-def request_headers(request: web.BaseRequest) -> CIMultiDict[str]:
-    """Client headers minus hop-by-hop ones, plus ``X-Forwarded-*``."""
+def request_headers(request: web.BaseRequest, *, forward_authorization: bool = False) -> CIMultiDict[str]:
+    """Client headers minus hop-by-hop ones, plus ``X-Forwarded-*``. ``Authorization`` (the client's
+    key for the gateway) is dropped unless ``forward_authorization``: an engine run with its own
+    ``--api-key`` needs it."""
     incoming = request.headers
     named = frozenset(t.strip().lower() for v in incoming.getall("Connection", ()) for t in v.split(","))
     out: CIMultiDict[str] = CIMultiDict()
     for name, value in incoming.items():
         lower = name.lower()
         if lower in _NOT_FORWARDED or lower in named or lower.startswith("x-forwarded-"):
+            continue
+        if lower == "authorization" and not forward_authorization:
             continue
         out.add(name, value)
     peer = request.remote
@@ -151,8 +156,10 @@ class Upstream:
         max_body_bytes: int,
         body_timeout: float,
         metrics: metrics.Metrics,
+        forward_authorization: bool = False,
     ) -> None:
         self.base_url = base_url
+        self.forward_authorization = forward_authorization
         self.max_body_bytes = max_body_bytes
         self.body_timeout = body_timeout
         self._ttfb = metrics.time_to_first_byte
@@ -176,7 +183,7 @@ class Upstream:
         self, request: web.Request, *, body: bytes | None, sse: web.StreamResponse | None
     ) -> web.StreamResponse:
         """Send ``request`` to the backend and relay the answer; ``sse`` = SSE headers already sent."""
-        headers = request_headers(request)
+        headers = request_headers(request, forward_authorization=self.forward_authorization)
         data: bytes | AsyncIterator[bytes] | None
         if body is not None:
             data = body

@@ -1,10 +1,14 @@
-"""Routes and the ``/v1`` request path: auth, admission, waiting, forwarding.
+"""Routes and the proxied request path: auth, admission, waiting, forwarding.
+
+Every path but the gateway's own (``/healthz``, ``/metrics``, ``/noctaya/…``) is proxied. A cold
+route (``cold_routes``: ``GET /v1/models`` by default) is answered by the gateway itself while the
+backend is cold, taking no slot and opening no lease; warm, it is proxied like the rest.
 
 One proxied request goes through these steps, each failing fast with an OpenAI-shaped error:
 
 1. draining → 503 ``draining``; bad or missing key (when configured) → 401, before any slot is taken;
    a path with a ``.`` or ``..`` segment (also percent-encoded) → 400, since the client that
-   forwards it would resolve it to a backend path outside ``/v1/``; a declared body over
+   forwards it would resolve it to another backend path; a declared body over
    ``max_body_bytes`` → 413.
 2. Backend ready, nobody queued, in-flight below its bound → forwarded at once (warm path).
    Ready but in-flight full → 429 ``overloaded``.
@@ -27,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
@@ -39,6 +44,7 @@ from noctaya.gateway import draining as draining_
 from noctaya.gateway import errors, keys, metrics, proxy
 from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
+from noctaya.gateway import websocket as websocket_
 
 _UNDECLARED_TYPES = frozenset({"application/octet-stream", "text/plain"})
 """Types under which clients that set none send their JSON (aiohttp's default is octet-stream)."""
@@ -51,6 +57,7 @@ def unauthorized() -> errors.GatewayError:
         type="invalid_request_error",
         code="invalid_api_key",
         reason="unauthorized",
+        headers={"WWW-Authenticate": 'Bearer realm="noctaya"'},
     )
 
 
@@ -127,6 +134,51 @@ def wants_stream(request: web.Request, body: bytes) -> bool:
     return isinstance(document, dict) and document.get("stream") is True
 
 
+_COLD_METHODS = frozenset({"GET", "HEAD"})
+ColdAnswer = Callable[[web.Request], web.Response]
+
+
+def cold_answers(config: config_.GatewaySettings) -> dict[str, ColdAnswer]:
+    """The cold routes by path: what the gateway answers itself while the backend is cold.
+
+    A ``models`` route needs ``served_model``; without it the route is proxied (and wakes the
+    backend) like any other."""
+    created = int(time.time())
+    answers: dict[str, ColdAnswer] = {}
+    for route in config.cold_routes:
+        if route.answer == "models":
+            if config.served_model is None:
+                continue
+            listing = json.dumps(
+                {
+                    "object": "list",
+                    "data": [
+                        {
+                            "id": config.served_model,
+                            "object": "model",
+                            "created": created,
+                            "owned_by": "noctaya",
+                        }
+                    ],
+                }
+            ).encode()
+
+            def models(_request: web.Request, body: bytes = listing) -> web.Response:
+                return web.Response(body=body, content_type=errors.JSON_TYPE, headers=_COLD_HEADERS)
+
+            answers[route.path] = models
+        else:
+
+            def status(_request: web.Request, code: int = route.status) -> web.Response:
+                return web.Response(status=code, headers=_COLD_HEADERS)
+
+            answers[route.path] = status
+    return answers
+
+
+_COLD_HEADERS = {"Cache-Control": "no-store"}
+
+
 class Exchange:
     """Per-request state that error handling needs: the SSE response once its headers are out."""
 
@@ -151,6 +203,7 @@ class ProxyHandler:
         metrics: metrics.Metrics,
         upstream: proxy.Upstream,
         heartbeat: heartbeat_.Heartbeat,
+        sockets: websocket_.Sockets,
     ) -> None:
         self.config = config
         self.admission = admission
@@ -161,7 +214,9 @@ class ProxyHandler:
         self.metrics = metrics
         self.upstream = upstream
         self.heartbeat = heartbeat
+        self.sockets = sockets
         self.keepalive = config.cold_start_mode == "keepalive"
+        self.cold_answers = cold_answers(config)
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         route = metrics.route_label(request.path)
@@ -199,6 +254,11 @@ class ProxyHandler:
             raise unauthorized()
         if _has_dot_segment(request.path):
             raise invalid_path()
+        upgrade = websocket_.wants_upgrade(request)
+        if request.method in _COLD_METHODS and not upgrade and not self.admission.ready:
+            answer = self.cold_answers.get(request.path)
+            if answer is not None:
+                return answer(request)
         declared = request.content_length
         if declared is not None and declared > config.max_body_bytes:
             raise proxy.too_large(config.max_body_bytes)
@@ -231,6 +291,10 @@ class ProxyHandler:
             if arrived is None:
                 arrived = asyncio.get_running_loop().time()
             try:
+                if upgrade:  # in flight for as long as the socket is open
+                    return await self.sockets.relay(
+                        request, session=self.upstream.session, base_url=self.upstream.base_url
+                    )
                 return await self.upstream.forward(request, body=body, sse=exchange.sse)
             except proxy.ConnectFailed as exc:
                 # nothing reached a backend: stop calling it ready, hold the request like a cold one
@@ -323,15 +387,36 @@ async def metrics_handler(request: web.Request) -> web.Response:
 async def not_found_handler(request: web.Request) -> web.Response:
     return errors.response(
         status=404,
-        message=f"no route for {request.path}; the API lives under /v1/",
+        message=f"no gateway route {request.path} (its own: /healthz, /metrics, /noctaya/queue)",
         type="invalid_request_error",
         code="not_found",
     )
 
 
+def _own(
+    handler: Callable[[web.Request], Awaitable[web.Response]],
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """A gateway route: GET and HEAD; any other method is the gateway's 405, never proxied."""
+
+    async def route(request: web.Request) -> web.Response:
+        if request.method not in _COLD_METHODS:
+            return errors.response(
+                status=405,
+                message=f"{request.method} is not allowed on the gateway's own route {request.path}",
+                type="invalid_request_error",
+                code="method_not_allowed",
+                headers={"Allow": "GET, HEAD"},
+            )
+        return await handler(request)
+
+    return route
+
+
 def setup_routes(app: web.Application, *, handler: ProxyHandler) -> None:
-    app.router.add_get("/healthz", healthz_handler)
-    app.router.add_get("/metrics", metrics_handler)
-    app.router.add_get("/noctaya/queue", queue_handler)
-    app.router.add_route("*", "/v1/{tail:.*}", handler.handle)
-    app.router.add_route("*", "/{tail:.*}", not_found_handler)
+    """The gateway's own routes (``/healthz``, ``/metrics``, ``/noctaya/…``); every other path is
+    proxied to the backend with admission, authentication and streaming."""
+    app.router.add_route("*", "/healthz", _own(healthz_handler))
+    app.router.add_route("*", "/metrics", _own(metrics_handler))
+    app.router.add_route("*", "/noctaya/queue", _own(queue_handler))
+    app.router.add_route("*", "/noctaya/{tail:.*}", not_found_handler)
+    app.router.add_route("*", "/{tail:.*}", handler.handle)

@@ -3,8 +3,8 @@
 Aspects: chat and text completions with and without streaming; embeddings and models; any other ``/v1``
 path is forwarded (the backend's 404 passes through); SSE chunks pass one by one as the backend sends
 them; hop-by-hop headers are dropped and ``X-Forwarded-*`` set (every ``X-Forwarded-For`` line kept, the
-peer appended); query strings and methods pass; healthz; unknown non-/v1 paths give an OpenAI-shaped
-404; no slot leaks.
+peer appended); query strings and methods pass; healthz; unknown paths of the gateway's own
+(``/noctaya/``) give an OpenAI-shaped 404; no slot leaks.
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ async def test_healthz_and_unknown_paths(
 ) -> None:
     async with http.get(gateway.url + "/healthz") as response:
         assert response.status == 200
-    async with http.get(gateway.url + "/nope") as response:
+    async with http.get(gateway.url + "/noctaya/nope") as response:
         assert response.status == 404
         error = (await response.json())["error"]
         assert error["code"] == "not_found" and error["type"] == "invalid_request_error"
