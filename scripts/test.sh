@@ -7,4 +7,10 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 JSII_SILENCE_WARNING_DEP
 echo "== ruff";          .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== mypy (strict)"; .venv/bin/mypy
 echo "== import-linter"; .venv/bin/lint-imports
+if [ -z "${NOCTAYA_LLAMA_SERVER:-}" ] && { [ $# -eq 0 ] || [[ " $* " == *engines* ]]; }; then
+  # the real-engine tier (tests/engines) runs llama.cpp's server, built once per version and cached
+  echo "== llama.cpp server (built from the llama-cpp-python sdist; cached by version)"
+  NOCTAYA_LLAMA_SERVER=$(nice -n 10 bash scripts/llama-server.sh)
+  export NOCTAYA_LLAMA_SERVER
+fi
 echo "== pytest";        .venv/bin/python -m pytest "$@"
