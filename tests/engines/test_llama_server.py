@@ -5,7 +5,8 @@ without streaming, and a stream's chunks arrive one by one as the engine writes 
 ``GET /v1/models`` is answered while cold without waking the backend; concurrent streams scale it
 1 -> 2; a replica killed mid-stream fails only that stream; the crash and scale-to-zero windows lose
 no request that never reached an engine; idle, it scales back to zero; reject mode answers 503 with
-``Retry-After`` and then serves. The engine's own readiness path is ``/health`` (503 while loading).
+``Retry-After`` and then serves; the example runtime's flags and readiness path run as written.
+The engine's own readiness path is ``/health`` (503 while loading).
 """
 
 from __future__ import annotations
@@ -13,15 +14,20 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import pathlib
+import shlex
 import signal
 import time
 from typing import Any
 
+import aiohttp
 import openai
 import pytest
+import yaml
 
 from tests.e2e.test_backend_gone import connections_settled
 from tests.engines import model
+from tests.engines.conftest import ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 MESSAGES: Any = [{"role": "user", "content": "hello there"}]
@@ -176,3 +182,33 @@ async def test_reject_mode_answers_503_then_serves(start_dev: Any, llama_cmd: st
     assert caught.value.response.headers["retry-after"] == "1"
     await dev.wait(lambda s: s["status"]["replicas_ready"] >= 1, within=60, what="a ready replica")
     assert await chat(client)
+
+
+@pytest.mark.timeout(90)
+async def test_the_llamacpp_example_runtime_runs_as_written(
+    start_dev: Any, llama_server: pathlib.Path, tiny_model: pathlib.Path
+) -> None:
+    """The example runtime's flags and readiness path, against the built server: only the hub
+    download (``--hf-repo``, not built in) gives way to the local file, and the port to ``{port}``."""
+    runtime = yaml.safe_load((ROOT / "examples" / "runtimes" / "llamacpp-cpu.yaml").read_text())
+    spec = runtime["spec"]
+    args = [a.replace("{{ .Service.Name }}", model.MODEL_NAME) for a in spec["container"]["args"]]
+    repo = args.index("--hf-repo")
+    args[repo : repo + 2] = ["--model", str(tiny_model)]
+    port = args.index("--port")
+    assert args[port + 1] == str(spec["container"]["port"]["containerPort"])
+    args[port + 1] = "{port}"
+    readiness = spec["health"]["readiness"]["httpGet"]["path"]
+    command = " ".join(
+        [shlex.quote(str(llama_server)), *(a if a == "{port}" else shlex.quote(a) for a in args)]
+    )
+    dev = await start_dev(*FAST, "--readiness-path", readiness, backend=command)
+    client = dev.client(timeout=60.0)
+    assert await chat(client)
+    # --metrics: the engine exposes the series the runtime names (scraped from the Pod, not the
+    # gateway, whose own /metrics is its own)
+    (replica,) = dev.state()["replicas"]
+    url = f"http://127.0.0.1:{replica['port']}" + spec["metrics"].get("path", "/metrics")
+    async with aiohttp.ClientSession() as http, http.get(url) as response:
+        assert response.status == 200
+        assert spec["metrics"]["queueDepth"] in await response.text()
