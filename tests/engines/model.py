@@ -15,6 +15,7 @@ import gguf
 import numpy as np
 
 MODEL_NAME = "tiny-llama"
+FIRST_PIECE = 3 + 256  # after the control and byte tokens
 CHATML = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
     "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
@@ -30,7 +31,7 @@ def _vocabulary() -> tuple[list[str], list[float], list[int]]:
     pieces += [f"▁{a}{b}" for a in "aeiost" for b in "nrtlsd"]
     tokens += pieces
     types += [gguf.TokenType.NORMAL] * len(pieces)
-    scores = [0.0] * 259 + [-float(i) for i in range(len(pieces))]
+    scores = [0.0] * FIRST_PIECE + [-float(i) for i in range(len(pieces))]
     return tokens, scores, [int(t) for t in types]
 
 
@@ -69,7 +70,12 @@ def write_model(
 
     writer.add_tensor("token_embd.weight", weight(vocab, width))
     writer.add_tensor("output_norm.weight", np.ones(width, dtype=np.float32))
-    writer.add_tensor("output.weight", weight(vocab, width))
+    # the output layer only ever picks word pieces: their rows are large, those of the control and
+    # byte tokens zero, so each generated token is whole text (no partial UTF-8 held back) and one
+    # streamed chunk
+    output = np.zeros((vocab, width), dtype=np.float32)
+    output[FIRST_PIECE:] = rng.standard_normal((vocab - FIRST_PIECE, width)).astype(np.float32) * 5.0
+    writer.add_tensor("output.weight", output)
     for i in range(layers):
         writer.add_tensor(f"blk.{i}.attn_norm.weight", np.ones(width, dtype=np.float32))
         for name in ("attn_q", "attn_k", "attn_v", "attn_output"):
