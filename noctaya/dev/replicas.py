@@ -5,7 +5,7 @@ replica is the command with ``{port}`` replaced by a free port; it joins the loc
 its readiness path answers 2xx (probed every 100 ms while starting, every second once ready, three
 failures in a row take it out) and leaves it on scale-down, where it is drained first: no new
 connections, then a wait until none of its open connections is moving bytes (a stream still
-running keeps it; idle keep-alive connections do not), bounded by ``drain_timeout``, then SIGTERM
+running keeps it; idle keep-alive ones do not, and are closed), bounded by ``drain_timeout``, then SIGTERM
 (the engine finishes what it holds and closes idle connections), then SIGKILL after ``stop_grace``.
 A replica that exits on its own leaves the Service the moment it exits (as a Pod whose container
 died leaves its endpoints) and is replaced, with a crash-loop backoff (1 s doubling to 30 s, reset
@@ -258,6 +258,9 @@ class Deployment:
             self.on_event(f"{replica.name}: draining ({endpoint.connections} open connections)")
             while endpoint.busy(quiet=QUIET) and time.monotonic() < deadline:  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
+            # idle keep-alive connections are closed before the engine gets SIGTERM: a client that
+            # would send on one then opens a new one, which the Service refuses or routes elsewhere
+            endpoint.close_idle(quiet=QUIET)
         code = await replica.child.stop(grace=self.stop_grace)
         self.service.forget(replica.name)
         replica.phase = Phase.STOPPED

@@ -33,6 +33,11 @@ CHUNK = 64 * 1024
 @dataclasses.dataclass(eq=False)
 class Connection:
     last_activity: float = dataclasses.field(default_factory=time.monotonic)  # a byte last moved
+    writers: tuple[asyncio.StreamWriter, ...] = ()
+
+    def close(self) -> None:
+        for writer in self.writers:
+            writer.close()
 
 
 @dataclasses.dataclass(eq=False)
@@ -53,6 +58,15 @@ class Endpoint:
         """
         now = time.monotonic()
         return sum(1 for c in self.open if now - c.last_activity < quiet)
+
+    def close_idle(self, *, quiet: float) -> int:
+        """Close the open connections that moved no byte for ``quiet`` seconds, as an engine closes
+        its idle keep-alive connections when it shuts down gracefully; returns how many."""
+        now = time.monotonic()
+        idle = [c for c in self.open if now - c.last_activity >= quiet]
+        for connection in idle:
+            connection.close()
+        return len(idle)
 
 
 class Service:
@@ -212,7 +226,7 @@ class Service:
             return
         endpoint, up_reader, up_writer = connected
         self.connections += 1
-        connection = Connection()
+        connection = Connection(writers=(writer, up_writer))
         endpoint.open.add(connection)
         try:
             pumps = [

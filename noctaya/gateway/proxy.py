@@ -119,6 +119,12 @@ async def _stream_body(request: web.BaseRequest, *, limit: int, seconds: float) 
         yield chunk
 
 
+def _not_sent(exc: aiohttp.ClientOSError) -> bool:
+    """aiohttp refused the request's first write because the connection was already closing."""
+    cause = exc.__cause__
+    return isinstance(cause, aiohttp.ClientConnectionResetError) and "closing transport" in str(cause)
+
+
 def too_large(limit: int) -> errors.GatewayError:
     return errors.GatewayError(
         status=413,
@@ -198,15 +204,7 @@ class Upstream:
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
-            upstream = await self.session.request(
-                request.method,
-                # the origin-form target even when the client sent the absolute form
-                # (``GET http://host/v1/...``), which would otherwise end up in the backend's authority
-                self.base_url + request.rel_url.raw_path_qs,
-                headers=headers,
-                data=data,
-                allow_redirects=False,
-            )
+            upstream = await self._send(request, headers=headers, data=data)
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             raise ConnectFailed(f"{type(exc).__name__}: {exc}") from None
         except BodyError as exc:
@@ -223,6 +221,26 @@ class Upstream:
             return await self._relay(request, upstream)
         finally:
             upstream.release()
+
+    async def _send(
+        self, request: web.Request, *, headers: CIMultiDict[str], data: bytes | AsyncIterator[bytes] | None
+    ) -> aiohttp.ClientResponse:
+        target = self.base_url + request.rel_url.raw_path_qs
+        # ``raw_path_qs``: the origin-form target even when the client sent the absolute form
+        # (``GET http://host/v1/...``), which would otherwise end up in the backend's authority
+        try:
+            return await self.session.request(
+                request.method, target, headers=headers, data=data, allow_redirects=False
+            )
+        except aiohttp.ClientOSError as exc:
+            # a pooled connection the backend had just closed: the first write (headers and a body
+            # held in memory go out together) found it closing, so nothing was sent; once more on a
+            # fresh connection
+            if isinstance(data, AsyncIterator) or not _not_sent(exc):
+                raise
+        return await self.session.request(
+            request.method, target, headers=headers, data=data, allow_redirects=False
+        )
 
     async def _relay(self, request: web.Request, upstream: aiohttp.ClientResponse) -> web.StreamResponse:
         headers = response_headers(upstream)

@@ -69,7 +69,7 @@ def server_command(
         "--port",
         port,
         "--ctx-size",
-        "2048",
+        "8192",
         "--parallel",
         "4",
         "--threads",

@@ -78,12 +78,14 @@ async def test_cold_start_chat_completions_and_streaming(start_dev: Any, llama_c
     )
     assert len([c async for c in text_stream if c.choices and c.choices[0].text]) >= 3
 
-    _, arrivals, text = await timed_stream(client, tokens=64)
-    assert text
-    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
-    # relayed as generated: the chunks come at many distinct moments, not in one burst at the end
-    assert len(arrivals) >= 32, len(arrivals)
-    assert sum(1 for gap in gaps if gap > 0.0002) >= len(gaps) // 2, gaps
+    ttft, arrivals, text = await timed_stream(client, tokens=200)  # a few ms a token: ~0.5 s
+    assert text and len(arrivals) >= 100, len(arrivals)
+    # relayed as generated, not in one burst at the end: the chunks span most of the stream's time
+    # and come in many separate moments (a loaded machine may bunch a few, never all)
+    span = arrivals[-1] - arrivals[0]
+    assert span >= 0.5 * (span + ttft), (span, ttft)
+    moments = 1 + sum(1 for a, b in itertools.pairwise(arrivals) if b - a > 0.0005)
+    assert moments >= 20, moments
     assert dev.state()["status"]["activations"] >= 1
 
 
