@@ -5,7 +5,8 @@
 One ``llama-server`` (built by ``scripts/llama-server.sh``, serving the tiny generated model of
 ``tests.engines.model``) and one ``noctaya gateway`` process in front of it (warm, no scaler). Each
 sample streams one chat completion of ``--tokens`` tokens (``ignore_eos``), alternating direct and
-via the gateway so both see the same machine load; the same aiohttp client reads both. Per sample:
+via the gateway so both see the same machine load; the same aiohttp client reads both (a new
+connection per stream on both paths). Per sample:
 TTFT (request sent -> first content chunk) and the median gap between content chunks. Printed: p50
 and p90 of each, and the gateway's figures as ratios to the direct ones (the baseline, same run).
 """
@@ -119,7 +120,11 @@ async def run(*, samples: int, tokens: int) -> str:
         direct = f"http://127.0.0.1:{port}"
         gateway: subprocess.Popen[bytes] | None = None
         try:
-            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as session:
+            # a new connection per stream on both paths: llama.cpp's server closes a keep-alive
+            # connection after a stream, and the client must not race it
+            async with aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=120), connector=aiohttp.TCPConnector(force_close=True)
+            ) as session:
                 await wait_ok(session, direct + "/health", within=60)
                 gateway, via = start_gateway(direct, workdir)
                 await wait_ok(session, via + "/healthz", within=30)
