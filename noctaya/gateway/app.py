@@ -197,8 +197,10 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
 
 async def _loops_context(app: web.Application) -> AsyncIterator[None]:
     """The probe loop and the heartbeat ticker; on exit they stop, then the lease and queue timers."""
+    # a new connection per probe: a kept-alive one would go on reaching a backend Pod that has left
+    # the Service (terminating), while a request's new connection is refused or sent elsewhere
     session = aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=2, keepalive_timeout=UPSTREAM_KEEPALIVE),
+        connector=aiohttp.TCPConnector(limit=2, force_close=True),
         cookie_jar=aiohttp.DummyCookieJar(),
     )
     tasks = (

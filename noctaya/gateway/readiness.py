@@ -12,6 +12,9 @@ What the last probe got is kept in ``last_error`` ("readiness /health answered 4
 /health failed: connection refused"), shown by ``/noctaya/queue`` and logged once per change, so a
 wrong readiness path shows at once instead of looking like a slow start.
 
+Each probe opens a new connection, so it sees what a request's new connection would: a kept-alive
+one would go on reaching a Pod that has already left the Service.
+
 No Kubernetes API is involved: the gateway has no credentials and needs none.
 """
 
