@@ -225,6 +225,9 @@ def sse_phase(
     print(f"   gateway/direct chunks/s: {reporting.ratio(rate['gateway'], rate['direct'])}")
 
 
+CONNECTIONS = 20_000
+
+
 def start_gateway(
     tmp: pathlib.Path, name: str, *, backend: str, extra: list[str]
 ) -> tuple[processes.Process, str]:
@@ -242,6 +245,11 @@ def start_gateway(
             f"127.0.0.1:{port}",
             "--log-level",
             "WARNING",
+            # every load generator is one peer (127.0.0.1) opening thousands of connections
+            "--max-connections",
+            str(CONNECTIONS),
+            "--max-connections-per-peer",
+            str(CONNECTIONS),
             *extra,
         ],
         log=tmp / f"{name}.log",

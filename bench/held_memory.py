@@ -47,6 +47,8 @@ async def measure(*, held: int, top: int) -> None:
         {
             "backendUrl": f"http://127.0.0.1:{processes.free_port()}",  # nothing listens: cold
             "maxQueue": held,
+            "maxConnections": held + 64,  # one peer (the load process) holds them all
+            "maxConnectionsPerPeer": held + 64,
             "heartbeatInterval": f"{gateway_bench.HEARTBEAT:g}s",
             "activationTimeout": "30m",
             "scaler": None,

@@ -9,6 +9,7 @@ need_apt=()
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)       # throwaway certificates (noctaya dev --scaler-tls, tests)
 command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux)    # child processes die with noctaya dev
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)     # promtool evaluates the rendered alert rules (tests)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-venv python3-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -13,4 +13,4 @@ if [ -z "${NOCTAYA_LLAMA_SERVER:-}" ] && { [ $# -eq 0 ] || [[ " $* " == *engines
   NOCTAYA_LLAMA_SERVER=$(nice -n 10 bash scripts/llama-server.sh)
   export NOCTAYA_LLAMA_SERVER
 fi
-echo "== pytest";        .venv/bin/python -m pytest "$@"
+echo "== pytest";        .venv/bin/python -m pytest -n "${NOCTAYA_TEST_WORKERS:-4}" --dist loadgroup "$@"

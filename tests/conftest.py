@@ -2,15 +2,18 @@
 
 - jsii runs quietly (the Node.js deprecation banners are not test output).
 - ``_no_asyncio_pending_tasks``: every test must leave no asyncio task behind; a leak fails the test.
+- ``reserve_port``: loopback ports held for the test, for servers that must be named before they start.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
+
+from noctaya.dev import processes
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
@@ -33,3 +36,21 @@ async def _no_asyncio_pending_tasks() -> AsyncIterator[None]:
         task.cancel()
     await asyncio.gather(*leaked, return_exceptions=True)
     pytest.fail(f"test leaked {len(leaked)} asyncio task(s): {sorted(repr(t) for t in leaked)[:5]}")
+
+
+@pytest.fixture
+def reserve_port() -> Iterator[Callable[[], int]]:
+    """``reserve_port()`` -> a loopback port held until the test ends, for a server that must be named
+    before it starts (a config, a child's command line, a client built first, a restart on the same
+    port): nobody else can take it, a server binding it with ``SO_REUSEADDR`` listens on it, and with
+    none listening a connection is refused (:class:`noctaya.dev.processes.PortReservation`). A server
+    that can pick its own port (port 0, read back) does that instead."""
+    held: list[processes.PortReservation] = []
+
+    def reserve() -> int:
+        held.append(processes.PortReservation())
+        return held[-1].port
+
+    yield reserve
+    for reservation in held:
+        reservation.close()

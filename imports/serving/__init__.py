@@ -689,7 +689,14 @@ class InferenceRuntimeSpecAcceleratorTolerationsOperator(enum.Enum):
 @jsii.data_type(
     jsii_type="ionoctayaserving.InferenceRuntimeSpecContainer",
     jsii_struct_bases=[],
-    name_mapping={"image": "image", "args": "args", "env": "env", "port": "port"},
+    name_mapping={
+        "image": "image",
+        "args": "args",
+        "env": "env",
+        "port": "port",
+        "volume_mounts": "volumeMounts",
+        "volumes": "volumes",
+    },
 )
 class InferenceRuntimeSpecContainer:
     def __init__(
@@ -699,6 +706,8 @@ class InferenceRuntimeSpecContainer:
         args: typing.Optional[typing.Sequence[builtins.str]] = None,
         env: typing.Optional[typing.Sequence[typing.Union["InferenceRuntimeSpecContainerEnv", typing.Dict[builtins.str, typing.Any]]]] = None,
         port: typing.Optional[typing.Union["InferenceRuntimeSpecContainerPort", typing.Dict[builtins.str, typing.Any]]] = None,
+        volume_mounts: typing.Optional[typing.Sequence[typing.Union["InferenceRuntimeSpecContainerVolumeMounts", typing.Dict[builtins.str, typing.Any]]]] = None,
+        volumes: typing.Optional[typing.Sequence[typing.Union["InferenceRuntimeSpecContainerVolumes", typing.Dict[builtins.str, typing.Any]]]] = None,
     ) -> None:
         '''The serving container.
 
@@ -706,6 +715,8 @@ class InferenceRuntimeSpecContainer:
         :param args: Arguments; may use {{ .Model.Path }}, {{ .Service.Name }} and {{ .Service.Namespace }}.
         :param env: Environment; literal values may use the same placeholders as args.
         :param port: The serving port.
+        :param volume_mounts: Extension: where the serving container mounts them; a mount at an adapter default's path (the Ascend driver files) replaces that default.
+        :param volumes: Extension: extra volumes of the backend Pod (hostPath, configMap, secret or emptyDir).
 
         :schema: InferenceRuntimeSpecContainer
         '''
@@ -717,6 +728,8 @@ class InferenceRuntimeSpecContainer:
             check_type(argname="argument args", value=args, expected_type=type_hints["args"])
             check_type(argname="argument env", value=env, expected_type=type_hints["env"])
             check_type(argname="argument port", value=port, expected_type=type_hints["port"])
+            check_type(argname="argument volume_mounts", value=volume_mounts, expected_type=type_hints["volume_mounts"])
+            check_type(argname="argument volumes", value=volumes, expected_type=type_hints["volumes"])
         self._values: typing.Dict[builtins.str, typing.Any] = {
             "image": image,
         }
@@ -726,6 +739,10 @@ class InferenceRuntimeSpecContainer:
             self._values["env"] = env
         if port is not None:
             self._values["port"] = port
+        if volume_mounts is not None:
+            self._values["volume_mounts"] = volume_mounts
+        if volumes is not None:
+            self._values["volumes"] = volumes
 
     @builtins.property
     def image(self) -> builtins.str:
@@ -767,6 +784,30 @@ class InferenceRuntimeSpecContainer:
         '''
         result = self._values.get("port")
         return typing.cast(typing.Optional["InferenceRuntimeSpecContainerPort"], result)
+
+    @builtins.property
+    def volume_mounts(
+        self,
+    ) -> typing.Optional[typing.List["InferenceRuntimeSpecContainerVolumeMounts"]]:
+        '''Extension: where the serving container mounts them;
+
+        a mount at an adapter default's path (the Ascend driver files) replaces that default.
+
+        :schema: InferenceRuntimeSpecContainer#volumeMounts
+        '''
+        result = self._values.get("volume_mounts")
+        return typing.cast(typing.Optional[typing.List["InferenceRuntimeSpecContainerVolumeMounts"]], result)
+
+    @builtins.property
+    def volumes(
+        self,
+    ) -> typing.Optional[typing.List["InferenceRuntimeSpecContainerVolumes"]]:
+        '''Extension: extra volumes of the backend Pod (hostPath, configMap, secret or emptyDir).
+
+        :schema: InferenceRuntimeSpecContainer#volumes
+        '''
+        result = self._values.get("volumes")
+        return typing.cast(typing.Optional[typing.List["InferenceRuntimeSpecContainerVolumes"]], result)
 
     def __eq__(self, rhs: typing.Any) -> builtins.bool:
         return isinstance(rhs, self.__class__) and rhs._values == self._values
@@ -1332,6 +1373,557 @@ class InferenceRuntimeSpecContainerPort:
 
     def __repr__(self) -> str:
         return "InferenceRuntimeSpecContainerPort(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="ionoctayaserving.InferenceRuntimeSpecContainerVolumeMounts",
+    jsii_struct_bases=[],
+    name_mapping={
+        "mount_path": "mountPath",
+        "name": "name",
+        "read_only": "readOnly",
+        "sub_path": "subPath",
+    },
+)
+class InferenceRuntimeSpecContainerVolumeMounts:
+    def __init__(
+        self,
+        *,
+        mount_path: builtins.str,
+        name: builtins.str,
+        read_only: typing.Optional[builtins.bool] = None,
+        sub_path: typing.Optional[builtins.str] = None,
+    ) -> None:
+        '''Extension: where the serving container sees one of ``container.volumes``.
+
+        :param mount_path: Absolute path in the container; not Noctaya's own /cache, /models or /dev/shm.
+        :param name: The volume (one of container.volumes).
+        :param read_only: Mount read-only.
+        :param sub_path: A relative path inside the volume (no '..').
+
+        :schema: InferenceRuntimeSpecContainerVolumeMounts
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__f67154c5b70e3f8699594e5e4e0063674f0560a3e93d0ce7ba648ea45971a8b1)
+            check_type(argname="argument mount_path", value=mount_path, expected_type=type_hints["mount_path"])
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+            check_type(argname="argument read_only", value=read_only, expected_type=type_hints["read_only"])
+            check_type(argname="argument sub_path", value=sub_path, expected_type=type_hints["sub_path"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "mount_path": mount_path,
+            "name": name,
+        }
+        if read_only is not None:
+            self._values["read_only"] = read_only
+        if sub_path is not None:
+            self._values["sub_path"] = sub_path
+
+    @builtins.property
+    def mount_path(self) -> builtins.str:
+        '''Absolute path in the container;
+
+        not Noctaya's own /cache, /models or /dev/shm.
+
+        :schema: InferenceRuntimeSpecContainerVolumeMounts#mountPath
+        '''
+        result = self._values.get("mount_path")
+        assert result is not None, "Required property 'mount_path' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def name(self) -> builtins.str:
+        '''The volume (one of container.volumes).
+
+        :schema: InferenceRuntimeSpecContainerVolumeMounts#name
+        '''
+        result = self._values.get("name")
+        assert result is not None, "Required property 'name' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def read_only(self) -> typing.Optional[builtins.bool]:
+        '''Mount read-only.
+
+        :schema: InferenceRuntimeSpecContainerVolumeMounts#readOnly
+        '''
+        result = self._values.get("read_only")
+        return typing.cast(typing.Optional[builtins.bool], result)
+
+    @builtins.property
+    def sub_path(self) -> typing.Optional[builtins.str]:
+        '''A relative path inside the volume (no '..').
+
+        :schema: InferenceRuntimeSpecContainerVolumeMounts#subPath
+        '''
+        result = self._values.get("sub_path")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "InferenceRuntimeSpecContainerVolumeMounts(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="ionoctayaserving.InferenceRuntimeSpecContainerVolumes",
+    jsii_struct_bases=[],
+    name_mapping={
+        "name": "name",
+        "config_map": "configMap",
+        "empty_dir": "emptyDir",
+        "host_path": "hostPath",
+        "secret": "secret",
+    },
+)
+class InferenceRuntimeSpecContainerVolumes:
+    def __init__(
+        self,
+        *,
+        name: builtins.str,
+        config_map: typing.Optional[typing.Union["InferenceRuntimeSpecContainerVolumesConfigMap", typing.Dict[builtins.str, typing.Any]]] = None,
+        empty_dir: typing.Optional[typing.Union["InferenceRuntimeSpecContainerVolumesEmptyDir", typing.Dict[builtins.str, typing.Any]]] = None,
+        host_path: typing.Optional[typing.Union["InferenceRuntimeSpecContainerVolumesHostPath", typing.Dict[builtins.str, typing.Any]]] = None,
+        secret: typing.Optional[typing.Union["InferenceRuntimeSpecContainerVolumesSecret", typing.Dict[builtins.str, typing.Any]]] = None,
+    ) -> None:
+        '''Extension: a volume of the backend Pod, one of a safe subset of Kubernetes' sources.
+
+        :param name: Volume name (a DNS label), referenced by volumeMounts.
+        :param config_map: A ConfigMap's keys as files.
+        :param empty_dir: Pod-lifetime scratch space.
+        :param host_path: A node file or directory.
+        :param secret: A Secret's keys as read-only files.
+
+        :schema: InferenceRuntimeSpecContainerVolumes
+        '''
+        if isinstance(config_map, dict):
+            config_map = InferenceRuntimeSpecContainerVolumesConfigMap(**config_map)
+        if isinstance(empty_dir, dict):
+            empty_dir = InferenceRuntimeSpecContainerVolumesEmptyDir(**empty_dir)
+        if isinstance(host_path, dict):
+            host_path = InferenceRuntimeSpecContainerVolumesHostPath(**host_path)
+        if isinstance(secret, dict):
+            secret = InferenceRuntimeSpecContainerVolumesSecret(**secret)
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__776e50e9d1f96d4205a49febd19738b0e75bead65d7d88db39c4d3a65a1db38c)
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+            check_type(argname="argument config_map", value=config_map, expected_type=type_hints["config_map"])
+            check_type(argname="argument empty_dir", value=empty_dir, expected_type=type_hints["empty_dir"])
+            check_type(argname="argument host_path", value=host_path, expected_type=type_hints["host_path"])
+            check_type(argname="argument secret", value=secret, expected_type=type_hints["secret"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "name": name,
+        }
+        if config_map is not None:
+            self._values["config_map"] = config_map
+        if empty_dir is not None:
+            self._values["empty_dir"] = empty_dir
+        if host_path is not None:
+            self._values["host_path"] = host_path
+        if secret is not None:
+            self._values["secret"] = secret
+
+    @builtins.property
+    def name(self) -> builtins.str:
+        '''Volume name (a DNS label), referenced by volumeMounts.
+
+        :schema: InferenceRuntimeSpecContainerVolumes#name
+        '''
+        result = self._values.get("name")
+        assert result is not None, "Required property 'name' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def config_map(
+        self,
+    ) -> typing.Optional["InferenceRuntimeSpecContainerVolumesConfigMap"]:
+        '''A ConfigMap's keys as files.
+
+        :schema: InferenceRuntimeSpecContainerVolumes#configMap
+        '''
+        result = self._values.get("config_map")
+        return typing.cast(typing.Optional["InferenceRuntimeSpecContainerVolumesConfigMap"], result)
+
+    @builtins.property
+    def empty_dir(
+        self,
+    ) -> typing.Optional["InferenceRuntimeSpecContainerVolumesEmptyDir"]:
+        '''Pod-lifetime scratch space.
+
+        :schema: InferenceRuntimeSpecContainerVolumes#emptyDir
+        '''
+        result = self._values.get("empty_dir")
+        return typing.cast(typing.Optional["InferenceRuntimeSpecContainerVolumesEmptyDir"], result)
+
+    @builtins.property
+    def host_path(
+        self,
+    ) -> typing.Optional["InferenceRuntimeSpecContainerVolumesHostPath"]:
+        '''A node file or directory.
+
+        :schema: InferenceRuntimeSpecContainerVolumes#hostPath
+        '''
+        result = self._values.get("host_path")
+        return typing.cast(typing.Optional["InferenceRuntimeSpecContainerVolumesHostPath"], result)
+
+    @builtins.property
+    def secret(self) -> typing.Optional["InferenceRuntimeSpecContainerVolumesSecret"]:
+        '''A Secret's keys as read-only files.
+
+        :schema: InferenceRuntimeSpecContainerVolumes#secret
+        '''
+        result = self._values.get("secret")
+        return typing.cast(typing.Optional["InferenceRuntimeSpecContainerVolumesSecret"], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "InferenceRuntimeSpecContainerVolumes(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="ionoctayaserving.InferenceRuntimeSpecContainerVolumesConfigMap",
+    jsii_struct_bases=[],
+    name_mapping={"name": "name", "optional": "optional"},
+)
+class InferenceRuntimeSpecContainerVolumesConfigMap:
+    def __init__(
+        self,
+        *,
+        name: builtins.str,
+        optional: typing.Optional[builtins.bool] = None,
+    ) -> None:
+        '''A ConfigMap's keys as files.
+
+        :param name: ConfigMap name.
+        :param optional: Start even when the ConfigMap is missing.
+
+        :schema: InferenceRuntimeSpecContainerVolumesConfigMap
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__981805802a8abe5dd8036d90af933067128698fb521f43b4bd8d5181a9699b9e)
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+            check_type(argname="argument optional", value=optional, expected_type=type_hints["optional"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "name": name,
+        }
+        if optional is not None:
+            self._values["optional"] = optional
+
+    @builtins.property
+    def name(self) -> builtins.str:
+        '''ConfigMap name.
+
+        :schema: InferenceRuntimeSpecContainerVolumesConfigMap#name
+        '''
+        result = self._values.get("name")
+        assert result is not None, "Required property 'name' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def optional(self) -> typing.Optional[builtins.bool]:
+        '''Start even when the ConfigMap is missing.
+
+        :schema: InferenceRuntimeSpecContainerVolumesConfigMap#optional
+        '''
+        result = self._values.get("optional")
+        return typing.cast(typing.Optional[builtins.bool], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "InferenceRuntimeSpecContainerVolumesConfigMap(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.data_type(
+    jsii_type="ionoctayaserving.InferenceRuntimeSpecContainerVolumesEmptyDir",
+    jsii_struct_bases=[],
+    name_mapping={"medium": "medium", "size_limit": "sizeLimit"},
+)
+class InferenceRuntimeSpecContainerVolumesEmptyDir:
+    def __init__(
+        self,
+        *,
+        medium: typing.Optional["InferenceRuntimeSpecContainerVolumesEmptyDirMedium"] = None,
+        size_limit: typing.Optional["InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit"] = None,
+    ) -> None:
+        '''Pod-lifetime scratch space.
+
+        :param medium: Node storage (unset) or memory (Memory; counts against the container's memory limit).
+        :param size_limit: Upper bound of the space used.
+
+        :schema: InferenceRuntimeSpecContainerVolumesEmptyDir
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__84011130bb1242d8bc184d7ab0b8c5b079f681afca60cc3cd934685de4d57012)
+            check_type(argname="argument medium", value=medium, expected_type=type_hints["medium"])
+            check_type(argname="argument size_limit", value=size_limit, expected_type=type_hints["size_limit"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {}
+        if medium is not None:
+            self._values["medium"] = medium
+        if size_limit is not None:
+            self._values["size_limit"] = size_limit
+
+    @builtins.property
+    def medium(
+        self,
+    ) -> typing.Optional["InferenceRuntimeSpecContainerVolumesEmptyDirMedium"]:
+        '''Node storage (unset) or memory (Memory;
+
+        counts against the container's memory limit).
+
+        :schema: InferenceRuntimeSpecContainerVolumesEmptyDir#medium
+        '''
+        result = self._values.get("medium")
+        return typing.cast(typing.Optional["InferenceRuntimeSpecContainerVolumesEmptyDirMedium"], result)
+
+    @builtins.property
+    def size_limit(
+        self,
+    ) -> typing.Optional["InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit"]:
+        '''Upper bound of the space used.
+
+        :schema: InferenceRuntimeSpecContainerVolumesEmptyDir#sizeLimit
+        '''
+        result = self._values.get("size_limit")
+        return typing.cast(typing.Optional["InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit"], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "InferenceRuntimeSpecContainerVolumesEmptyDir(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.enum(
+    jsii_type="ionoctayaserving.InferenceRuntimeSpecContainerVolumesEmptyDirMedium"
+)
+class InferenceRuntimeSpecContainerVolumesEmptyDirMedium(enum.Enum):
+    '''Node storage (unset) or memory (Memory;
+
+    counts against the container's memory limit).
+
+    :schema: InferenceRuntimeSpecContainerVolumesEmptyDirMedium
+    '''
+
+    MEMORY = "MEMORY"
+    '''Memory.'''
+
+
+class InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit(
+    metaclass=jsii.JSIIMeta,
+    jsii_type="ionoctayaserving.InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit",
+):
+    '''Upper bound of the space used.
+
+    :schema: InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit
+    '''
+
+    @jsii.member(jsii_name="fromNumber")
+    @builtins.classmethod
+    def from_number(
+        cls,
+        value: jsii.Number,
+    ) -> "InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit":
+        '''
+        :param value: -
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__81c7511966f5c4927a7193f528b048cad54abe9f4aaa20522ce37f8b170541c7)
+            check_type(argname="argument value", value=value, expected_type=type_hints["value"])
+        return typing.cast("InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit", jsii.sinvoke(cls, "fromNumber", [value]))
+
+    @jsii.member(jsii_name="fromString")
+    @builtins.classmethod
+    def from_string(
+        cls,
+        value: builtins.str,
+    ) -> "InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit":
+        '''
+        :param value: -
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__9d7dad9de2590ad6d2997fda4c257fcf12f5e2534c3ed16aa19d252efd191231)
+            check_type(argname="argument value", value=value, expected_type=type_hints["value"])
+        return typing.cast("InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit", jsii.sinvoke(cls, "fromString", [value]))
+
+    @builtins.property
+    @jsii.member(jsii_name="value")
+    def value(self) -> typing.Union[builtins.str, jsii.Number]:
+        return typing.cast(typing.Union[builtins.str, jsii.Number], jsii.get(self, "value"))
+
+
+@jsii.data_type(
+    jsii_type="ionoctayaserving.InferenceRuntimeSpecContainerVolumesHostPath",
+    jsii_struct_bases=[],
+    name_mapping={"path": "path", "type": "type"},
+)
+class InferenceRuntimeSpecContainerVolumesHostPath:
+    def __init__(
+        self,
+        *,
+        path: builtins.str,
+        type: typing.Optional["InferenceRuntimeSpecContainerVolumesHostPathType"] = None,
+    ) -> None:
+        '''A node file or directory.
+
+        :param path: Absolute path on the node.
+        :param type: What must exist at the path (Kubernetes' hostPath types); unset checks nothing.
+
+        :schema: InferenceRuntimeSpecContainerVolumesHostPath
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__d349511647f8c1284b74cf82ba884902321f4c16fbe77537cf022aafd2927882)
+            check_type(argname="argument path", value=path, expected_type=type_hints["path"])
+            check_type(argname="argument type", value=type, expected_type=type_hints["type"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "path": path,
+        }
+        if type is not None:
+            self._values["type"] = type
+
+    @builtins.property
+    def path(self) -> builtins.str:
+        '''Absolute path on the node.
+
+        :schema: InferenceRuntimeSpecContainerVolumesHostPath#path
+        '''
+        result = self._values.get("path")
+        assert result is not None, "Required property 'path' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def type(
+        self,
+    ) -> typing.Optional["InferenceRuntimeSpecContainerVolumesHostPathType"]:
+        '''What must exist at the path (Kubernetes' hostPath types);
+
+        unset checks nothing.
+
+        :schema: InferenceRuntimeSpecContainerVolumesHostPath#type
+        '''
+        result = self._values.get("type")
+        return typing.cast(typing.Optional["InferenceRuntimeSpecContainerVolumesHostPathType"], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "InferenceRuntimeSpecContainerVolumesHostPath(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.enum(
+    jsii_type="ionoctayaserving.InferenceRuntimeSpecContainerVolumesHostPathType"
+)
+class InferenceRuntimeSpecContainerVolumesHostPathType(enum.Enum):
+    '''What must exist at the path (Kubernetes' hostPath types);
+
+    unset checks nothing.
+
+    :schema: InferenceRuntimeSpecContainerVolumesHostPathType
+    '''
+
+    DIRECTORY_OR_CREATE = "DIRECTORY_OR_CREATE"
+    '''DirectoryOrCreate.'''
+    DIRECTORY = "DIRECTORY"
+    '''Directory.'''
+    FILE_OR_CREATE = "FILE_OR_CREATE"
+    '''FileOrCreate.'''
+    FILE = "FILE"
+    '''File.'''
+    SOCKET = "SOCKET"
+    '''Socket.'''
+    CHAR_DEVICE = "CHAR_DEVICE"
+    '''CharDevice.'''
+    BLOCK_DEVICE = "BLOCK_DEVICE"
+    '''BlockDevice.'''
+
+
+@jsii.data_type(
+    jsii_type="ionoctayaserving.InferenceRuntimeSpecContainerVolumesSecret",
+    jsii_struct_bases=[],
+    name_mapping={"secret_name": "secretName", "optional": "optional"},
+)
+class InferenceRuntimeSpecContainerVolumesSecret:
+    def __init__(
+        self,
+        *,
+        secret_name: builtins.str,
+        optional: typing.Optional[builtins.bool] = None,
+    ) -> None:
+        '''A Secret's keys as read-only files.
+
+        :param secret_name: Secret name.
+        :param optional: Start even when the Secret is missing.
+
+        :schema: InferenceRuntimeSpecContainerVolumesSecret
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__d4ac6ed8b7f2029269d9bc1ef705be63695dcf942099b92a2f62fa2bc021460a)
+            check_type(argname="argument secret_name", value=secret_name, expected_type=type_hints["secret_name"])
+            check_type(argname="argument optional", value=optional, expected_type=type_hints["optional"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "secret_name": secret_name,
+        }
+        if optional is not None:
+            self._values["optional"] = optional
+
+    @builtins.property
+    def secret_name(self) -> builtins.str:
+        '''Secret name.
+
+        :schema: InferenceRuntimeSpecContainerVolumesSecret#secretName
+        '''
+        result = self._values.get("secret_name")
+        assert result is not None, "Required property 'secret_name' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def optional(self) -> typing.Optional[builtins.bool]:
+        '''Start even when the Secret is missing.
+
+        :schema: InferenceRuntimeSpecContainerVolumesSecret#optional
+        '''
+        result = self._values.get("optional")
+        return typing.cast(typing.Optional[builtins.bool], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "InferenceRuntimeSpecContainerVolumesSecret(%s)" % ", ".join(
             k + "=" + repr(v) for k, v in self._values.items()
         )
 
@@ -4786,6 +5378,7 @@ class LlmServiceSpecModelSourceSecretRef:
         "cpu": "cpu",
         "fraction": "fraction",
         "memory": "memory",
+        "shared_memory": "sharedMemory",
     },
 )
 class LlmServiceSpecResources:
@@ -4796,6 +5389,7 @@ class LlmServiceSpecResources:
         cpu: typing.Optional["LlmServiceSpecResourcesCpu"] = None,
         fraction: typing.Optional[typing.Union["LlmServiceSpecResourcesFraction", typing.Dict[builtins.str, typing.Any]]] = None,
         memory: typing.Optional["LlmServiceSpecResourcesMemory"] = None,
+        shared_memory: typing.Optional[builtins.str] = None,
     ) -> None:
         '''Backend resources.
 
@@ -4803,6 +5397,7 @@ class LlmServiceSpecResources:
         :param cpu: CPU request of the backend container.
         :param fraction: Reserved, not implemented: fractional accelerators.
         :param memory: Memory request and limit of the backend container.
+        :param shared_memory: Extension: size of the memory-backed /dev/shm of the serving container, whole Mi or Gi (e.g. 16Gi). Default: half of memory when memory is set, else 8Gi. Pages written there count against the container's memory limit.
 
         :schema: LlmServiceSpecResources
         '''
@@ -4814,6 +5409,7 @@ class LlmServiceSpecResources:
             check_type(argname="argument cpu", value=cpu, expected_type=type_hints["cpu"])
             check_type(argname="argument fraction", value=fraction, expected_type=type_hints["fraction"])
             check_type(argname="argument memory", value=memory, expected_type=type_hints["memory"])
+            check_type(argname="argument shared_memory", value=shared_memory, expected_type=type_hints["shared_memory"])
         self._values: typing.Dict[builtins.str, typing.Any] = {}
         if accelerators is not None:
             self._values["accelerators"] = accelerators
@@ -4823,6 +5419,8 @@ class LlmServiceSpecResources:
             self._values["fraction"] = fraction
         if memory is not None:
             self._values["memory"] = memory
+        if shared_memory is not None:
+            self._values["shared_memory"] = shared_memory
 
     @builtins.property
     def accelerators(self) -> typing.Optional[jsii.Number]:
@@ -4859,6 +5457,15 @@ class LlmServiceSpecResources:
         '''
         result = self._values.get("memory")
         return typing.cast(typing.Optional["LlmServiceSpecResourcesMemory"], result)
+
+    @builtins.property
+    def shared_memory(self) -> typing.Optional[builtins.str]:
+        '''Extension: size of the memory-backed /dev/shm of the serving container, whole Mi or Gi (e.g. 16Gi). Default: half of memory when memory is set, else 8Gi. Pages written there count against the container's memory limit.
+
+        :schema: LlmServiceSpecResources#sharedMemory
+        '''
+        result = self._values.get("shared_memory")
+        return typing.cast(typing.Optional[builtins.str], result)
 
     def __eq__(self, rhs: typing.Any) -> builtins.bool:
         return isinstance(rhs, self.__class__) and rhs._values == self._values
@@ -5590,6 +6197,15 @@ __all__ = [
     "InferenceRuntimeSpecContainerEnvValueFromResourceFieldRefDivisor",
     "InferenceRuntimeSpecContainerEnvValueFromSecretKeyRef",
     "InferenceRuntimeSpecContainerPort",
+    "InferenceRuntimeSpecContainerVolumeMounts",
+    "InferenceRuntimeSpecContainerVolumes",
+    "InferenceRuntimeSpecContainerVolumesConfigMap",
+    "InferenceRuntimeSpecContainerVolumesEmptyDir",
+    "InferenceRuntimeSpecContainerVolumesEmptyDirMedium",
+    "InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit",
+    "InferenceRuntimeSpecContainerVolumesHostPath",
+    "InferenceRuntimeSpecContainerVolumesHostPathType",
+    "InferenceRuntimeSpecContainerVolumesSecret",
     "InferenceRuntimeSpecFamily",
     "InferenceRuntimeSpecHealth",
     "InferenceRuntimeSpecHealthLiveness",
@@ -5738,6 +6354,8 @@ def _typecheckingstub__3fe5e8427fafda38d18095d43df981f0ced5a0a2610d4bda62a6444f6
     args: typing.Optional[typing.Sequence[builtins.str]] = None,
     env: typing.Optional[typing.Sequence[typing.Union[InferenceRuntimeSpecContainerEnv, typing.Dict[builtins.str, typing.Any]]]] = None,
     port: typing.Optional[typing.Union[InferenceRuntimeSpecContainerPort, typing.Dict[builtins.str, typing.Any]]] = None,
+    volume_mounts: typing.Optional[typing.Sequence[typing.Union[InferenceRuntimeSpecContainerVolumeMounts, typing.Dict[builtins.str, typing.Any]]]] = None,
+    volumes: typing.Optional[typing.Sequence[typing.Union[InferenceRuntimeSpecContainerVolumes, typing.Dict[builtins.str, typing.Any]]]] = None,
 ) -> None:
     """Type checking stubs"""
     pass
@@ -5812,6 +6430,71 @@ def _typecheckingstub__e1a90c4e731d55bf5ae1c60500942539b961c8acecaa2f198ffbbcdf3
     *,
     container_port: typing.Optional[jsii.Number] = None,
     name: typing.Optional[builtins.str] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__f67154c5b70e3f8699594e5e4e0063674f0560a3e93d0ce7ba648ea45971a8b1(
+    *,
+    mount_path: builtins.str,
+    name: builtins.str,
+    read_only: typing.Optional[builtins.bool] = None,
+    sub_path: typing.Optional[builtins.str] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__776e50e9d1f96d4205a49febd19738b0e75bead65d7d88db39c4d3a65a1db38c(
+    *,
+    name: builtins.str,
+    config_map: typing.Optional[typing.Union[InferenceRuntimeSpecContainerVolumesConfigMap, typing.Dict[builtins.str, typing.Any]]] = None,
+    empty_dir: typing.Optional[typing.Union[InferenceRuntimeSpecContainerVolumesEmptyDir, typing.Dict[builtins.str, typing.Any]]] = None,
+    host_path: typing.Optional[typing.Union[InferenceRuntimeSpecContainerVolumesHostPath, typing.Dict[builtins.str, typing.Any]]] = None,
+    secret: typing.Optional[typing.Union[InferenceRuntimeSpecContainerVolumesSecret, typing.Dict[builtins.str, typing.Any]]] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__981805802a8abe5dd8036d90af933067128698fb521f43b4bd8d5181a9699b9e(
+    *,
+    name: builtins.str,
+    optional: typing.Optional[builtins.bool] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__84011130bb1242d8bc184d7ab0b8c5b079f681afca60cc3cd934685de4d57012(
+    *,
+    medium: typing.Optional[InferenceRuntimeSpecContainerVolumesEmptyDirMedium] = None,
+    size_limit: typing.Optional[InferenceRuntimeSpecContainerVolumesEmptyDirSizeLimit] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__81c7511966f5c4927a7193f528b048cad54abe9f4aaa20522ce37f8b170541c7(
+    value: jsii.Number,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__9d7dad9de2590ad6d2997fda4c257fcf12f5e2534c3ed16aa19d252efd191231(
+    value: builtins.str,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__d349511647f8c1284b74cf82ba884902321f4c16fbe77537cf022aafd2927882(
+    *,
+    path: builtins.str,
+    type: typing.Optional[InferenceRuntimeSpecContainerVolumesHostPathType] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__d4ac6ed8b7f2029269d9bc1ef705be63695dcf942099b92a2f62fa2bc021460a(
+    *,
+    secret_name: builtins.str,
+    optional: typing.Optional[builtins.bool] = None,
 ) -> None:
     """Type checking stubs"""
     pass
@@ -6299,6 +6982,7 @@ def _typecheckingstub__387a3d09896aa08c6cda73bde9430f57415104e644bda306be344c06f
     cpu: typing.Optional[LlmServiceSpecResourcesCpu] = None,
     fraction: typing.Optional[typing.Union[LlmServiceSpecResourcesFraction, typing.Dict[builtins.str, typing.Any]]] = None,
     memory: typing.Optional[LlmServiceSpecResourcesMemory] = None,
+    shared_memory: typing.Optional[builtins.str] = None,
 ) -> None:
     """Type checking stubs"""
     pass

@@ -66,7 +66,7 @@ class Duration:
             raise DurationError(f"expected a duration string such as '10s', got {type(text).__name__}")
         if len(text) > MAX_LENGTH:
             raise DurationError(f"duration longer than {MAX_LENGTH} characters")
-        if not _FULL.match(text) or text.endswith("\n"):
+        if not _FULL.fullmatch(text):
             raise DurationError(
                 f"invalid duration {text!r}: use numbers with units (ns, us, ms, s, m, h), e.g. 90s or 1h30m"
             )

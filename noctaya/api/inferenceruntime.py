@@ -21,7 +21,7 @@ from typing import Annotated, Any, Final, Literal
 
 import pydantic
 
-from noctaya.api import core, meta, templates
+from noctaya.api import core, meta, quantities, templates
 
 KIND: Final = "InferenceRuntime"
 PLURAL: Final = "inferenceruntimes"
@@ -81,8 +81,202 @@ class ContainerPort(meta.ApiModel):
     """Port number the server listens on."""
 
 
+#: volume names and paths of Noctaya's own mounts in the serving container (cache, pvc://, /dev/shm)
+RESERVED_VOLUME_NAMES: Final = ("model-cache", "models", "dshm")
+RESERVED_MOUNT_PATHS: Final = ("/cache", "/models", "/dev/shm")
+MAX_VOLUMES: Final = 16
+#: an absolute path of plain segments: no ``.`` or ``..`` segment, no trailing ``/``, no ``:``
+PATH_PATTERN: Final = r"^(/[A-Za-z0-9_][-A-Za-z0-9._]*)+$"
+
+_RESERVED_NAME = meta.Rule(
+    rule="!(self in [" + ", ".join(f"'{n}'" for n in RESERVED_VOLUME_NAMES) + "])",
+    message="is reserved for Noctaya's own volumes (" + ", ".join(RESERVED_VOLUME_NAMES) + ")",
+)
+_RESERVED_PATH = meta.Rule(
+    rule="![" + ", ".join(f"'{p}'" for p in RESERVED_MOUNT_PATHS) + "]"
+    ".exists(p, self == p || self.startsWith(p + '/') || p.startsWith(self + '/'))",
+    message="must not be, contain or lie under Noctaya's own mounts ("
+    + ", ".join(RESERVED_MOUNT_PATHS)
+    + ")",
+)
+
+
+def _not_reserved_name(value: str) -> str:
+    if value in RESERVED_VOLUME_NAMES:
+        raise ValueError(_RESERVED_NAME.message)
+    return value
+
+
+def _not_reserved_path(value: str) -> str:
+    if any(
+        value == p or value.startswith(p + "/") or p.startswith(value + "/") for p in RESERVED_MOUNT_PATHS
+    ):
+        raise ValueError(_RESERVED_PATH.message)
+    return value
+
+
+VolumeName = Annotated[
+    str,
+    pydantic.Field(
+        min_length=1,
+        max_length=63,
+        pattern=meta.DNS_LABEL_PATTERN,
+        json_schema_extra=meta.cel(_RESERVED_NAME),
+    ),
+    pydantic.AfterValidator(_not_reserved_name),
+]
+AbsolutePath = Annotated[str, pydantic.Field(min_length=2, max_length=1024, pattern=PATH_PATTERN)]
+MountPath = Annotated[
+    str,
+    pydantic.Field(
+        min_length=2, max_length=1024, pattern=PATH_PATTERN, json_schema_extra=meta.cel(_RESERVED_PATH)
+    ),
+    pydantic.AfterValidator(_not_reserved_path),
+]
+
+
+class HostPathType(enum.StrEnum):
+    UNSET = ""
+    DIRECTORY_OR_CREATE = "DirectoryOrCreate"
+    DIRECTORY = "Directory"
+    FILE_OR_CREATE = "FileOrCreate"
+    FILE = "File"
+    SOCKET = "Socket"
+    CHAR_DEVICE = "CharDevice"
+    BLOCK_DEVICE = "BlockDevice"
+
+
+class HostPathSource(meta.ApiModel):
+    """A file or directory of the node (driver files, device sockets)."""
+
+    path: AbsolutePath
+    """Absolute path on the node."""
+    type: HostPathType = HostPathType.UNSET
+    """What must exist at the path (Kubernetes' hostPath types); unset checks nothing."""
+
+
+class ConfigMapSource(meta.ApiModel):
+    """The keys of a ConfigMap in the LLMService's namespace, as files."""
+
+    name: Annotated[str, pydantic.Field(min_length=1, max_length=253, pattern=meta.DNS_SUBDOMAIN_PATTERN)]
+    """ConfigMap name."""
+    optional: bool = False
+    """Start even when the ConfigMap is missing."""
+
+
+class SecretSource(meta.ApiModel):
+    """The keys of a Secret in the LLMService's namespace, as read-only files."""
+
+    secret_name: Annotated[
+        str, pydantic.Field(min_length=1, max_length=253, pattern=meta.DNS_SUBDOMAIN_PATTERN)
+    ]
+    """Secret name."""
+    optional: bool = False
+    """Start even when the Secret is missing."""
+
+
+class EmptyDirMedium(enum.StrEnum):
+    DEFAULT = ""
+    MEMORY = "Memory"
+
+
+class EmptyDirSource(meta.ApiModel):
+    """Scratch space that lives as long as the Pod."""
+
+    medium: EmptyDirMedium = EmptyDirMedium.DEFAULT
+    """Node storage (unset) or memory (Memory; counts against the container's memory limit)."""
+    size_limit: quantities.Quantity | None = None
+    """Upper bound of the space used."""
+
+
+_ONE_SOURCE = meta.Rule(
+    rule="(has(self.hostPath) ? 1 : 0) + (has(self.configMap) ? 1 : 0) + (has(self.secret) ? 1 : 0)"
+    " + (has(self.emptyDir) ? 1 : 0) == 1",
+    message="exactly one of hostPath, configMap, secret or emptyDir must be set",
+)
+
+
+class Volume(meta.ApiModel):
+    """Extension: a volume of the backend Pod, one of a safe subset of Kubernetes' sources."""
+
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_ONE_SOURCE,
+            fields=("host_path", "config_map", "secret", "empty_dir"),
+            holds=lambda host_path, config_map, secret, empty_dir: (
+                sum(v is not None for v in (host_path, config_map, secret, empty_dir)) == 1
+            ),
+        ),
+    )
+
+    name: VolumeName
+    """Volume name (a DNS label), referenced by volumeMounts."""
+    host_path: HostPathSource | None = None
+    """A node file or directory."""
+    config_map: ConfigMapSource | None = None
+    """A ConfigMap's keys as files."""
+    secret: SecretSource | None = None
+    """A Secret's keys as read-only files."""
+    empty_dir: EmptyDirSource | None = None
+    """Pod-lifetime scratch space."""
+
+
+class VolumeMount(meta.ApiModel):
+    """Extension: where the serving container sees one of ``container.volumes``."""
+
+    name: VolumeName
+    """The volume (one of container.volumes)."""
+    mount_path: MountPath
+    """Absolute path in the container; not Noctaya's own /cache, /models or /dev/shm."""
+    read_only: bool = False
+    """Mount read-only."""
+    sub_path: Annotated[
+        str | None,
+        pydantic.Field(
+            min_length=1,
+            max_length=1024,
+            pattern=r"^[A-Za-z0-9_][-A-Za-z0-9._]*(/[A-Za-z0-9_][-A-Za-z0-9._]*)*$",
+        ),
+    ] = None
+    """A relative path inside the volume (no '..')."""
+
+
+_MOUNTS_NAME_VOLUMES = meta.Rule(
+    rule="!has(self.volumeMounts) || self.volumeMounts.all(m, has(self.volumes) && "
+    "self.volumes.exists(v, v.name == m.name))",
+    message="every volumeMounts name must be one of volumes",
+)
+_UNIQUE_VOLUMES = meta.Rule(
+    rule="!has(self.volumes) || self.volumes.all(v, self.volumes.exists_one(w, w.name == v.name))",
+    message="volume names must be unique",
+)
+_UNIQUE_MOUNT_PATHS = meta.Rule(
+    rule="!has(self.volumeMounts) || self.volumeMounts.all(m, self.volumeMounts.exists_one(n, "
+    "n.mountPath == m.mountPath))",
+    message="volumeMounts mountPaths must be unique",
+)
+
+
 class Container(meta.ApiModel):
     """The serving container: an OpenAI-compatible image, its templated args and env, and its port."""
+
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_MOUNTS_NAME_VOLUMES,
+            fields=("volumes", "volume_mounts"),
+            holds=lambda volumes, volume_mounts: {m.name for m in volume_mounts} <= {v.name for v in volumes},
+        ),
+        meta.CrossFieldRule(
+            cel=_UNIQUE_VOLUMES,
+            fields=("volumes",),
+            holds=lambda volumes: len({v.name for v in volumes}) == len(volumes),
+        ),
+        meta.CrossFieldRule(
+            cel=_UNIQUE_MOUNT_PATHS,
+            fields=("volume_mounts",),
+            holds=lambda volume_mounts: len({m.mount_path for m in volume_mounts}) == len(volume_mounts),
+        ),
+    )
 
     image: Annotated[str, pydantic.Field(min_length=1, max_length=meta.MAX_STRING)]
     """OpenAI-compatible serving image."""
@@ -96,6 +290,15 @@ class Container(meta.ApiModel):
     """Environment; literal values may use the same placeholders as args."""
     port: ContainerPort = pydantic.Field(default_factory=ContainerPort)
     """The serving port."""
+    volumes: Annotated[list[Volume], pydantic.Field(max_length=MAX_VOLUMES)] = pydantic.Field(
+        default_factory=list
+    )
+    """Extension: extra volumes of the backend Pod (hostPath, configMap, secret or emptyDir)."""
+    volume_mounts: Annotated[list[VolumeMount], pydantic.Field(max_length=MAX_VOLUMES)] = pydantic.Field(
+        default_factory=list
+    )
+    """Extension: where the serving container mounts them; a mount at an adapter default's path (the
+    Ascend driver files) replaces that default."""
 
 
 class Sharing(meta.ApiModel):

@@ -12,10 +12,12 @@ the CRD carries its CEL, so both refuse the same documents with the same words):
 - ``scaling``: ``min <= max``; ``activationTimeout > 0``; ``scaleDownStabilization`` whole seconds in
   0s..1h; ``drainTimeout >= 0``.
 - ``endpoint.coldStart.heartbeatInterval > 0``.
+- ``resources.sharedMemory`` (extension): whole ``Mi`` or ``Gi`` (``16Gi``, ``512Mi``), a pattern the
+  CRD checks too (no CEL quantity library needed).
 - reserved (parse, then ``reserved_field_problems()`` reports them): ``model.catalogRef``,
   ``resources.fraction``, ``cache.strategy: BakedImage``, ``scaling.metric: kvCacheUtil``.
 - ``metadata.name``: a DNS-1035 label of at most 55 characters (the owned Services are
-  ``<name>-gateway`` and ``<name>-scaler``, which must stay DNS labels).
+  ``<name>``, ``<name>-backend`` and ``<name>-scaler``, which must stay DNS labels).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from noctaya.api import durations, inferenceruntime, meta, quantities, rules, se
 
 KIND: Final = "LLMService"
 PLURAL: Final = "llmservices"
-#: Longest LLMService name: ``<name>-gateway`` must still be a 63-character DNS label.
+#: Longest LLMService name: ``<name>-backend`` must still be a 63-character DNS label.
 MAX_NAME_LENGTH: Final = 55
 NAME_PATTERN: Final = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 NAME_RULE: Final = meta.Rule(
@@ -37,6 +39,8 @@ NAME_RULE: Final = meta.Rule(
     message="metadata.name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a "
     f"letter) of at most {MAX_NAME_LENGTH} characters",
 )
+#: ``resources.sharedMemory``: a whole number of mebibytes or gibibytes, at most 6 digits
+SHARED_MEMORY_PATTERN: Final = r"^[1-9][0-9]{0,5}(Mi|Gi)$"
 #: Cache size used when ``cache.size`` is unset (a controller default, as in API.md).
 DEFAULT_CACHE_SIZE: Final = quantities.Quantity.parse("50Gi")
 
@@ -184,6 +188,12 @@ class Resources(meta.ApiModel):
     """Memory request and limit of the backend container."""
     fraction: Fraction | None = None
     """Reserved, not implemented: fractional accelerators."""
+    shared_memory: Annotated[
+        str | None, pydantic.Field(min_length=3, max_length=8, pattern=SHARED_MEMORY_PATTERN)
+    ] = None
+    """Extension: size of the memory-backed /dev/shm of the serving container, whole Mi or Gi (e.g.
+    16Gi). Default: half of memory when memory is set, else 8Gi. Pages written there count against the
+    container's memory limit."""
 
 
 # ----------------------------------------------------------------------------------------------- scaling

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import re
 from typing import Annotated, Any, ClassVar, Final
 
 import pydantic
@@ -124,6 +125,54 @@ class ApiModel(pydantic.BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+#: apimachinery's qualified name: an optional DNS-subdomain prefix and "/", then 1-63 characters
+_QUALIFIED_NAME: Final = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_PREFIX: Final = re.compile(DNS_SUBDOMAIN_PATTERN.strip("^$"))
+_LABEL_VALUE: Final = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+#: the API server's bound on all annotations of one object together (keys and values)
+MAX_ANNOTATIONS_BYTES: Final = 256 * 1024
+
+
+def qualified_name_problem(key: str) -> str | None:
+    """Why ``key`` is not a label or annotation key the API server accepts (None if it is)."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and (not prefix or len(prefix) > 253 or not _PREFIX.fullmatch(prefix)):
+        return "the prefix before '/' must be a DNS subdomain of at most 253 characters"
+    if not name or len(name) > 63 or not _QUALIFIED_NAME.fullmatch(name):
+        return (
+            "the name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending with a letter or "
+            "digit, after an optional DNS-subdomain prefix and '/'"
+        )
+    return None
+
+
+def _check_labels(labels: dict[str, str]) -> dict[str, str]:
+    for key, value in labels.items():
+        problem = qualified_name_problem(key)
+        if problem is not None:
+            raise ValueError(f"label key {key[:80]!r}: {problem}")
+        if len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
+            raise ValueError(
+                f"label {key!r}: the value must be at most 63 characters of [A-Za-z0-9-_.], starting "
+                "and ending with a letter or digit (or empty)"
+            )
+    return labels
+
+
+def _check_annotations(annotations: dict[str, str]) -> dict[str, str]:
+    total = 0
+    for key, value in annotations.items():
+        problem = qualified_name_problem(key)
+        if problem is not None:
+            raise ValueError(f"annotation key {key[:80]!r}: {problem}")
+        total += len(key.encode()) + len(value.encode())
+    if total > MAX_ANNOTATIONS_BYTES:
+        raise ValueError(
+            f"annotations total {total} bytes; the API server accepts at most {MAX_ANNOTATIONS_BYTES}"
+        )
+    return annotations
+
+
 class ObjectMeta(pydantic.BaseModel):
     """``metav1.ObjectMeta``: the fields this project uses, typed; any other server field kept as is."""
 
@@ -134,8 +183,12 @@ class ObjectMeta(pydantic.BaseModel):
     name: Annotated[str | None, pydantic.Field(max_length=253)] = None
     generate_name: str | None = None
     namespace: Annotated[str | None, pydantic.Field(max_length=63, pattern=DNS_LABEL_PATTERN)] = None
-    labels: dict[str, str] = pydantic.Field(default_factory=dict)
-    annotations: dict[str, str] = pydantic.Field(default_factory=dict)
+    labels: Annotated[dict[str, str], pydantic.AfterValidator(_check_labels)] = pydantic.Field(
+        default_factory=dict
+    )
+    annotations: Annotated[dict[str, str], pydantic.AfterValidator(_check_annotations)] = pydantic.Field(
+        default_factory=dict
+    )
     uid: str | None = None
     generation: int | None = None
     resource_version: str | None = None
@@ -195,8 +248,3 @@ Conditions = Annotated[
     pydantic.Field(max_length=32, json_schema_extra=CONDITIONS_LIST),
     pydantic.AfterValidator(_unique_types),
 ]
-
-
-def find_condition(conditions: list[Condition], type_: str) -> Condition | None:
-    """The condition of the given type, if present."""
-    return next((c for c in conditions if c.type == type_), None)

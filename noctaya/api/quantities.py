@@ -123,11 +123,6 @@ class Quantity:
         """The value rounded up to a whole number, as ``Quantity.Value()`` does."""
         return int(self.value.to_integral_value(rounding=decimal.ROUND_CEILING))
 
-    @property
-    def milli(self) -> int:
-        """The value in thousandths, rounded up, as ``Quantity.MilliValue()`` does."""
-        return int((self.value * 1000).to_integral_value(rounding=decimal.ROUND_CEILING))
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Quantity):
             return NotImplemented

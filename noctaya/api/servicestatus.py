@@ -24,41 +24,95 @@ class Phase(enum.StrEnum):
 
 
 class ConditionType(enum.StrEnum):
+    """The condition types an LLMService reports; the operator writes no other."""
+
     READY = "Ready"
+    """At least one backend replica serves. When False, the reason is progress or the active failure."""
     DEGRADED = "Degraded"
+    """Kubernetes observes a hard activation failure. False: Healthy, Inactive or Progressing."""
     AUTOSCALING_READY = "AutoscalingReady"
-    CACHE_READY = "CacheReady"  # extension
+    """The KEDA ScaledObject with the external-push trigger is applied (False: no backend is created)."""
+    RECONCILED = "Reconciled"
+    """Extension: the spec is valid, a runtime is selected and every owned object matches the spec."""
+    CACHE_READY = "CacheReady"
+    """Extension: the model cache is staged (prewarm) and its create-once objects match the spec."""
 
 
 class Reason(enum.StrEnum):
-    """Condition reasons. Progress reasons explain a False ``Ready``; failure reasons set ``Degraded``."""
+    """Every condition reason (and Event reason) the operator writes.
+
+    Progress reasons explain a False ``Ready``; failure reasons set ``Degraded``; the names are the Go
+    implementation's where they mean the same.
+    """
 
     # Ready=True
-    SERVING = "Serving"
+    AVAILABLE = "Available"
+    """Ready=True: at least one backend replica is Ready and serves."""
     # progress (Ready=False)
     ACTIVATING = "Activating"
+    """Ready=False: the backend is requested and its Pods are not created yet."""
     STARTING = "Starting"
+    """Ready=False: a backend Pod waits to be scheduled or pulls its image."""
     MODEL_LOADING = "ModelLoading"
+    """Ready=False: the serving container runs and loads the model."""
     SCHEDULING_DELAYED = "SchedulingDelayed"
+    """Ready=False: a backend Pod is unschedulable (no node fits yet)."""
     SCALED_TO_ZERO = "ScaledToZero"
+    """Ready=False: the backend is scaled to zero; the next request activates it."""
     # hard activation failures (Degraded=True)
     IMAGE_PULL_FAILED = "ImagePullFailed"
+    """Degraded=True: a backend image cannot be pulled."""
     OOM_KILLED = "OOMKilled"
+    """Degraded=True: a backend container exceeded its memory limit."""
     CRASH_LOOP_BACK_OFF = "CrashLoopBackOff"
+    """Degraded=True: a backend container keeps exiting."""
     CONTAINER_RESTARTING = "ContainerRestarting"
+    """Degraded=True: a backend container restarted and has not recovered."""
     PROGRESS_DEADLINE_EXCEEDED = "ProgressDeadlineExceeded"
+    """Degraded=True: the backend Deployment exceeded its progress deadline."""
     PREWARM_FAILED = "PrewarmFailed"
+    """Degraded=True and CacheReady=False: the prewarm Job failed terminally."""
+    # Degraded=False
     HEALTHY = "Healthy"
-    # configuration (Ready=False, AutoscalingReady, CacheReady)
+    """Degraded=False: backend replicas run and no activation failure is observed."""
+    INACTIVE = "Inactive"
+    """Degraded=False: the backend is scaled to zero (or not created yet); nothing can fail."""
+    PROGRESSING = "Progressing"
+    """Degraded=False: the backend is activating or rolling out, without a failure so far."""
+    # configuration (Ready=False, Reconciled=False)
     RUNTIME_NOT_FOUND = "RuntimeNotFound"
+    """No InferenceRuntime matches spec.runtime."""
     RUNTIME_AMBIGUOUS = "RuntimeAmbiguous"
+    """Several InferenceRuntimes tie at the highest priority of the first matching vendor."""
     INVALID_SPEC = "InvalidSpec"
+    """The spec (or an object rendered from it) is invalid; the message names the field or object."""
     NOT_IMPLEMENTED = "NotImplemented"
-    SCALED_OBJECT_CRD_MISSING = "ScaledObjectCRDMissing"
-    CONFIGURED = "Configured"
+    """The spec asks for a reserved feature."""
+    # Reconciled (extension)
+    APPLIED = "Applied"
+    """Extension, Reconciled=True: every owned object matches the spec."""
+    OBJECT_SPEC_CHANGED = "ObjectSpecChanged"
+    """Extension, Reconciled=False: a create-once object (not a cache one) differs from the spec."""
+    OBJECT_NOT_CONTROLLED = "ObjectNotControlled"
+    """Extension, Reconciled=False: an object of a name the service needs already exists and is not
+    controlled by this LLMService; it is left untouched until it is renamed or deleted."""
+    # AutoscalingReady
+    SCALED_OBJECT_APPLIED = "ScaledObjectApplied"
+    """AutoscalingReady=True: the KEDA ScaledObject with the external-push trigger is applied."""
+    AUTOSCALING_UNAVAILABLE = "AutoscalingUnavailable"
+    """AutoscalingReady=False: the KEDA ScaledObject CRD is not installed; no backend is created."""
+    SCALED_OBJECT_NOT_READY = "ScaledObjectNotReady"
+    """Extension, AutoscalingReady=False: KEDA reports the applied ScaledObject is not Ready."""
+    # CacheReady (extension)
     CACHE_SPEC_CHANGED = "CacheSpecChanged"
+    """Extension, CacheReady=False: the cache claim or prewarm Job differs from the spec."""
     PREWARMING = "Prewarming"
+    """Extension, CacheReady=False: the prewarm Job is staging the model."""
     PREWARMED = "Prewarmed"
+    """Extension, CacheReady=True: the prewarm Job staged the model."""
+    CACHE_NODE_FULL = "CacheNodeFull"
+    """Extension, CacheReady=False: backend replicas share a ReadWriteOnce cache claim, so they all
+    run on the node that holds it, and that node fits no more of them (see the message)."""
 
 
 #: Reasons that mark a hard activation failure (``Degraded=True``).
@@ -80,6 +134,7 @@ PROGRESS_REASONS: Final = frozenset(
         Reason.MODEL_LOADING,
         Reason.SCHEDULING_DELAYED,
         Reason.SCALED_TO_ZERO,
+        Reason.PREWARMING,
     }
 )
 

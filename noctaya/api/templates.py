@@ -59,11 +59,6 @@ def check_template(text: str) -> None:
     raise TemplateError(f"unclosed or malformed placeholder {_quote(unclosed)}; allowed: {allowed()}")
 
 
-def placeholders_in(text: str) -> list[str]:
-    """The placeholders used in ``text``, in order of appearance (``text`` must be valid)."""
-    return [m.group(1) for m in _PLACEHOLDER.finditer(text)]
-
-
 def render_template(text: str, *, model_path: str, service_name: str, service_namespace: str) -> str:
     """Substitute the placeholders; ``TemplateError`` when ``text`` uses anything else."""
     check_template(text)

@@ -1,4 +1,4 @@
-"""Autoscaling: the KEDA ScaledObject ``<name>`` that owns the backend's replicas.
+"""Autoscaling: the KEDA ScaledObject ``<name>`` that owns the replicas of Deployment ``<name>-backend``.
 
 One ``external-push`` trigger points at the scaler Service (``<name>-scaler.<ns>.svc:9090``):
 ``StreamIsActive`` activates 0 -> 1 at once, polling of ``GetMetrics`` against the per-replica target
@@ -48,8 +48,9 @@ class AutoscalingProps:
     #: queue-depth target per backend replica and its metric name
     target: int = 10
     metric_name: str = "queueDepth"
-    #: KEDA polling of IsActive/GetMetrics (activation does not wait for it)
-    polling_interval_seconds: int = 30
+    #: KEDA polling of IsActive/GetMetrics, the Go implementation's 5 s: scaling 1 -> N follows queue
+    #: growth within seconds. Activation 0 -> 1 never waits for it (the StreamIsActive push does)
+    polling_interval_seconds: int = 5
     authentication_ref: AuthenticationRef | None = None
 
     @property
@@ -80,7 +81,7 @@ class Autoscaling(constructs.Construct):
         self.scaled_object = keda.ScaledObject(
             self,
             "Resource",
-            metadata=ident.api_metadata(name=ident.backend, component=COMPONENT),
+            metadata=ident.api_metadata(name=ident.scaled_object, component=COMPONENT),
             spec=keda.ScaledObjectSpec(
                 scale_target_ref=keda.ScaledObjectSpecScaleTargetRef(
                     api_version="apps/v1", kind="Deployment", name=ident.backend

@@ -9,7 +9,24 @@ The Pod runs the runtime's serving container with:
   receives SIGTERM, and a termination grace of at least that plus 10 s;
 - the model volume (cache or ``pvc://``), and, when a staging Job fills it, an init container that
   waits (bounded) for the readiness marker;
-- cpu request, memory request = limit, and the accelerator count as extended-resource request = limit.
+- with ``shared_memory``: a memory-backed emptyDir ``dshm`` of that size at ``/dev/shm`` (why and how
+  it is sized: ``noctaya.runtime.rendering``);
+- the extra volumes and mounts (the runtime's ``container.volumes``, the adapter's host files: see
+  ``noctaya.runtime.mounts``), after Noctaya's own; a clash of names or paths is refused;
+- cpu request, memory request = limit, and the accelerator count as extended-resource request = limit;
+- with ``share_node`` (the replicas share one ReadWriteOnce cache claim, ``NodeLocalPVC``): a
+  *required* pod affinity to the backend's own selector labels on ``kubernetes.io/hostname``.
+
+Why ``share_node``: a ReadWriteOnce volume attaches to one node at a time. Replicas spread over nodes
+would hang in ``ContainerCreating`` (Multi-Attach) on every node but the first, and a rolling update
+would start its new Pod elsewhere and wait forever for the old one's volume. With the affinity every
+replica (and every surge Pod of a rollout) is scheduled on the node that already runs one, so each
+either runs there with the cache or stays Pending as unschedulable — never stuck on a volume. The first
+replica after scale-to-zero matches no Pod and goes wherever the claim allows. The limit is what that one
+node holds (accelerators, memory); the operator reports replicas beyond it as
+``CacheReady=False/CacheNodeFull`` naming the remedy: ``SharedPVC`` (a ReadWriteMany class, one cache
+for every node) or ``HostPath`` (a cache per node) to spread replicas, or a lower ``scaling.max``.
+Rolling the backend needs room for one more replica on that node.
 """
 
 from __future__ import annotations
@@ -22,7 +39,7 @@ import constructs
 from cdk8s_plus_28 import k8s
 
 from noctaya.constructs import kube, naming, volumes
-from noctaya.runtime import delivery
+from noctaya.runtime import delivery, mounts
 
 COMPONENT: Final = "backend"
 CONTAINER: Final = "server"
@@ -37,6 +54,9 @@ SERVICE_PORT_NAME: Final = "http"
 WAIT_IMAGE: Final = "docker.io/library/busybox:1.37.0"
 #: default bound of the wait for a staging Job's marker
 MARKER_WAIT_SECONDS: Final = 3600
+HOSTNAME_TOPOLOGY: Final = "kubernetes.io/hostname"
+SHM_VOLUME: Final = "dshm"
+SHM_PATH: Final = "/dev/shm"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -77,6 +97,13 @@ class BackendProps:
     pre_stop_drain_seconds: int | None = None
     termination_grace_period_seconds: int | None = None
     image_pull_secrets: tuple[str, ...] = ()
+    #: every replica on one node (replicas share a ReadWriteOnce claim); see the module docstring
+    share_node: bool = False
+    #: size limit of the memory-backed /dev/shm; ``None`` mounts none (the container runtime's 64 MiB)
+    shared_memory: str | None = None
+    #: extra volumes of the Pod and mounts of the serving container (``noctaya.runtime.mounts``)
+    extra_volumes: tuple[mounts.ExtraVolume, ...] = ()
+    extra_mounts: tuple[mounts.ExtraMount, ...] = ()
 
 
 def default_probe(*, path: str, port_name: str, startup: bool) -> dict[str, Any]:
@@ -99,6 +126,42 @@ def progress_deadline_seconds(*, startup: Mapping[str, Any], marker_wait_seconds
     )
     total = budget + (marker_wait_seconds or 0) + PULL_ALLOWANCE_SECONDS
     return max(MIN_PROGRESS_DEADLINE_SECONDS, total)
+
+
+def same_node_affinity(selector: Mapping[str, str]) -> k8s.Affinity:
+    """Required co-location of a component's Pods on one node (hostname topology)."""
+    return k8s.Affinity(
+        pod_affinity=k8s.PodAffinity(
+            required_during_scheduling_ignored_during_execution=[
+                k8s.PodAffinityTerm(
+                    topology_key=HOSTNAME_TOPOLOGY,
+                    label_selector=k8s.LabelSelector(match_labels=dict(selector)),
+                )
+            ]
+        )
+    )
+
+
+def check_extra(props: BackendProps, *, own_volumes: list[str], own_paths: list[str]) -> None:
+    """Refuse extra volumes that take a name or path of the backend's own, or of each other."""
+    names = [*own_volumes, *(v.name for v in props.extra_volumes)]
+    if len(set(names)) != len(names):
+        raise ValueError(f"InferenceRuntime spec.container.volumes: volume names clash: {sorted(names)}")
+    extra_paths = [m.mount_path for m in props.extra_mounts]
+    if len(set(extra_paths)) != len(extra_paths):
+        raise ValueError(
+            f"InferenceRuntime spec.container.volumeMounts: mount paths repeat: {sorted(extra_paths)}"
+        )
+    for own in own_paths:
+        for path in extra_paths:
+            if path == own or path.startswith(own + "/") or own.startswith(path + "/"):
+                raise ValueError(
+                    f"InferenceRuntime spec.container.volumeMounts: {path} overlaps Noctaya's {own}"
+                )
+    known = {v.name for v in props.extra_volumes}
+    for m in props.extra_mounts:
+        if m.name not in known:
+            raise ValueError(f"InferenceRuntime spec.container.volumeMounts: {m.name!r} names no volume")
 
 
 def grace_seconds(props: BackendProps) -> int | None:
@@ -133,7 +196,23 @@ class Backend(constructs.Construct):
             requests["memory"] = limits["memory"] = props.memory
         for resource, count in props.accelerators.items():
             requests[resource] = limits[resource] = count
-        mounts = [volumes.mount(props.model_volume)] if props.model_volume else None
+        mounts_ = [volumes.mount(props.model_volume)] if props.model_volume else []
+        pod_volumes = [volumes.volume(props.model_volume)] if props.model_volume else []
+        if props.shared_memory is not None:
+            mounts_.append(k8s.VolumeMount(name=SHM_VOLUME, mount_path=SHM_PATH))
+            pod_volumes.append(
+                k8s.Volume(
+                    name=SHM_VOLUME,
+                    empty_dir=k8s.EmptyDirVolumeSource(
+                        medium="Memory", size_limit=kube.quantity(props.shared_memory)
+                    ),
+                )
+            )
+        check_extra(
+            props, own_volumes=[v.name for v in pod_volumes], own_paths=[m.mount_path for m in mounts_]
+        )
+        pod_volumes += [volumes.extra_volume(v) for v in props.extra_volumes]
+        mounts_ += [volumes.extra_mount(m) for m in props.extra_mounts]
         lifecycle = None
         if props.pre_stop_drain_seconds is not None:
             lifecycle = k8s.Lifecycle(
@@ -156,7 +235,7 @@ class Backend(constructs.Construct):
             resources=k8s.ResourceRequirements(
                 requests=kube.quantities(requests) or None, limits=kube.quantities(limits) or None
             ),
-            volume_mounts=mounts,
+            volume_mounts=mounts_ or None,
             lifecycle=lifecycle,
         )
         init = None
@@ -174,10 +253,11 @@ class Backend(constructs.Construct):
         pod = k8s.PodSpec(
             containers=[server],
             init_containers=init,
-            volumes=[volumes.volume(props.model_volume)] if props.model_volume else None,
+            volumes=pod_volumes or None,
             node_selector=dict(props.node_selector) or None,
             tolerations=[kube.toleration(t) for t in props.tolerations] or None,
             scheduler_name=props.scheduler_name,
+            affinity=same_node_affinity(selector) if props.share_node else None,
             image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
             termination_grace_period_seconds=grace_seconds(props),
             enable_service_links=False,

@@ -2,11 +2,15 @@
 
 | strategy       | object                         | servers mount                         |
 |----------------|--------------------------------|---------------------------------------|
-| NodeLocalPVC   | PVC, ReadWriteOnce             | the claim at /cache                   |
+| NodeLocalPVC   | PVC, ReadWriteOnce             | the claim at /cache, all on one node  |
 | SharedPVC      | PVC, ReadWriteMany (RWX class) | the claim at /cache                   |
 | HostPath       | none (a node directory)        | hostPath at /cache                    |
 | None           | none                           | an emptyDir at /cache                 |
 | BakedImage     | reserved: a clear error        |                                       |
+
+A ReadWriteOnce claim attaches to one node, so NodeLocalPVC replicas are kept on that node (required
+pod affinity, see ``noctaya.constructs.backend``); replicas it cannot hold stay Pending and are
+reported (``CacheReady=False/CacheNodeFull``). Replicas across nodes need SharedPVC or HostPath.
 
 The claim is create-once: size, access mode and class are immutable in practice, so the desired spec is
 hashed into ``serving.noctaya.io/spec-hash`` and a change is reported, never applied silently.

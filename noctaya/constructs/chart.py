@@ -106,7 +106,7 @@ class LLMServiceChart(cdk8s.Chart):
                     node_selector=placement.node_selector,
                     tolerations=placement.tolerations,
                     image_pull_secrets=pull_secrets,
-                    hub_image=settings.hub_image,
+                    hub_image=settings.hub_image or settings.gateway_image,
                     oras_image=settings.oras_image,
                     stage_image=settings.stage_image,
                     stage_size_limit=str(spec.cache.effective_size) if plan.staging.kind == "oci" else None,
@@ -143,6 +143,12 @@ class LLMServiceChart(cdk8s.Chart):
                 pre_stop_drain_seconds=recipe.pre_stop_drain_seconds,
                 termination_grace_period_seconds=recipe.termination_grace_period_seconds,
                 image_pull_secrets=pull_secrets,
+                shared_memory=recipe.shared_memory,
+                extra_volumes=recipe.volumes,
+                extra_mounts=recipe.volume_mounts,
+                share_node=plan.cache is not None
+                and plan.cache.access_mode == "ReadWriteOnce"
+                and plan.volume.claim_name is not None,
             ),
         )
 

@@ -7,7 +7,8 @@
   gateways. A value the gateway would refuse is refused here, naming the LLMService field.
 - The client API key (``spec.endpoint.authentication.secretRef``) is a projected Secret volume: the
   gateway rereads the file for every request, so rotation needs no restart. It never enters env or args.
-- The public Service ``<name>-gateway`` carries HTTP only (80 -> ``http``). gRPC 9090 is never on it.
+- The public Service ``<name>`` (the name clients use, as in the Go implementation) carries HTTP only
+  (80 -> ``http``, 8080). gRPC 9090 is never on it. The backend is ``<name>-backend``.
 - With one replica the ExternalScaler runs in the gateway; the internal Service ``<name>-scaler``
   (9090) selects the gateway Pods. With more, the aggregate scaler owns ``<name>-scaler``; gateways
   ``report`` to it with the token Secret, get preferred hostname anti-affinity and a PDB
@@ -27,6 +28,7 @@ import yaml
 from cdk8s_plus_28 import k8s
 from pydantic import alias_generators
 
+from noctaya.api import quantities
 from noctaya.constructs import kube, naming, volumes
 from noctaya.contract import documents, fields
 from noctaya.contract import gateway as gateway_contract
@@ -165,6 +167,7 @@ def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
                     "tls": tls_files(props.scaler_tls_secret),
                 }
             )
+        check_memory(props)
         return gateway_contract.GatewayConfig.wire(
             settings=props.settings,
             listen=f":{HTTP_PORT}",
@@ -176,6 +179,25 @@ def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
         )
     except pydantic.ValidationError as exc:
         raise refusal(exc) from None
+
+
+def check_memory(props: GatewayProps) -> None:
+    """Refuse settings whose worst case does not fit the memory limit the gateway is rendered with
+    (it would be OOM-killed under exactly the load its bounds admit)."""
+    limit = props.resources.get("limits", {}).get("memory")
+    if limit is None:
+        return
+    available = int(quantities.parse(limit).value)
+    settings = props.settings
+    worst = settings.worst_case_memory_bytes()
+    if worst > available:
+        mib = 1 << 20
+        raise ValueError(
+            f"gateway memory limit {limit}: the gateway's bounds admit up to {worst // mib} MiB "
+            f"({gateway_contract.BASELINE_MEMORY_BYTES // mib} MiB at rest + maxQueuedBodyBytes "
+            f"{settings.max_queued_body_bytes // mib} MiB + maxConnections {settings.max_connections} x "
+            f"{gateway_contract.CONNECTION_MEMORY_BYTES // 1024} KiB); raise the limit or lower those bounds"
+        )
 
 
 def render_config(config: fields.Model) -> str:
@@ -334,7 +356,7 @@ class Gateway(constructs.Construct):
         self.service = k8s.KubeService(
             self,
             "Service",
-            metadata=ident.metadata(name=ident.gateway, component=COMPONENT),
+            metadata=ident.metadata(name=ident.endpoint, component=COMPONENT),
             spec=k8s.ServiceSpec(
                 selector=selector,
                 ports=[

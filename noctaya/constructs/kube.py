@@ -109,12 +109,6 @@ def probe(data: Mapping[str, Any], *, kind: str = "probe") -> k8s.Probe:
     return k8s.Probe(**parts, **timings)
 
 
-def lifecycle_handler(data: Mapping[str, Any], *, kind: str = "lifecycle") -> k8s.LifecycleHandler:
-    """A core/v1 LifecycleHandler (preStop/postStart) from its JSON shape."""
-    _check(kind, data, {"httpGet", "tcpSocket", "exec"})
-    return k8s.LifecycleHandler(**_handler_parts(kind, data))
-
-
 def toleration(data: Mapping[str, Any]) -> k8s.Toleration:
     """A core/v1 Toleration from its JSON shape."""
     _check("toleration", data, {"key", "operator", "value", "effect", "tolerationSeconds"})

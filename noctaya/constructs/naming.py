@@ -1,7 +1,11 @@
 """Names, labels, owner references and spec hashes shared by every owned object.
 
 Every object of an LLMService ``<name>`` has a deterministic name (no hash suffix; charts are built
-with ``disable_resource_name_hashes=True``), the discovery label ``serving.noctaya.io/llmservice``, the
+with ``disable_resource_name_hashes=True``): the public Service ``<name>`` is the gateway (what clients
+call, as in the Go implementation), ``<name>-backend`` the backend Deployment and Service,
+``<name>-gateway`` the gateway Deployment and config, ``<name>-scaler`` the ExternalScaler Service,
+``<name>`` the ScaledObject, ``<name>-cache`` / ``<name>-prewarm`` the cache objects. Each object has
+the discovery label ``serving.noctaya.io/llmservice``, the
 ``app.kubernetes.io`` labels and the owner references the caller supplies (the operator passes the
 LLMService; offline synth passes none). Selector labels are a stable subset, because a Deployment's
 selector is immutable.
@@ -68,14 +72,26 @@ class ServiceIdentity:
     namespace: str | None = None
     owner_references: tuple[OwnerReference, ...] = ()
 
-    # ---- deterministic names (team contract)
+    # ---- deterministic names (the Go implementation's: clients address the service by its own name)
     @property
-    def backend(self) -> str:
+    def endpoint(self) -> str:
+        """The public Service: the gateway, the address clients use (``status.endpointURL``)."""
         return self.name
 
     @property
+    def backend(self) -> str:
+        """The backend Deployment and its Service (only the gateway and monitoring reach it)."""
+        return f"{self.name}-backend"
+
+    @property
     def gateway(self) -> str:
+        """The gateway Deployment, its config ConfigMap and PodDisruptionBudget."""
         return f"{self.name}-gateway"
+
+    @property
+    def scaled_object(self) -> str:
+        """The KEDA ScaledObject, named after the service it scales."""
+        return self.name
 
     @property
     def scaler(self) -> str:

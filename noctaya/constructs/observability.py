@@ -9,7 +9,8 @@ for clusters that run the Prometheus Operator:
   ``/metrics`` sits beside the report intake). A co-located scaler's metrics are the gateway's own.
 - ``PrometheusRule``: alerts on the gateway's own metrics (``noctaya_gateway_*``): activation timeouts,
   a cold queue near its bound, sustained rejections, slow activations, a backend that stays unready
-  while demand exists, and an engine queue that stays long (vLLM's metric name by default).
+  while demand exists, an ExternalScaler (co-located or aggregate) that no KEDA stream is connected
+  to (``noctaya_scaler_streams``), and an engine queue that stays long (vLLM's metric name by default).
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class ObservabilityProps:
     slow_activation_seconds: int = 300
     engine_queue_metric: str = "vllm:num_requests_waiting"
     engine_queue_threshold: int = 50
+    #: how long a scaler may serve without any KEDA stream before it is an alert (KEDA reconnects
+    #: with a backoff of a few seconds, so a short gap is normal)
+    stream_missing_for: str = "5m"
 
 
 def alert_rules(props: ObservabilityProps) -> list[monitoring.PrometheusRuleSpecGroupsRules]:
@@ -62,7 +66,7 @@ def alert_rules(props: ObservabilityProps) -> list[monitoring.PrometheusRuleSpec
     return [
         rule(
             "NoctayaActivationTimeouts",
-            f"sum by ({BY}) (increase(noctaya_gateway_activations_expired_total[10m])) > 0",
+            f'sum by ({BY}) (increase(noctaya_gateway_activation_events_total{{event="expired"}}[10m])) > 0',
             "0m",
             "warning",
             "Cold starts of {{ $labels.serving_noctaya_io_llmservice }} time out",
@@ -71,7 +75,7 @@ def alert_rules(props: ObservabilityProps) -> list[monitoring.PrometheusRuleSpec
         ),
         rule(
             "NoctayaColdQueueSaturated",
-            f"max by ({BY}) (noctaya_gateway_queue_depth / noctaya_gateway_max_queue) "
+            f"max by ({BY}) (noctaya_gateway_pending / noctaya_gateway_max_queue) "
             f"> {props.queue_saturation_ratio}",
             "2m",
             "warning",
@@ -81,7 +85,7 @@ def alert_rules(props: ObservabilityProps) -> list[monitoring.PrometheusRuleSpec
         ),
         rule(
             "NoctayaRequestsRejected",
-            f"sum by ({BY}, reason) (rate(noctaya_gateway_rejected_total[5m])) > 0",
+            f"sum by ({BY}, reason) (rate(noctaya_gateway_rejections_total[5m])) > 0",
             "10m",
             "info",
             "{{ $labels.serving_noctaya_io_llmservice }} rejects requests ({{ $labels.reason }})",
@@ -105,6 +109,17 @@ def alert_rules(props: ObservabilityProps) -> list[monitoring.PrometheusRuleSpec
             "warning",
             "{{ $labels.serving_noctaya_io_llmservice }} has demand but no Ready backend",
             "Requests are waiting and no backend became Ready for 15 minutes.",
+        ),
+        rule(
+            "NoctayaExternalScalerStreamMissing",
+            f"max by ({BY}) (noctaya_scaler_streams) == 0",
+            props.stream_missing_for,
+            "warning",
+            "KEDA holds no StreamIsActive stream to the scaler of "
+            "{{ $labels.serving_noctaya_io_llmservice }}",
+            "KEDA's external-push trigger keeps one stream open per ScaledObject; without it a cold "
+            "request waits for KEDA's polling interval instead of scaling from zero at once. Check the "
+            "ScaledObject's trigger address, the scaler's TLS settings and the KEDA operator's log.",
         ),
         rule(
             "NoctayaEngineQueueHigh",

@@ -6,8 +6,12 @@ staged directory; servers mount the finished cache read-only and wait for the ma
 
 Hub sources (``hf://``, ``modelscope://``) with ``spec.cache.prewarm``: one Python container downloads
 ``org/name[@revision]`` into ``<dir>.partial`` with the hub's own client, renames it to ``<dir>``
-and writes ``<dir>/.noctaya-ready``. The image (a pinned ``python`` slim image by default) installs the
-pinned client only when it does not already have it.
+and writes ``<dir>/.noctaya-ready``. Nothing is installed at run time: the container runs the Noctaya
+image (the one of the gateways, built from the repository's ``Dockerfile``), which ships both hub
+clients pinned (the ``hub`` extra: ``huggingface_hub``, ``modelscope``). It works whatever the engine
+image is (a llama.cpp server image has no Python at all; a vLLM image has no ModelScope client), and
+an air-gapped cluster needs no package index. An image without the client fails the Job with a message
+naming the missing module.
 
 ``oci://`` sources (digest-pinned), always staged:
 
@@ -33,6 +37,7 @@ from typing import Any, Final
 import constructs
 from cdk8s_plus_28 import k8s
 
+from noctaya import __version__
 from noctaya.api import sources
 from noctaya.constructs import kube, naming, volumes
 from noctaya.runtime import delivery
@@ -42,8 +47,8 @@ STAGE_DIR: Final = "/stage"
 REGISTRY_DIR: Final = "/etc/noctaya/registry"
 DOCKERCONFIG_KEY: Final = ".dockerconfigjson"
 
-#: pinned default images (RenderSettings can replace them)
-HUB_IMAGE: Final = "docker.io/library/python:3.12.8-slim-bookworm"
+#: pinned default images (RenderSettings can replace them); the hub download runs the Noctaya image
+HUB_IMAGE: Final = f"ghcr.io/noctaya/noctaya:{__version__}"
 ORAS_IMAGE: Final = "ghcr.io/oras-project/oras:v1.2.2"
 STAGE_IMAGE: Final = "docker.io/library/busybox:1.37.0"
 #: default bounds of the Job: retries and the whole Job's deadline
@@ -51,10 +56,9 @@ BACKOFF_LIMIT: Final = 3
 DEADLINE_SECONDS: Final = 6 * 3600
 #: env variables of the runtime that carry hub credentials; the download Job gets them too
 HUB_TOKEN_VARIABLES: Final = frozenset({"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "MODELSCOPE_API_TOKEN"})
-HUB_CLIENTS: Final = {"huggingface": "huggingface_hub==0.27.1", "modelscope": "modelscope==1.22.3"}
 
 _HUB_SCRIPT: Final = r"""
-import importlib, os, pathlib, shutil, subprocess, sys
+import importlib, os, pathlib, shutil, sys
 hub, repo, revision = os.environ["HUB"], os.environ["REPO_ID"], os.environ.get("REVISION") or None
 target = pathlib.Path(os.environ["MODEL_DIR"])
 partial = target.with_name(target.name + ".partial")
@@ -69,9 +73,7 @@ module = "huggingface_hub" if hub == "huggingface" else "modelscope"
 try:
     importlib.import_module(module)
 except ImportError:
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-cache-dir",
-                    "--target", "/tmp/hub-client", os.environ["HUB_CLIENT"]], check=True)
-    sys.path.insert(0, "/tmp/hub-client")
+    sys.exit(f"prewarm: this image has no {module}; run the Noctaya image, which ships the hub clients")
 partial.parent.mkdir(parents=True, exist_ok=True)
 if hub == "huggingface":
     from huggingface_hub import snapshot_download
@@ -139,9 +141,11 @@ class PrewarmProps:
 
 
 def _writer_security_context() -> k8s.SecurityContext:
-    """The containers that write the cache run as its owner (root on a fresh volume), but without
-    privilege escalation or any capability."""
+    """The containers that write the cache run as its owner (root on a fresh volume: said explicitly,
+    since the Noctaya image defaults to a non-root user), but without privilege escalation or any
+    capability."""
     return k8s.SecurityContext(
+        run_as_user=0,
         allow_privilege_escalation=False,
         capabilities=k8s.Capabilities(drop=["ALL"]),
         seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
@@ -154,7 +158,6 @@ def _hub_container(props: PrewarmProps, source: sources.HubSource, mount: k8s.Vo
         k8s.EnvVar(name="REPO_ID", value=source.repo_id),
         k8s.EnvVar(name="REVISION", value=source.revision or ""),
         k8s.EnvVar(name="MODEL_DIR", value=props.staging.target_dir),
-        k8s.EnvVar(name="HUB_CLIENT", value=HUB_CLIENTS[source.hub]),
         k8s.EnvVar(name="HF_HUB_DISABLE_TELEMETRY", value="1"),
         k8s.EnvVar(name="HOME", value="/tmp"),
         *kube.env_vars(props.hub_env),

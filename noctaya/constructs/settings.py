@@ -32,7 +32,8 @@ class RenderSettings:
       LLMService and passes the same value on every render (so it never rotates); ``None`` leaves the
       token Secret out of the output — it must then exist in the cluster.
     - ``wait_image``: busybox-like image of the init container that waits for the cache marker.
-    - ``hub_image`` / ``oras_image`` / ``stage_image``: prewarm Job images (see ``constructs.prewarm``).
+    - ``hub_image`` / ``oras_image`` / ``stage_image``: prewarm Job images (see ``constructs.prewarm``);
+      ``hub_image`` ``None`` runs the hub download in ``gateway_image`` (it ships the hub clients).
     - ``host_path_root``: node directory of HostPath caches.
     - ``marker_wait_seconds``: how long a server waits for a staging Job's marker before it fails.
     - ``prewarm_deadline_seconds`` / ``prewarm_backoff_limit``: bounds of the staging Job.
@@ -48,7 +49,7 @@ class RenderSettings:
     owner_references: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     scaler_token: str | None = None
     wait_image: str = backend.WAIT_IMAGE
-    hub_image: str = prewarm.HUB_IMAGE
+    hub_image: str | None = None
     oras_image: str = prewarm.ORAS_IMAGE
     stage_image: str = prewarm.STAGE_IMAGE
     host_path_root: str = delivery.HOST_PATH_ROOT
@@ -58,7 +59,7 @@ class RenderSettings:
     gateway_resources: Mapping[str, Mapping[str, str]] = dataclasses.field(
         default_factory=lambda: {
             "requests": {"cpu": "100m", "memory": "128Mi"},
-            "limits": {"memory": "512Mi"},
+            "limits": {"memory": "1Gi"},
         }
     )
     gateway_settings: gateway_contract.GatewaySettings = dataclasses.field(

@@ -15,7 +15,7 @@ from typing import Final
 from cdk8s_plus_28 import k8s
 
 from noctaya.constructs import kube
-from noctaya.runtime import delivery
+from noctaya.runtime import delivery, mounts
 
 #: how often the marker wait looks for the marker
 MARKER_POLL_SECONDS: Final = 2
@@ -38,6 +38,42 @@ def volume(model: delivery.ModelVolume) -> k8s.Volume:
             host_path=k8s.HostPathVolumeSource(path=model.host_path, type="DirectoryOrCreate"),
         )
     return k8s.Volume(name=model.name, empty_dir=k8s.EmptyDirVolumeSource())
+
+
+def extra_volume(extra: mounts.ExtraVolume) -> k8s.Volume:
+    """An InferenceRuntime's (or an adapter's) volume: hostPath, ConfigMap, Secret (0440) or emptyDir."""
+    if extra.host_path:
+        return k8s.Volume(
+            name=extra.name,
+            host_path=k8s.HostPathVolumeSource(path=extra.host_path, type=extra.host_path_type),
+        )
+    if extra.config_map:
+        return k8s.Volume(
+            name=extra.name,
+            config_map=k8s.ConfigMapVolumeSource(name=extra.config_map, optional=extra.optional or None),
+        )
+    if extra.secret:
+        return k8s.Volume(
+            name=extra.name,
+            secret=k8s.SecretVolumeSource(
+                secret_name=extra.secret, optional=extra.optional or None, default_mode=0o440
+            ),
+        )
+    return k8s.Volume(
+        name=extra.name,
+        empty_dir=k8s.EmptyDirVolumeSource(
+            medium=extra.medium, size_limit=kube.quantity(extra.size_limit) if extra.size_limit else None
+        ),
+    )
+
+
+def extra_mount(extra: mounts.ExtraMount) -> k8s.VolumeMount:
+    return k8s.VolumeMount(
+        name=extra.name,
+        mount_path=extra.mount_path,
+        read_only=extra.read_only or None,
+        sub_path=extra.sub_path,
+    )
 
 
 def secret_volume(*, name: str, secret: str, items: Mapping[str, str] | None = None) -> k8s.Volume:

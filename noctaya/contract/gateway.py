@@ -30,6 +30,14 @@ from noctaya.contract import documents, fields, scaler
 MAX_QUEUE: Final = 1_000_000
 MAX_IN_FLIGHT: Final = 1_000_000
 MAX_BODY_BYTES: Final = 1 << 30
+MAX_QUEUED_BODY_BYTES: Final = 16 << 30
+MAX_CONNECTIONS: Final = 1_000_000
+#: the gateway process at rest (interpreter, libraries, metrics), measured with some room
+BASELINE_MEMORY_BYTES: Final = 96 << 20
+#: one client connection at most: aiohttp's read buffer up to its high-water mark (2 x 64 KiB), the
+#: request head (16 KiB), the response relayed from the backend up to its own high-water mark
+#: (2 x 64 KiB), and the transport's write buffer
+CONNECTION_MEMORY_BYTES: Final = 384 << 10
 READINESS_PATH: Final = r"^/[^\s?#]*$"
 #: a route's exact path: RFC 3986 path characters, no query or fragment
 ROUTE_PATH: Final = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$"
@@ -168,6 +176,40 @@ class GatewaySettings(fields.Model):
         pydantic.Field(description="a WebSocket with no message either way for this long is closed"),
     ] = 300.0
 
+    max_queued_body_bytes: Annotated[
+        int,
+        pydantic.Field(
+            ge=1,
+            le=MAX_QUEUED_BODY_BYTES,
+            description="request bodies held in memory by queued cold requests, all together (bytes)",
+        ),
+    ] = 128 * 1024 * 1024
+    backend_header_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="longest wait for the backend's response headers (504 after it)"),
+    ] = 600.0
+    client_write_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="a client that reads nothing of its response for this long is cut off"),
+    ] = 60.0
+    header_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="a new connection must send its first request head within this"),
+    ] = 10.0
+    keep_alive_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="an idle kept-alive client connection is closed after this"),
+    ] = 60.0
+    max_connections: Annotated[
+        int, pydantic.Field(ge=1, le=MAX_CONNECTIONS, description="client connections open at once")
+    ] = 1024
+    max_connections_per_peer: Annotated[
+        int,
+        pydantic.Field(
+            ge=1, le=MAX_CONNECTIONS, description="client connections open at once from one address"
+        ),
+    ] = 256
+
     @pydantic.field_validator("cold_routes")
     @classmethod
     def _distinct_paths(cls, routes: tuple[ColdRoute, ...]) -> tuple[ColdRoute, ...]:
@@ -175,6 +217,21 @@ class GatewaySettings(fields.Model):
         if len(set(paths)) != len(paths):
             raise ValueError("each cold route path may appear once")
         return routes
+
+    @pydantic.model_validator(mode="after")
+    def _bounds_agree(self) -> GatewaySettings:
+        if self.max_connections_per_peer > self.max_connections:
+            raise ValueError("maxConnectionsPerPeer: must not exceed maxConnections")
+        return self
+
+    def worst_case_memory_bytes(self) -> int:
+        """What the gateway can hold at most under these bounds: a baseline, the queued bodies, and
+        the buffers of every open connection (request and response flow control, request head)."""
+        return (
+            BASELINE_MEMORY_BYTES
+            + self.max_queued_body_bytes
+            + self.max_connections * CONNECTION_MEMORY_BYTES
+        )
 
 
 class ScalerSection(scaler.ExternalScalerSettings):

@@ -21,6 +21,8 @@ from noctaya.contract import documents, fields
 MAX_TARGET: Final = 1_000_000
 #: KEDA opens one stream per ScaledObject trigger; a few more cover reconnect overlap
 DEFAULT_MAX_STREAMS: Final = 16
+#: so that one client (on the plaintext default, anyone who reaches the port) cannot hold them all
+DEFAULT_MAX_STREAMS_PER_PEER: Final = 4
 MAX_MEMBERS: Final = 10_000
 MAX_MEMBER_DEMAND: Final = 10_000_000
 
@@ -47,9 +49,23 @@ class ExternalScalerSettings(fields.Model):
         int,
         pydantic.Field(ge=1, le=10_000, description="open StreamIsActive streams served at once"),
     ] = DEFAULT_MAX_STREAMS
+    max_streams_per_peer: Annotated[
+        int,
+        pydantic.Field(
+            ge=1,
+            le=10_000,
+            description="open StreamIsActive streams from one address (KEDA needs one per ScaledObject)",
+        ),
+    ] = DEFAULT_MAX_STREAMS_PER_PEER
     tls: Annotated[
         fields.TlsFiles | None, pydantic.Field(description="gRPC server credentials; none means plaintext")
     ] = None
+
+    @pydantic.model_validator(mode="after")
+    def _stream_bounds_agree(self) -> ExternalScalerSettings:
+        if self.max_streams_per_peer > self.max_streams:
+            raise ValueError("maxStreamsPerPeer: must not exceed maxStreams")
+        return self
 
 
 class ScalerConfig(ExternalScalerSettings):
@@ -84,6 +100,27 @@ class ScalerConfig(ExternalScalerSettings):
     max_report_bytes: Annotated[
         int, pydantic.Field(ge=256, le=1 << 20, description="largest report body (bytes)")
     ] = 4096
+    header_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="a new report connection must send its first request head within this"),
+    ] = 5.0
+    keep_alive_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="an idle kept-alive report connection is closed after this"),
+    ] = 30.0
+    max_connections: Annotated[
+        int, pydantic.Field(ge=1, le=100_000, description="report connections open at once")
+    ] = 512
+    max_connections_per_peer: Annotated[
+        int,
+        pydantic.Field(ge=1, le=100_000, description="report connections open at once from one address"),
+    ] = 64
+
+    @pydantic.model_validator(mode="after")
+    def _connection_bounds_agree(self) -> ScalerConfig:
+        if self.max_connections_per_peer > self.max_connections:
+            raise ValueError("maxConnectionsPerPeer: must not exceed maxConnections")
+        return self
 
 
 def build_config(document: dict[str, Any]) -> ScalerConfig:

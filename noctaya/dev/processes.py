@@ -4,6 +4,7 @@ Every child (gateway, aggregate scaler, backend replica) runs in a new process g
 reaches whatever it spawned, gets SIGTERM first and SIGKILL after a bounded grace, and on Linux is
 started under ``setpriv --pdeathsig`` so it is told to stop even if ``noctaya dev`` itself is killed
 with SIGKILL. Output goes to one log file per child, so failures can be shown with their last lines.
+The ports the runner gives its own children are held (:class:`PortReservation`) for as long as it runs.
 """
 
 from __future__ import annotations
@@ -21,10 +22,37 @@ LOG_TAIL_BYTES = 2048
 
 
 def free_port() -> int:
-    """A loopback TCP port that was free a moment ago (the child binds it right after)."""
+    """A loopback TCP port that was free a moment ago (the child binds it right after).
+
+    Another process may take it in between; for a child that binds with ``SO_REUSEADDR`` (every
+    ``noctaya`` command does), :class:`PortReservation` holds the port instead.
+    """
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+class PortReservation:
+    """A loopback TCP port held until :meth:`close`: no other process can take it meanwhile.
+
+    A socket with ``SO_REUSEADDR`` is bound to ``127.0.0.1:0`` and never listens. While it is open,
+    the kernel gives the port to nobody else, yet a child that binds it with ``SO_REUSEADDR`` (aiohttp,
+    uvloop and gRPC servers set it: the gateway, the aggregate scaler) listens on it and gets every
+    connection, again after a restart; with no child listening, connections are refused at once.
+    """
+
+    def __init__(self) -> None:
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self._socket.bind(("127.0.0.1", 0))
+        except BaseException:
+            self._socket.close()
+            raise
+        self.port: int = int(self._socket.getsockname()[1])
+
+    def close(self) -> None:
+        self._socket.close()
 
 
 def _parent_death_wrapper() -> list[str]:

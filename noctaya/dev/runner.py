@@ -103,7 +103,8 @@ class DevRunner:
         self.gateways = gateways.Gateways(front=front, on_event=self.view.event)
         self.scaler: processes.Child | None = None
         self.scaler_report_port = 0
-        self.grpc_port = processes.free_port()
+        self._ports: list[processes.PortReservation] = []  # held until the runner stops
+        self.grpc_port = self._reserve_port()
         self.keda: keda.LocalKeda | None = None
         self.bundle: certificates.Bundle | None = None
         self._session: aiohttp.ClientSession | None = None
@@ -139,6 +140,12 @@ class DevRunner:
         return 0
 
     # ---------------------------------------------------------------- start
+    def _reserve_port(self) -> int:
+        """A port for one of our own children, held so that nothing else takes it before it binds."""
+        reservation = processes.PortReservation()
+        self._ports.append(reservation)
+        return reservation.port
+
     async def _start(self, group: asyncio.TaskGroup, *, session: aiohttp.ClientSession) -> asyncio.Task[None]:
         s = self.settings
         await self.backend.start()
@@ -150,7 +157,7 @@ class DevRunner:
             await self._start_scaler(session=session)
             await front.start()
         for index in range(s.gateways):
-            port = processes.free_port() if front is not None else s.listen_port
+            port = self._reserve_port() if front is not None else s.listen_port
             self.gateways.add(self._gateway(index=index, port=port))
         await self.gateways.start_all(session=session)
         self.keda = keda.LocalKeda(
@@ -208,7 +215,7 @@ class DevRunner:
         token = self.run_dir / "scaler-token"
         token.write_text(secrets.token_urlsafe(32))
         token.chmod(0o600)
-        self.scaler_report_port = processes.free_port()
+        self.scaler_report_port = self._reserve_port()
         path = self.run_dir / "scaler.json"
         path.write_text(json.dumps(self.scaler_config().document(), indent=2))
         self.scaler = processes.Child(
@@ -377,6 +384,8 @@ class DevRunner:
         if self.gateways.front is not None:
             await self.gateways.front.stop()
         await self.backend.stop()
+        for reservation in self._ports:
+            reservation.close()
         if self._session is not None:
             await self._session.close()
         if s.state_file is not None:

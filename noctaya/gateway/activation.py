@@ -71,7 +71,7 @@ class Activation:
         self._opened_at = now
         self._deadline = now + self.timeout
         self._timer = loop.call_at(self._deadline, self._expire)
-        self._metrics.activations_started.inc()
+        self._metrics.activation_started.inc()
         self._demand.set_lease_open(True)
 
     def backend_ready(self) -> None:
@@ -81,7 +81,7 @@ class Activation:
         loop = asyncio.get_running_loop()
         now = loop.time()
         self._cancel_timer()
-        self._metrics.activations_succeeded.inc()
+        self._metrics.activation_succeeded.inc()
         if self._opened_at is not None:
             self._metrics.activation_duration.observe(now - self._opened_at)
         self._state = LeaseState.GRACE
@@ -95,7 +95,7 @@ class Activation:
 
     def _expire(self) -> None:
         self._timer = None
-        self._metrics.activations_expired.inc()
+        self._metrics.activation_expired.inc()
         self._close()
         self._admission.fail_waiting(lambda: errors.activation_timeout(self.timeout))
 

@@ -236,3 +236,53 @@ class Admission:
         if self._expiry is not None:
             self._expiry.cancel()
             self._expiry = None
+
+
+class ByteBudget:
+    """The bytes that queued requests' bodies may hold in memory together (``maxQueuedBodyBytes``).
+
+    A cold request's body is read whole while it waits (to learn ``stream``, and because nothing can
+    be forwarded yet); each byte is taken from here first and given back once the body has been sent
+    to the backend or the request ends. A body that does not fit is refused (429 + Retry-After), so
+    ``max_queue`` bodies of ``max_body_bytes`` cannot add up past what the process may hold.
+    """
+
+    def __init__(self, *, limit: int, refusal: Callable[[], BaseException]) -> None:
+        self.limit = limit
+        self.held = 0
+        self._refusal = refusal
+
+    def take(self, size: int) -> bool:
+        if self.held + size > self.limit:
+            return False
+        self.held += size
+        return True
+
+    def give(self, size: int) -> None:
+        self.held -= size
+
+    def refusal(self) -> BaseException:
+        return self._refusal()
+
+
+class Charge:
+    """What one request holds of a :class:`ByteBudget`; released once (idempotent)."""
+
+    __slots__ = ("budget", "size")
+
+    def __init__(self, budget: ByteBudget) -> None:
+        self.budget = budget
+        self.size = 0
+
+    def grow_to(self, size: int) -> bool:
+        """Hold ``size`` bytes in all (more is taken, never less); False if the budget is full."""
+        if size <= self.size:
+            return True
+        if not self.budget.take(size - self.size):
+            return False
+        self.size = size
+        return True
+
+    def release(self) -> None:
+        self.budget.give(self.size)
+        self.size = 0

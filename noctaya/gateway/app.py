@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -49,12 +50,31 @@ from noctaya.gateway import (
     routing,
     websocket,
 )
+from noctaya.serving import connections
 
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 """What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
 UPSTREAM = web.AppKey("noctaya.gateway.upstream", proxy.Upstream)
 HEARTBEAT = web.AppKey("noctaya.gateway.heartbeat", heartbeat.Heartbeat)
 UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled connection is not raced
+
+
+def connection_limits(config: config.GatewayConfig) -> connections.Limits:
+    """The bounds of the gateway's listener."""
+    return connections.Limits(
+        max_connections=config.max_connections,
+        max_connections_per_peer=config.max_connections_per_peer,
+        header_timeout=config.header_timeout,
+        keepalive_timeout=config.keep_alive_timeout,
+        write_timeout=config.client_write_timeout,
+    )
+
+
+def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
+    """The runner for a gateway app: its connection bounds, OpenAI-shaped protocol errors."""
+    return connections.Runner(
+        app, table=app[keys.CONNECTIONS], error_body=errors.protocol_error_body, **kwargs
+    )
 
 
 def make_app(
@@ -64,7 +84,8 @@ def make_app(
     extra_contexts: Sequence[CleanupContext] = (),
 ) -> web.Application:
     """Build the gateway app for ``config``; nothing runs until the app is started."""
-    app = web.Application(client_max_size=config.max_body_bytes, handler_args={"max_field_size": 16384})
+    app = web.Application(client_max_size=config.max_body_bytes)
+    the_connections = connections.ConnectionTable(limits=connection_limits(config))
     the_demand = demand.Demand()
     the_metrics = metrics.Metrics(max_queue=config.max_queue, max_in_flight=config.max_in_flight)
     the_admission = admission.Admission(
@@ -111,20 +132,31 @@ def make_app(
 
     the_demand.subscribe(on_demand)
     the_drain = draining.Drain(admission=the_admission, timeout=config.drain_timeout)
+    the_budget = admission.ByteBudget(
+        limit=config.max_queued_body_bytes,
+        refusal=lambda: errors.queue_bytes_full(config.max_queued_body_bytes, config.retry_after),
+    )
     the_metrics.bind(
         queued=lambda: the_admission.queued,
+        queued_body_bytes=lambda: the_budget.held,
+        max_queued_body_bytes=config.max_queued_body_bytes,
         in_flight=lambda: the_admission.in_flight,
         demand=the_demand.demand,
         ready=lambda: float(the_readiness.ready),
         draining=lambda: float(the_drain.draining),
         lease_open=lambda: float(the_demand.lease_open),
+        connections=the_connections,
     )
     app[keys.CONFIG] = config
     app[keys.DEMAND] = the_demand
     app[keys.ADMISSION] = the_admission
     app[keys.ACTIVATION] = the_activation
     app[keys.READINESS] = the_readiness
-    app[keys.AUTH] = auth.KeyFile(path=config.api_key_file)
+    app[keys.AUTH] = auth.KeyFile(
+        path=config.api_key_file,
+        max_key_bytes=connections.max_header_value(the_connections.limits, "Bearer "),
+    )
+    app[keys.CONNECTIONS] = the_connections
     app[keys.DRAIN] = the_drain
     app[keys.METRICS] = the_metrics
 
@@ -133,6 +165,7 @@ def make_app(
         max_body_bytes=config.max_body_bytes,
         body_timeout=config.body_timeout,
         metrics=the_metrics,
+        header_timeout=config.backend_header_timeout,
         forward_authorization=config.forward_authorization,
     )
     app[UPSTREAM] = upstream
@@ -154,6 +187,7 @@ def make_app(
         upstream=upstream,
         heartbeat=app[HEARTBEAT],
         sockets=sockets,
+        budget=the_budget,
     )
     routing.setup_routes(app, handler=handler)
     app.cleanup_ctx.append(_backend_context)
@@ -196,7 +230,8 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _loops_context(app: web.Application) -> AsyncIterator[None]:
-    """The probe loop and the heartbeat ticker; on exit they stop, then the lease and queue timers."""
+    """The probe loop, the heartbeat ticker and the backend-header watchdog; on exit they stop, then
+    the lease and queue timers."""
     # a new connection per probe: a kept-alive one would go on reaching a backend Pod that has left
     # the Service (terminating), while a request's new connection is refused or sent elsewhere
     session = aiohttp.ClientSession(
@@ -206,6 +241,7 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
     tasks = (
         asyncio.create_task(app[keys.READINESS].run(session), name="noctaya-gateway-readiness"),
         asyncio.create_task(app[HEARTBEAT].run(), name="noctaya-gateway-heartbeat"),
+        asyncio.create_task(app[UPSTREAM].watch_headers(), name="noctaya-gateway-header-watchdog"),
     )
     try:
         yield

@@ -9,7 +9,8 @@ Shutdown order (SIGTERM or SIGINT):
 1. the drain flag flips: ``/healthz`` answers 503 so the Service stops routing here, and new ``/v1``
    requests get 503 ``draining``;
 2. requests already queued or in flight (including open streams) run to completion, for at most
-   ``drainTimeout``; requests still queued at the deadline are answered ``draining``;
+   ``drainTimeout``; requests still queued at the deadline are answered ``draining``, and streams
+   still running end with a final SSE error event (``draining``) in the last 0.5 s of it;
 3. the listener closes and remaining handlers are cancelled (``runner.cleanup``);
 4. cleanup contexts unwind in reverse order: sidecars first (the co-located scaler, or the demand
    reporter, which withdraws this gateway's report), then the readiness probe, the heartbeat ticker
@@ -40,8 +41,14 @@ from noctaya.contract import documents, fields
 from noctaya.contract import gateway as config_
 from noctaya.gateway import app as app_
 from noctaya.gateway import keys
+from noctaya.serving import redaction
 
 logger = logging.getLogger("noctaya.gateway")
+
+#: the end of ``drainTimeout`` kept for ending streams with their final event
+STREAM_CUT_SECONDS = 0.5
+#: what the server waits for handlers after the drain (they have had ``drainTimeout`` already)
+SHUTDOWN_SECONDS = 0.25
 
 _SECTIONS: dict[str, type[pydantic.BaseModel]] = {
     "service": fields.ServiceRef,
@@ -136,8 +143,12 @@ async def serve(
 ) -> int:
     """Run until SIGTERM/SIGINT, then drain and stop in the order the module docstring gives."""
     app = app_.make_app(config, sidecars=sidecars)
-    runner = web.AppRunner(
-        app, handle_signals=False, handler_cancellation=True, access_log=None, shutdown_timeout=1.0
+    runner = app_.make_runner(
+        app,
+        handle_signals=False,
+        handler_cancellation=True,
+        access_log=None,
+        shutdown_timeout=SHUTDOWN_SECONDS,
     )
     await runner.setup()
     # Everything built so far lives as long as the process: keep it out of the cyclic collector's
@@ -159,7 +170,10 @@ async def serve(
             started.set()
         await stop.wait()
         logger.info("draining (up to %gs)", config.drain_timeout)
-        drained = await app[keys.DRAIN].wait_idle()
+        drained = await app[keys.DRAIN].wait_idle(within=max(0.0, config.drain_timeout - STREAM_CUT_SECONDS))
+        if not drained:  # streams still running get a final error event, not a silent cut
+            cut = await app[app_.UPSTREAM].cut_streams(within=STREAM_CUT_SECONDS)
+            logger.info("drain timed out; %d stream(s) ended with a final error event", cut)
         logger.info("drain %s; stopping", "complete" if drained else "timed out")
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -180,6 +194,7 @@ def _sidecars(config: config_.GatewayConfig) -> list[demand_mod.Sidecar]:
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    redaction.install()
     try:
         config = config_from_args(args)
         sidecars = _sidecars(config)  # co-located scaler or demand reporter

@@ -11,6 +11,7 @@ from aiohttp import web
 
 from noctaya.contract import gateway as config
 from noctaya.gateway import activation, admission, auth, demand, draining, metrics, readiness
+from noctaya.serving import connections
 
 CONFIG = web.AppKey("noctaya.gateway.config", config.GatewayConfig)
 DEMAND = web.AppKey("noctaya.gateway.demand", demand.Demand)
@@ -20,3 +21,4 @@ READINESS = web.AppKey("noctaya.gateway.readiness", readiness.Readiness)
 AUTH = web.AppKey("noctaya.gateway.auth", auth.KeyFile)
 DRAIN = web.AppKey("noctaya.gateway.drain", draining.Drain)
 METRICS = web.AppKey("noctaya.gateway.metrics", metrics.Metrics)
+CONNECTIONS = web.AppKey("noctaya.gateway.connections", connections.ConnectionTable)

@@ -7,19 +7,30 @@ costs a dict lookup and an increment.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from noctaya.gateway import errors
+from noctaya.serving import connections as connections_
+
 PREFIX = "noctaya_gateway_"
-REJECT_REASONS = ("queue_full", "cold_reject", "unauthorized", "activation_timeout", "draining", "overloaded")
+ACTIVATION_EVENTS = ("started", "succeeded", "expired")
 ROUTES = ("chat/completions", "completions", "embeddings", "models")
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 _WAIT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1800)
 
 
 _ROUTE_LABELS = {route: route for route in ROUTES}
+
+
+def _task_count() -> float:
+    try:
+        return float(len(asyncio.all_tasks()))
+    except RuntimeError:  # scraped from outside the loop (a registry read in a test's thread)
+        return float("nan")
 
 
 def route_label(path: str) -> str:
@@ -54,15 +65,17 @@ class Metrics:
             ["path"],
             registry=r,
         )
-        self.rejections = Counter(f"{PREFIX}rejected", "Requests refused by reason", ["reason"], registry=r)
-        self.activations_started = Counter(
-            f"{PREFIX}activations_started", "Activation leases opened", registry=r
+        self.rejections = Counter(
+            f"{PREFIX}rejections",
+            "Requests refused, by reason (the error catalogue's reasons)",
+            ["reason"],
+            registry=r,
         )
-        self.activations_succeeded = Counter(
-            f"{PREFIX}activations_succeeded", "Activation leases that saw the backend turn Ready", registry=r
-        )
-        self.activations_expired = Counter(
-            f"{PREFIX}activations_expired", "Activation leases that hit the activation timeout", registry=r
+        self.activation_events = Counter(
+            f"{PREFIX}activation_events",
+            "Activation lease events: started (opened), succeeded (backend Ready), expired (timeout)",
+            ["event"],
+            registry=r,
         )
         self.activation_duration = Histogram(
             f"{PREFIX}activation_duration_seconds",
@@ -82,7 +95,15 @@ class Metrics:
             buckets=_LATENCY_BUCKETS,
             registry=r,
         )
-        self.queue_depth = Gauge(f"{PREFIX}queue_depth", "Requests holding a cold-queue slot", registry=r)
+        self.pending = Gauge(f"{PREFIX}pending", "Requests holding a cold-queue slot", registry=r)
+        self.pending_body_bytes = Gauge(
+            f"{PREFIX}pending_body_bytes", "Request body bytes held in memory by queued requests", registry=r
+        )
+        self.max_pending_body_bytes = Gauge(
+            f"{PREFIX}max_pending_body_bytes",
+            "Configured bound on the body bytes queued requests hold (maxQueuedBodyBytes)",
+            registry=r,
+        )
         self.in_flight = Gauge(f"{PREFIX}in_flight", "Requests being forwarded to the backend", registry=r)
         self.demand = Gauge(f"{PREFIX}demand", "Effective demand reported to the autoscaler", registry=r)
         self.backend_ready = Gauge(
@@ -92,8 +113,33 @@ class Metrics:
         self.lease_open = Gauge(f"{PREFIX}lease_open", "1 while an activation lease is open", registry=r)
         Gauge(f"{PREFIX}max_queue", "Configured cold-queue slots", registry=r).set(max_queue)
         Gauge(f"{PREFIX}max_in_flight", "Configured in-flight capacity", registry=r).set(max_in_flight)
+        self.connections = Gauge(f"{PREFIX}connections", "Open client connections", registry=r)
+        self.max_connections = Gauge(
+            f"{PREFIX}max_connections", "Configured bound on open connections", registry=r
+        )
+        self.max_connections_per_peer = Gauge(
+            f"{PREFIX}max_connections_per_peer",
+            "Configured bound on open connections from one address",
+            registry=r,
+        )
+        Gauge(
+            f"{PREFIX}event_loop_tasks",
+            "asyncio tasks alive in the gateway process (read at scrape)",
+            registry=r,
+        ).set_function(_task_count)
+        self.connections_refused = Counter(
+            f"{PREFIX}connections_refused",
+            "Connections closed at once because a connection bound was reached",
+            registry=r,
+        )
         self._request_children: dict[tuple[str, int], Counter] = {}
-        self._reject_children = {reason: self.rejections.labels(reason) for reason in REJECT_REASONS}
+        for route in ROUTES:  # the common outcome exists from the start; other codes as they happen
+            self.request(route, 200, count=0)
+        self._reject_children = {reason: self.rejections.labels(reason.value) for reason in errors.Reason}
+        events = {event: self.activation_events.labels(event) for event in ACTIVATION_EVENTS}
+        self.activation_started = events["started"]
+        self.activation_succeeded = events["succeeded"]
+        self.activation_expired = events["expired"]
         self.admitted_warm = self.admitted.labels("warm")
         self.admitted_cold = self.admitted.labels("cold")
 
@@ -101,28 +147,40 @@ class Metrics:
         self,
         *,
         queued: Callable[[], float],
+        queued_body_bytes: Callable[[], float],
+        max_queued_body_bytes: int,
         in_flight: Callable[[], float],
         demand: Callable[[], float],
         ready: Callable[[], float],
         draining: Callable[[], float],
         lease_open: Callable[[], float],
+        connections: connections_.ConnectionTable,
     ) -> None:
         """Read the state gauges from the live objects at scrape time."""
-        self.queue_depth.set_function(queued)
+        self.pending.set_function(queued)
+        self.pending_body_bytes.set_function(queued_body_bytes)
+        self.max_pending_body_bytes.set(max_queued_body_bytes)
         self.in_flight.set_function(in_flight)
         self.demand.set_function(demand)
         self.backend_ready.set_function(ready)
         self.draining.set_function(draining)
         self.lease_open.set_function(lease_open)
+        self.connections.set_function(lambda: connections.open)
+        self.max_connections.set(connections.limits.max_connections)
+        self.max_connections_per_peer.set(connections.limits.max_connections_per_peer)
+        connections.on_refused = self.connections_refused.inc
+        connections.on_malformed = lambda code: self.rejected(
+            errors.Reason.INVALID_ENCODING if code == "invalid_content_encoding" else errors.Reason.MALFORMED
+        )
 
-    def request(self, route: str, code: int) -> None:
+    def request(self, route: str, code: int, count: int = 1) -> None:
         child = self._request_children.get((route, code))
         if child is None:
             child = self._request_children[(route, code)] = self.requests.labels(route, str(code))
-        child.inc()
+        child.inc(count)
 
-    def rejected(self, reason: str, count: int = 1) -> None:
-        self._reject_children[reason].inc(count)
+    def rejected(self, reason: errors.Reason) -> None:
+        self._reject_children[reason].inc()
 
     def exposition(self) -> bytes:
         return prometheus_client.generate_latest(self.registry)

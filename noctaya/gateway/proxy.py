@@ -6,8 +6,10 @@
 - The response is relayed chunk by chunk as it arrives (``iter_any``), so SSE events pass with no
   added delay; the client's backpressure reaches the backend through the socket buffers.
 - Hop-by-hop headers (RFC 9110 §7.6.1, plus those named in ``Connection``) are dropped both ways;
-  ``X-Forwarded-For/-Proto/-Host`` are set; the client's ``Authorization`` is dropped unless
-  ``forward_authorization`` is set. Encodings pass through untouched (no decompression).
+  ``X-Forwarded-For`` is extended, ``X-Forwarded-Proto/-Host`` are replaced by what the gateway saw;
+  the client's ``Authorization`` is dropped unless ``forward_authorization`` is set.
+- The backend has ``backend_header_timeout`` to send its response headers (then 504
+  ``backend_timeout``); a client that stops reading is cut by the connection layer's write timeout.
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
@@ -19,13 +21,13 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import aiohttp
-from aiohttp import web
+from aiohttp import web, web_protocol
 from multidict import CIMultiDict
 
-from noctaya.gateway import errors, metrics
+from noctaya.gateway import admission, errors, metrics
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +49,8 @@ HOP_BY_HOP = frozenset(
 _NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length"}
 _NOT_RETURNED = HOP_BY_HOP | {"server", "date"}
 SSE_TYPE = "text/event-stream"
+#: what aiohttp's server inflates on its own (``auto_decompress``); any other encoding it refuses
+DECODED_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd"})
 MAX_ERROR_BODY = 64 * 1024
 SSE_HEADERS = {"Content-Type": SSE_TYPE, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -63,12 +67,21 @@ class BodyError(Exception):
         self.error = error
 
 
+def decoded(request: web.BaseRequest) -> bool:
+    """The server inflated the body (``Content-Encoding`` gzip, deflate...): what is forwarded is the
+    decoded body, so the header (and any Content-Length) no longer describes it."""
+    encoding = request.headers.get("Content-Encoding")
+    return encoding is not None and encoding.strip().lower() in DECODED_ENCODINGS
+
+
 def request_headers(request: web.BaseRequest, *, forward_authorization: bool = False) -> CIMultiDict[str]:
     """Client headers minus hop-by-hop ones, plus ``X-Forwarded-*``. ``Authorization`` (the client's
     key for the gateway) is dropped unless ``forward_authorization``: an engine run with its own
     ``--api-key`` needs it."""
     incoming = request.headers
     named = frozenset(t.strip().lower() for v in incoming.getall("Connection", ()) for t in v.split(","))
+    if decoded(request):
+        named |= {"content-encoding"}
     out: CIMultiDict[str] = CIMultiDict()
     for name, value in incoming.items():
         lower = name.lower()
@@ -83,8 +96,10 @@ def request_headers(request: web.BaseRequest, *, forward_authorization: bool = F
         out["X-Forwarded-For"] = f"{previous}, {peer}" if previous else peer
     elif previous:
         out["X-Forwarded-For"] = previous
-    out["X-Forwarded-Proto"] = incoming.get("X-Forwarded-Proto") or request.scheme
-    out["X-Forwarded-Host"] = incoming.get("X-Forwarded-Host") or request.host
+    # what this gateway saw, never what the client claims (a client could otherwise make the backend
+    # build links to, or trust, a host and scheme of its choosing)
+    out["X-Forwarded-Proto"] = request.scheme
+    out["X-Forwarded-Host"] = request.host
     return out
 
 
@@ -110,12 +125,14 @@ async def _stream_body(request: web.BaseRequest, *, limit: int, seconds: float) 
             async with asyncio.timeout_at(deadline):
                 chunk = await content.readany()
         except TimeoutError:
-            raise BodyError(request_timeout(seconds)) from None
+            raise BodyError(errors.body_timeout(seconds)) from None
+        except web_protocol.RequestPayloadError:  # a Content-Encoding the body does not follow
+            raise BodyError(errors.invalid_encoding("it does not follow its Content-Encoding")) from None
         if not chunk:
             return
         total += len(chunk)
         if total > limit:
-            raise BodyError(too_large(limit))
+            raise BodyError(errors.too_large(limit))
         yield chunk
 
 
@@ -123,28 +140,6 @@ def _not_sent(exc: aiohttp.ClientOSError) -> bool:
     """aiohttp refused the request's first write because the connection was already closing."""
     cause = exc.__cause__
     return isinstance(cause, aiohttp.ClientConnectionResetError) and "closing transport" in str(cause)
-
-
-def too_large(limit: int) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=413,
-        message=f"request body exceeds the limit of {limit} bytes",
-        type="invalid_request_error",
-        code="request_too_large",
-    )
-
-
-def request_timeout(seconds: float) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=408,
-        message=f"request body not received within {seconds:g}s",
-        type="invalid_request_error",
-        code="request_timeout",
-    )
-
-
-def bad_gateway(message: str) -> errors.GatewayError:
-    return errors.GatewayError(status=502, message=message, type="backend_error", code="backend_unavailable")
 
 
 class Upstream:
@@ -162,31 +157,113 @@ class Upstream:
         max_body_bytes: int,
         body_timeout: float,
         metrics: metrics.Metrics,
+        header_timeout: float,
         forward_authorization: bool = False,
     ) -> None:
         self.base_url = base_url
         self.forward_authorization = forward_authorization
         self.max_body_bytes = max_body_bytes
         self.body_timeout = body_timeout
+        self.header_timeout = header_timeout
         self._ttfb = metrics.time_to_first_byte
+        # SSE responses being relayed, with the backend answer each reads from (for ``cut_streams``)
+        self._streams: dict[web.StreamResponse, aiohttp.ClientResponse] = {}
+        self._cut: set[web.StreamResponse] = set()
+        self._none_left: asyncio.Event | None = None
+        # requests waiting for the backend's headers, by task, with their deadline; one watchdog
+        # (``watch_headers``) cancels the overdue ones, so a request costs two dict operations, not a
+        # timer of its own
+        self._awaiting_headers: dict[asyncio.Task[object], float] = {}
+        self._overdue: set[asyncio.Task[object]] = set()
 
-    async def read_body(self, request: web.Request) -> bytes:
-        """The whole request body, within ``max_body_bytes`` (the app's ``client_max_size``) and
-        ``body_timeout``; either bound broken is an OpenAI-shaped 413 or 408."""
+    async def watch_headers(self, *, period: float = 1.0) -> None:
+        """Cancel every request that has waited ``header_timeout`` for the backend's headers (checked
+        every ``period``: the timeout is honoured to within that)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(min(period, self.header_timeout))
+            now = loop.time()
+            for task, deadline in list(self._awaiting_headers.items()):
+                if deadline <= now and task not in self._overdue:
+                    self._overdue.add(task)
+                    task.cancel()
+
+    async def cut_streams(self, *, within: float) -> int:
+        """End every SSE stream still being relayed with a final ``draining`` error event (the drain
+        timeout has passed): its backend answer is closed, the relay writes the event and ends the
+        response. Waits at most ``within`` for the relays to finish; returns how many were cut."""
+        streams = list(self._streams.items())
+        for response, upstream in streams:
+            self._cut.add(response)
+            upstream.close()
+        if self._streams:
+            self._none_left = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(within):
+                    await self._none_left.wait()
+        return len(streams)
+
+    def _relaying(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse) -> None:
+        self._streams[response] = upstream
+
+    def _relayed(self, response: web.StreamResponse) -> bytes | None:
+        """The relay of ``response`` is over; the shutdown event to send if it was cut."""
+        self._streams.pop(response, None)
+        if not self._streams and self._none_left is not None:
+            self._none_left.set()
+        if response in self._cut:
+            self._cut.discard(response)
+            return errors.shutdown_event()
+        return None
+
+    async def read_body(self, request: web.Request, *, charge: admission.Charge | None = None) -> bytes:
+        """The whole request body, within ``max_body_bytes`` (the app's ``client_max_size``, counted
+        after any Content-Encoding is inflated) and ``body_timeout``: a 413 or 408. With ``charge``
+        (a queued request) every byte is taken from its budget first; a full budget is a 429."""
         if not request.body_exists:
             return b""
         try:
+            if charge is not None:
+                return await self._read_charged(request, charge)
             if request.content.is_eof():  # all of it has arrived (the usual small request): no timer
                 return await request.read()
             async with asyncio.timeout(self.body_timeout):
                 return await request.read()
         except TimeoutError:
-            raise request_timeout(self.body_timeout) from None
+            raise errors.body_timeout(self.body_timeout) from None
         except web.HTTPRequestEntityTooLarge:
-            raise too_large(self.max_body_bytes) from None
+            raise errors.too_large(self.max_body_bytes) from None
+        except web_protocol.RequestPayloadError:
+            raise errors.invalid_encoding("it does not follow its Content-Encoding") from None
+
+    async def _read_charged(self, request: web.Request, charge: admission.Charge) -> bytes:
+        declared = request.content_length
+        if declared is not None and not decoded(request) and not charge.grow_to(declared):
+            raise charge.budget.refusal()  # before a byte is read
+        if request.content.is_eof():  # all of it arrived, or was read already (read() keeps it)
+            body = await request.read()
+            if not charge.grow_to(len(body)):
+                raise charge.budget.refusal()
+            return body
+        chunks: list[bytes] = []
+        size = 0
+        async with asyncio.timeout(self.body_timeout):
+            async for chunk in request.content.iter_any():
+                size += len(chunk)
+                if size > self.max_body_bytes:
+                    raise errors.too_large(self.max_body_bytes)
+                if not charge.grow_to(size):
+                    raise charge.budget.refusal()
+                chunks.append(chunk)
+        return b"".join(chunks)
 
     async def forward(
-        self, request: web.Request, *, body: bytes | None, sse: web.StreamResponse | None
+        self,
+        request: web.Request,
+        *,
+        body: bytes | None,
+        sse: web.StreamResponse | None,
+        sent: Callable[[], None] | None = None,
     ) -> web.StreamResponse:
         """Send ``request`` to the backend and relay the answer; ``sse`` = SSE headers already sent."""
         headers = request_headers(request, forward_authorization=self.forward_authorization)
@@ -198,23 +275,36 @@ class Upstream:
         elif request.content.is_eof():  # the whole body is already in memory: no wait, no copy
             data = await self.read_body(request)
         else:
-            if request.content_length is not None:
+            if request.content_length is not None and not decoded(request):
                 headers["Content-Length"] = str(request.content_length)
             data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
         loop = asyncio.get_running_loop()
         started = loop.time()
+        task = asyncio.current_task()
+        assert task is not None
+        self._awaiting_headers[task] = started + self.header_timeout
         try:
             upstream = await self._send(request, headers=headers, data=data)
+        except asyncio.CancelledError:
+            if task not in self._overdue:
+                raise  # the client left (or shutdown)
+            self._overdue.discard(task)
+            task.uncancel()
+            raise errors.backend_timeout(self.header_timeout) from None
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             raise ConnectFailed(f"{type(exc).__name__}: {exc}") from None
         except BodyError as exc:
             raise exc.error from None
-        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+        except (aiohttp.ClientError, OSError) as exc:
             cause = exc.__cause__ or exc.__context__
             if isinstance(cause, BodyError):
                 raise cause.error from None
-            raise bad_gateway(f"the backend failed before answering ({type(exc).__name__})") from None
+            raise errors.bad_gateway(f"the backend failed before answering ({type(exc).__name__})") from None
+        finally:
+            del self._awaiting_headers[task]
         self._ttfb.observe(loop.time() - started)
+        if sent is not None:  # the backend answered: the request (and its body) is out
+            sent()
         try:
             if sse is not None:
                 return await self._relay_into_sse(upstream, sse)
@@ -255,27 +345,31 @@ class Upstream:
         response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers=headers)
         is_sse = upstream.content_type == SSE_TYPE
         await response.prepare(request)
+        if is_sse:
+            self._relaying(response, upstream)
+        failed = False
         try:
             async for chunk in upstream.content.iter_any():
                 await response.write(chunk)
         except (aiohttp.ClientError, TimeoutError) as exc:
-            logger.warning("backend failed mid-response on %s: %s: %s", request.path, type(exc).__name__, exc)
-            if is_sse:
-                await _try_write(
-                    response,
-                    errors.sse_event(
-                        message="the backend failed in the middle of the stream",
-                        type="backend_error",
-                        code="backend_disconnected",
-                    ),
-                )
-            else:  # cut the connection: the client must not take a truncated body for a whole one
+            failed = True
+            if not is_sse:  # cut the connection: the client must not take a truncated body for a whole one
+                logger.warning("backend failed mid-response on %s: %s", request.path, type(exc).__name__)
                 response.force_close()
                 if request.transport is not None:
                     request.transport.abort()
                 return response
         except ConnectionError:  # the client went away
+            if is_sse:
+                self._relayed(response)
             return response
+        if is_sse:
+            final = self._relayed(response)
+            if final is None and failed:
+                logger.warning("backend failed mid-stream on %s", request.path)
+                final = errors.backend_failed_event()
+            if final is not None:
+                await _try_write(response, final)
         await _try_write_eof(response)
         return response
 
@@ -284,20 +378,21 @@ class Upstream:
     ) -> web.StreamResponse:
         """Headers (200, SSE) were sent while the request was queued: relay events or one error event."""
         if upstream.status == 200 and upstream.content_type == SSE_TYPE:
+            self._relaying(sse, upstream)
+            failed = False
             try:
                 async for chunk in upstream.content.iter_any():
                     await sse.write(chunk)
             except (aiohttp.ClientError, TimeoutError):
-                await _try_write(
-                    sse,
-                    errors.sse_event(
-                        message="the backend failed in the middle of the stream",
-                        type="backend_error",
-                        code="backend_disconnected",
-                    ),
-                )
+                failed = True
             except ConnectionError:
+                self._relayed(sse)
                 return sse
+            final = self._relayed(sse)
+            if final is None and failed:
+                final = errors.backend_failed_event()
+            if final is not None:
+                await _try_write(sse, final)
         else:
             await _try_write(sse, await _error_event(upstream))
         await _try_write_eof(sse)

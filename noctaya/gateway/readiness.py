@@ -59,7 +59,8 @@ class Readiness:
         self._on_change = on_change
         self._ready = False
         self._wake = asyncio.Event()
-        self.last_error: str | None = None
+        self.last_error: str | None = None  # for the log: may name the backend's address
+        self.last_problem: str | None = None  # for /noctaya/queue: the kind of failure, no address
 
     @property
     def ready(self) -> bool:
@@ -69,7 +70,7 @@ class Readiness:
         """The proxy could not connect: treat the backend as cold until a probe passes again."""
         if self._ready:
             logger.warning("backend marked cold: %s", reason)
-            self._outcome(reason)
+            self._outcome(reason, problem="the backend could not be reached")
             self._set(False)
             self._wake.set()
 
@@ -98,23 +99,28 @@ class Readiness:
                     if read > MAX_PROBE_BODY:
                         break
                 ok = 200 <= response.status < 300
-                self._outcome(None if ok else f"readiness {self.path} answered {response.status}")
+                problem = None if ok else f"readiness {self.path} answered {response.status}"
+                self._outcome(problem, problem=problem)
                 return ok
-        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError):
-            self._outcome(f"readiness {self.path} failed: connection refused or timed out")
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            problem = f"readiness {self.path} failed: connection refused or timed out"
+            self._outcome(f"{problem} ({type(exc).__name__}: {exc})", problem=problem)
             return False
         except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
-            self._outcome(f"readiness {self.path} failed: {type(exc).__name__} {exc}".rstrip())
+            problem = f"readiness {self.path} failed: {type(exc).__name__}"
+            self._outcome(f"{problem}: {exc}".rstrip(": "), problem=problem)
             return False
 
-    def _outcome(self, error: str | None) -> None:
-        """Keep what the probe got; log each change once (not every probe period)."""
-        if error != self.last_error:
+    def _outcome(self, error: str | None, *, problem: str | None) -> None:
+        """Keep what the probe got (``error`` for the log, may name the backend's address;
+        ``problem`` for /noctaya/queue, no address); log each change once, not every probe period."""
+        if problem != self.last_problem:
             if error is not None:
                 logger.warning("backend not ready: %s", error)
-            elif self.last_error is not None:
+            elif self.last_problem is not None:
                 logger.info("backend readiness %s passes", self.path)
-            self.last_error = error
+        self.last_error = error
+        self.last_problem = problem
 
     async def run(self, session: aiohttp.ClientSession) -> None:
         """Probe forever (until cancelled)."""

@@ -41,75 +41,14 @@ from noctaya.gateway import admission as admission_
 from noctaya.gateway import auth as auth_
 from noctaya.gateway import demand as demand_
 from noctaya.gateway import draining as draining_
-from noctaya.gateway import errors, keys, metrics, proxy
+from noctaya.gateway import errors, keys, metrics, proxy, streaming
 from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
 from noctaya.gateway import websocket as websocket_
+from noctaya.serving import connections
 
 _UNDECLARED_TYPES = frozenset({"application/octet-stream", "text/plain"})
 """Types under which clients that set none send their JSON (aiohttp's default is octet-stream)."""
-
-
-def unauthorized() -> errors.GatewayError:
-    return errors.GatewayError(
-        status=401,
-        message="missing or invalid API key (use 'Authorization: Bearer <key>')",
-        type="invalid_request_error",
-        code="invalid_api_key",
-        reason="unauthorized",
-        headers={"WWW-Authenticate": 'Bearer realm="noctaya"'},
-    )
-
-
-def queue_full(retry_after: float) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=429,
-        message="the model is starting and its request queue is full; retry later",
-        type="rate_limit_exceeded",
-        code="queue_full",
-        reason="queue_full",
-        retry_after=retry_after,
-    )
-
-
-def overloaded(retry_after: float) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=429,
-        message="the gateway is at its in-flight limit; retry later",
-        type="rate_limit_exceeded",
-        code="overloaded",
-        reason="overloaded",
-        retry_after=retry_after,
-    )
-
-
-def cold_reject(retry_after: float) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=503,
-        message="the model is starting; retry after the indicated delay",
-        type="service_unavailable",
-        code="model_starting",
-        reason="cold_reject",
-        retry_after=retry_after,
-    )
-
-
-def invalid_json() -> errors.GatewayError:
-    return errors.GatewayError(
-        status=400,
-        message="the request body is not valid JSON",
-        type="invalid_request_error",
-        code="invalid_json",
-    )
-
-
-def invalid_path() -> errors.GatewayError:
-    return errors.GatewayError(
-        status=400,
-        message="the request path must not contain '.' or '..' segments",
-        type="invalid_request_error",
-        code="invalid_path",
-    )
 
 
 def _has_dot_segment(path: str) -> bool:
@@ -118,20 +57,17 @@ def _has_dot_segment(path: str) -> bool:
 
 
 def wants_stream(request: web.Request, body: bytes) -> bool:
-    """``"stream": true`` in a JSON body. A body declared ``application/json`` that does not parse is a
-    400; one without a declared type that does not parse is no stream, and the backend's to judge (as
-    it is on the warm path)."""
+    """``"stream": true`` in a JSON body, learnt at a bounded cost (``streaming``). A short body
+    declared ``application/json`` that does not parse is a 400; one without a declared type that does
+    not parse is no stream, and the backend's to judge (as it is on the warm path)."""
     content_type = request.content_type
     declared = content_type == errors.JSON_TYPE
     if not body or not (declared or content_type in _UNDECLARED_TYPES):
         return False
     try:
-        document = json.loads(body)
-    except (ValueError, RecursionError):
-        if declared:
-            raise invalid_json() from None
-        return False
-    return isinstance(document, dict) and document.get("stream") is True
+        return streaming.requests_stream(body, strict=declared)
+    except streaming.InvalidJson:
+        raise errors.invalid_json() from None
 
 
 _COLD_METHODS = frozenset({"GET", "HEAD"})
@@ -204,6 +140,7 @@ class ProxyHandler:
         upstream: proxy.Upstream,
         heartbeat: heartbeat_.Heartbeat,
         sockets: websocket_.Sockets,
+        budget: admission_.ByteBudget,
     ) -> None:
         self.config = config
         self.admission = admission
@@ -215,6 +152,7 @@ class ProxyHandler:
         self.upstream = upstream
         self.heartbeat = heartbeat
         self.sockets = sockets
+        self.budget = budget
         self.keepalive = config.cold_start_mode == "keepalive"
         self.cold_answers = cold_answers(config)
 
@@ -224,8 +162,7 @@ class ProxyHandler:
         try:
             response = await self._handle(request, exchange)
         except errors.GatewayError as exc:
-            if exc.reason is not None:
-                self.metrics.rejected(exc.reason)
+            self.metrics.rejected(exc.reason)
             if exchange.sse is None:
                 response = exc.to_response()
                 if self.drain.draining:
@@ -250,10 +187,10 @@ class ProxyHandler:
         config = self.config
         if self.drain.draining:
             raise errors.draining()
-        if self.auth.path is not None and not self.auth.allows(request.headers.get("Authorization")):
-            raise unauthorized()
+        if self.auth.path is not None and not await self.auth.allows(request.headers.get("Authorization")):
+            raise errors.unauthorized()
         if _has_dot_segment(request.path):
-            raise invalid_path()
+            raise errors.invalid_path()
         upgrade = websocket_.wants_upgrade(request)
         if request.method in _COLD_METHODS and not upgrade and not self.admission.ready:
             answer = self.cold_answers.get(request.path)
@@ -261,51 +198,64 @@ class ProxyHandler:
                 return answer(request)
         declared = request.content_length
         if declared is not None and declared > config.max_body_bytes:
-            raise proxy.too_large(config.max_body_bytes)
+            raise errors.too_large(config.max_body_bytes)
         admission = self.admission
         body: bytes | None = None
+        charge: admission_.Charge | None = None
         failures = 0
         arrived: float | None = None  # set once a forward found the backend gone
-        while True:
-            if admission.try_enter():
-                self.metrics.admitted_warm.inc()
-            elif admission.ready:
-                raise overloaded(config.retry_after)
-            else:  # cold: queue; the wait is awaited here, not in a helper coroutine (see below)
-                ticket = self._enqueue_cold(exchange, arrived_at=arrived)
-                try:
-                    body = await self._prepare_wait(request, exchange, body)
-                    sse = exchange.sse
-                    if sse is None:
-                        await ticket.future
-                    else:
-                        self.heartbeat.hold(sse, request=request)
-                        try:
+        try:
+            while True:
+                if admission.try_enter():
+                    self.metrics.admitted_warm.inc()
+                elif admission.ready:
+                    raise errors.overloaded(config.retry_after)
+                else:  # cold: queue; the wait is awaited here, not in a helper coroutine (see below)
+                    ticket = self._enqueue_cold(exchange, arrived_at=arrived)
+                    try:
+                        if body is None:
+                            charge = admission_.Charge(self.budget)
+                            body = await self.upstream.read_body(request, charge=charge)
+                        if exchange.sse is None and wants_stream(request, body):
+                            exchange.sse = await proxy.start_sse(request)
+                        sse = exchange.sse
+                        if sse is None:
                             await ticket.future
-                        finally:
-                            self.heartbeat.release(sse)
-                except BaseException:
-                    admission.leave(ticket)
-                    raise
-                self._admitted_cold(ticket)
-            if arrived is None:
-                arrived = asyncio.get_running_loop().time()
-            try:
-                if upgrade:  # in flight for as long as the socket is open
-                    return await self.sockets.relay(
-                        request, session=self.upstream.session, base_url=self.upstream.base_url
+                        else:
+                            self.heartbeat.hold(sse, request=request)
+                            try:
+                                await ticket.future
+                            finally:
+                                self.heartbeat.release(sse)
+                    except BaseException:
+                        admission.leave(ticket)
+                        raise
+                    self._admitted_cold(ticket)
+                if arrived is None:
+                    arrived = asyncio.get_running_loop().time()
+                try:
+                    if upgrade:  # in flight for as long as the socket is open
+                        if charge is not None:
+                            charge.release()
+                        return await self.sockets.relay(
+                            request, session=self.upstream.session, base_url=self.upstream.base_url
+                        )
+                    return await self.upstream.forward(
+                        request, body=body, sse=exchange.sse, sent=None if charge is None else charge.release
                     )
-                return await self.upstream.forward(request, body=body, sse=exchange.sse)
-            except proxy.ConnectFailed as exc:
-                # nothing reached a backend: stop calling it ready, hold the request like a cold one
-                self.readiness.mark_cold(reason=f"connect to the backend failed ({exc})")
-                failures += 1
-                if failures > config.connect_retries:
-                    raise proxy.bad_gateway(
-                        f"the backend refused {failures} connects in a row ({exc})"
-                    ) from None
-            finally:
-                admission.release()
+                except proxy.ConnectFailed as exc:
+                    # nothing reached a backend: stop calling it ready, hold the request like a cold one
+                    self.readiness.mark_cold(reason=f"connect to the backend failed ({exc})")
+                    failures += 1
+                    if failures > config.connect_retries:
+                        raise errors.bad_gateway(
+                            f"the backend refused {failures} connects in a row"
+                        ) from None
+                finally:
+                    admission.release()
+        finally:
+            if charge is not None:  # the body has left (or the request ended): its bytes are free
+                charge.release()
 
     # A held request's memory is mostly what its wait keeps alive, for as long as the backend takes to
     # start: every coroutine frame on the stack costs ~270 bytes, a wait with a timeout ~2 KiB. So the
@@ -320,22 +270,14 @@ class ProxyHandler:
         config = self.config
         if not self.keepalive and exchange.sse is None:
             self.activation.ensure_open()
-            raise cold_reject(config.retry_after)
+            raise errors.cold_reject(config.retry_after)
         try:
             ticket = self.admission.enqueue(arrived_at=arrived_at)
         except admission_.QueueFull:
             self.activation.ensure_open()
-            raise queue_full(config.retry_after) from None
+            raise errors.queue_full(config.retry_after) from None
         self.activation.ensure_open()
         return ticket
-
-    async def _prepare_wait(self, request: web.Request, exchange: Exchange, body: bytes | None) -> bytes:
-        """Read the body (bounded) to learn ``stream``; a streaming request gets its SSE headers now."""
-        if body is None:
-            body = await self.upstream.read_body(request)
-        if exchange.sse is None and wants_stream(request, body):
-            exchange.sse = await proxy.start_sse(request)
-        return body
 
     def _admitted_cold(self, ticket: admission_.Ticket) -> None:
         self.admission.settle(ticket)
@@ -358,7 +300,7 @@ def queue_state(app: web.Application) -> dict[str, object]:
         "maxInFlight": admission.max_in_flight,
         "demand": demand.demand(),
         "backendReady": app[keys.READINESS].ready,
-        "backendError": app[keys.READINESS].last_error,
+        "backendError": app[keys.READINESS].last_problem,  # unauthenticated: no backend address
         "lease": {
             "state": lease.state.value,
             "deadline": None if remaining is None else time.time() + remaining,
@@ -385,12 +327,16 @@ async def metrics_handler(request: web.Request) -> web.Response:
 
 
 async def not_found_handler(request: web.Request) -> web.Response:
-    return errors.response(
-        status=404,
-        message=f"no gateway route {request.path} (its own: /healthz, /metrics, /noctaya/queue)",
-        type="invalid_request_error",
-        code="not_found",
-    )
+    request.app[keys.METRICS].rejected(errors.Reason.NOT_FOUND)
+    return errors.not_found(request.path).to_response()
+
+
+def _expectation_failed(request: web.Request) -> web.StreamResponse:
+    request.app[keys.METRICS].rejected(errors.Reason.EXPECTATION_FAILED)
+    return errors.expectation_failed().to_response()
+
+
+expect_handler = connections.expect_handler(_expectation_failed)
 
 
 def _own(
@@ -400,13 +346,8 @@ def _own(
 
     async def route(request: web.Request) -> web.Response:
         if request.method not in _COLD_METHODS:
-            return errors.response(
-                status=405,
-                message=f"{request.method} is not allowed on the gateway's own route {request.path}",
-                type="invalid_request_error",
-                code="method_not_allowed",
-                headers={"Allow": "GET, HEAD"},
-            )
+            request.app[keys.METRICS].rejected(errors.Reason.METHOD_NOT_ALLOWED)
+            return errors.method_not_allowed(request.method, request.path).to_response()
         return await handler(request)
 
     return route
@@ -415,8 +356,8 @@ def _own(
 def setup_routes(app: web.Application, *, handler: ProxyHandler) -> None:
     """The gateway's own routes (``/healthz``, ``/metrics``, ``/noctaya/…``); every other path is
     proxied to the backend with admission, authentication and streaming."""
-    app.router.add_route("*", "/healthz", _own(healthz_handler))
-    app.router.add_route("*", "/metrics", _own(metrics_handler))
-    app.router.add_route("*", "/noctaya/queue", _own(queue_handler))
-    app.router.add_route("*", "/noctaya/{tail:.*}", not_found_handler)
-    app.router.add_route("*", "/{tail:.*}", handler.handle)
+    app.router.add_route("*", "/healthz", _own(healthz_handler), expect_handler=expect_handler)
+    app.router.add_route("*", "/metrics", _own(metrics_handler), expect_handler=expect_handler)
+    app.router.add_route("*", "/noctaya/queue", _own(queue_handler), expect_handler=expect_handler)
+    app.router.add_route("*", "/noctaya/{tail:.*}", not_found_handler, expect_handler=expect_handler)
+    app.router.add_route("*", "/{tail:.*}", handler.handle, expect_handler=expect_handler)

@@ -22,7 +22,12 @@ async def serve(
     app: web.Application, *, host: str = "127.0.0.1", **runner_kwargs: Any
 ) -> tuple[web.AppRunner, str]:
     """Start ``app`` on ``host``, port 0; returns the runner (call ``cleanup()``) and the base URL."""
-    runner = web.AppRunner(app, access_log=None, handle_signals=False, **runner_kwargs)
+    # a gateway app runs behind its own connection layer, as in ``noctaya gateway``
+    runner = (
+        app_.make_runner(app, access_log=None, handle_signals=False, **runner_kwargs)
+        if keys.CONNECTIONS in app
+        else web.AppRunner(app, access_log=None, handle_signals=False, **runner_kwargs)
+    )
     await runner.setup()
     site = web.TCPSite(runner, host, 0)
     await site.start()

@@ -43,15 +43,6 @@ def wants_upgrade(request: web.BaseRequest) -> bool:
     return "upgrade" in tokens
 
 
-def refused_upgrade(status: int) -> errors.GatewayError:
-    return errors.GatewayError(
-        status=status if 400 <= status < 600 else 502,
-        message=f"the backend refused the WebSocket upgrade (HTTP {status})",
-        type="backend_error",
-        code="websocket_refused",
-    )
-
-
 class Sockets:
     """The open relayed sockets: relays one upgrade, closes them all on drain."""
 
@@ -96,11 +87,11 @@ class Sockets:
                 autoclose=False,
             )
         except aiohttp.WSServerHandshakeError as exc:
-            raise refused_upgrade(exc.status) from None
+            raise errors.websocket_refused(exc.status) from None
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             raise proxy.ConnectFailed(f"{type(exc).__name__}: {exc}") from None
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            raise proxy.bad_gateway(
+            raise errors.bad_gateway(
                 f"the backend failed the WebSocket upgrade ({type(exc).__name__})"
             ) from None
         client = web.WebSocketResponse(

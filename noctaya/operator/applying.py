@@ -19,6 +19,13 @@
   validation but not the server's validation of what it renders, e.g. a malformed StorageClass name) is
   *rejected*: reported by name with the server's message instead of failing the pass, and nothing that
   depends on it (the next wave, pruning) is applied. Retrying cannot help until the spec changes.
+- **Ownership**: before anything is written, every desired object that already exists must be
+  controlled by this LLMService (a controller owner reference to its uid). An object of the same name
+  that is not (someone else's Service ``<name>``, a leftover of a deleted LLMService, an object applied
+  by hand from offline synth) is a *conflict*: reported by name, left untouched, and nothing of the
+  pass is applied or pruned — a backend Deployment or public Service that is not ours must never be
+  scaled, selected or replaced by us. Objects missing from the watch cache are read once (a create
+  is rare), so the check costs nothing on a resync.
 - **Fencing**: before every write ``may_write()`` is asked; when leadership is lost the pass stops.
 """
 
@@ -130,6 +137,23 @@ class Rejection:
         return f"the API server rejected {self.key[1]} {self.namespace}/{self.key[2]}: {self.detail}"
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Conflict:
+    """A desired object whose name is taken by an object this LLMService does not control."""
+
+    key: ObjectKey
+    namespace: str
+    service: str
+
+    @property
+    def message(self) -> str:
+        kind, name = self.key[1], self.key[2]
+        return (
+            f"{kind} {self.namespace}/{name} already exists and is not controlled by LLMService "
+            f"{self.service}; it is left untouched and nothing is applied until it is deleted or renamed"
+        )
+
+
 @dataclasses.dataclass(kw_only=True)
 class Report:
     created: list[ObjectKey] = dataclasses.field(default_factory=list)
@@ -138,11 +162,8 @@ class Report:
     pruned: list[ObjectKey] = dataclasses.field(default_factory=list)
     refused: list[Refusal] = dataclasses.field(default_factory=list)
     rejected: list[Rejection] = dataclasses.field(default_factory=list)
+    conflicts: list[Conflict] = dataclasses.field(default_factory=list)
     live: dict[ObjectKey, Body] = dataclasses.field(default_factory=dict)  # server responses (write-through)
-
-    @property
-    def writes(self) -> int:
-        return len(self.created) + len(self.applied) + len(self.pruned)
 
 
 class Applier:
@@ -183,11 +204,25 @@ class Applier:
             if "annotations" in meta:
                 meta["annotations"] = dict(meta["annotations"] or {})
             wanted[key_of(obj)] = {**obj, "metadata": meta}
+        current = dict(live)
+        found = await asyncio.gather(*(self._read(namespace, wanted[k]) for k in wanted if k not in current))
+        for existing in found:
+            if existing is not None:
+                current[key_of(existing)] = existing
+                if owned_by(existing, owner_uid):  # ours, not in the watch cache yet: write it through
+                    report.live[key_of(existing)] = dict(existing)
+        report.conflicts = [
+            Conflict(key=k, namespace=namespace, service=service)
+            for k in wanted
+            if k in current and not owned_by(current[k], owner_uid)
+        ]
+        if report.conflicts:  # nothing is written while a name is taken
+            return report
         first = [k for k in wanted if k[:2] in _FIRST_WAVE]
         rest = [k for k in wanted if k[:2] not in _FIRST_WAVE]
         for wave in (first, rest):
             await asyncio.gather(
-                *(self._one(namespace, wanted[k], live.get(k), applied, report) for k in wave)
+                *(self._one(namespace, wanted[k], current.get(k), applied, report) for k in wave)
             )
             if report.rejected:  # what may depend on a rejected object is neither applied nor pruned
                 return report
@@ -203,6 +238,13 @@ class Applier:
         for key in [k for k in applied if k not in wanted]:
             del applied[key]
         return report
+
+    async def _read(self, namespace: str, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The object of ``obj``'s name as the server has it (absent from the watch cache)."""
+        kind = apiclient.KINDS.get(key_of(obj)[:2])
+        if kind is None:
+            return None
+        return await self._client.get(kind, namespace=namespace, name=key_of(obj)[2])
 
     async def _one(
         self,

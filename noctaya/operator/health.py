@@ -4,8 +4,10 @@ Input is what the operator watches for one LLMService — the backend Deployment
 service label, the prewarm Job — as plain ``dict`` bodies. Output is a :class:`Health`: ready replicas,
 the progress reason while not ready (``Activating``, ``Starting``, ``SchedulingDelayed``,
 ``ModelLoading``, ``ScaledToZero``), the active hard failure if any (``ImagePullFailed``, ``OOMKilled``,
-``CrashLoopBackOff``, ``ContainerRestarting``, ``ProgressDeadlineExceeded``, ``PrewarmFailed``) and the
-phase timings of the activation that made the backend Ready.
+``CrashLoopBackOff``, ``ContainerRestarting``, ``ProgressDeadlineExceeded``, ``PrewarmFailed``), whether
+the Deployment is still rolling out or activating (``Degraded=False/Progressing``), the replicas that do
+not fit on the node of a ReadWriteOnce cache they must share (``CacheNodeFull``) and the phase timings of
+the activation that made the backend Ready. Reasons are :class:`noctaya.api.servicestatus.Reason` values.
 
 Rules: only Pods selected by the backend Deployment's ``matchLabels`` count (the gateway Pods carry the
 service label too); Pods being deleted and Pods that finished (``Succeeded``/``Failed``) are ignored;
@@ -21,29 +23,30 @@ import datetime
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from noctaya.api import durations
+from noctaya.api import durations, servicestatus
 
 Body = Mapping[str, Any]
+Reason = servicestatus.Reason
 
 IMAGE_PULL_REASONS: Final = frozenset(
     {"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable"}
 )
 FAILURE_ORDER: Final = (
-    "PrewarmFailed",
-    "ImagePullFailed",
-    "OOMKilled",
-    "CrashLoopBackOff",
-    "ContainerRestarting",
-    "ProgressDeadlineExceeded",
+    Reason.PREWARM_FAILED,
+    Reason.IMAGE_PULL_FAILED,
+    Reason.OOM_KILLED,
+    Reason.CRASH_LOOP_BACK_OFF,
+    Reason.CONTAINER_RESTARTING,
+    Reason.PROGRESS_DEADLINE_EXCEEDED,
 )
-PROGRESS_ORDER: Final = ("SchedulingDelayed", "ModelLoading", "Starting", "Activating")
+PROGRESS_ORDER: Final = (Reason.SCHEDULING_DELAYED, Reason.MODEL_LOADING, Reason.STARTING, Reason.ACTIVATING)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Finding:
     """One observation with a condition reason and a message a user can act on."""
 
-    reason: str
+    reason: Reason
     message: str
 
 
@@ -96,8 +99,10 @@ class Health:
     desired_replicas: int | None  # None: no backend Deployment yet
     progress: Finding | None  # why not ready yet (None when ready)
     failure: Finding | None  # the active hard failure (None when healthy)
-    prewarm: Finding | None  # prewarm Job state: Prewarming / PrewarmComplete / PrewarmFailed
+    prewarm: Finding | None  # prewarm Job state: Prewarming / Prewarmed / PrewarmFailed
     activation: Activation | None  # the earliest-ready current backend Pod
+    rolling: bool = False  # the Deployment has not rolled every desired replica out and Ready yet
+    node_full: Finding | None = None  # replicas pinned to the cache's node that do not fit there
 
 
 def parse_time(text: object) -> datetime.datetime | None:
@@ -165,18 +170,18 @@ def pod_failure(pod: Body) -> Finding | None:
         restarts = int(c.get("restartCount") or 0)
         if waiting.get("reason") in IMAGE_PULL_REASONS:
             found.setdefault(
-                "ImagePullFailed",
+                Reason.IMAGE_PULL_FAILED,
                 Finding(
-                    reason="ImagePullFailed",
+                    reason=Reason.IMAGE_PULL_FAILED,
                     message=f"pod {name} container {cname}: {waiting.get('reason')}: "
                     f"{waiting.get('message') or c.get('image', '')}".rstrip(": "),
                 ),
             )
         if "OOMKilled" in {last.get("reason"), terminated.get("reason")}:
             found.setdefault(
-                "OOMKilled",
+                Reason.OOM_KILLED,
                 Finding(
-                    reason="OOMKilled",
+                    reason=Reason.OOM_KILLED,
                     message=f"pod {name} container {cname} was killed for exceeding its memory limit "
                     f"({restarts} restarts); raise spec.resources.memory",
                 ),
@@ -184,18 +189,18 @@ def pod_failure(pod: Body) -> Finding | None:
         if waiting.get("reason") == "CrashLoopBackOff":
             code = last.get("exitCode")
             found.setdefault(
-                "CrashLoopBackOff",
+                Reason.CRASH_LOOP_BACK_OFF,
                 Finding(
-                    reason="CrashLoopBackOff",
+                    reason=Reason.CRASH_LOOP_BACK_OFF,
                     message=f"pod {name} container {cname} keeps exiting"
                     f"{f' (exit code {code})' if code is not None else ''}; {restarts} restarts",
                 ),
             )
         elif restarts > 0 and last:
             found.setdefault(
-                "ContainerRestarting",
+                Reason.CONTAINER_RESTARTING,
                 Finding(
-                    reason="ContainerRestarting",
+                    reason=Reason.CONTAINER_RESTARTING,
                     message=f"pod {name} container {cname} restarted {restarts} times "
                     f"(last exit: {last.get('reason') or 'Error'}, code {last.get('exitCode')})",
                 ),
@@ -213,20 +218,21 @@ def pod_progress(pod: Body) -> Finding:
     if scheduled is not None and scheduled.get("status") == "False":
         if scheduled.get("reason") == "Unschedulable":
             return Finding(
-                reason="SchedulingDelayed",
+                reason=Reason.SCHEDULING_DELAYED,
                 message=f"pod {name} is unschedulable: {scheduled.get('message') or 'no fit'}",
             )
-        return Finding(reason="Starting", message=f"pod {name} is waiting to be scheduled")
+        return Finding(reason=Reason.STARTING, message=f"pod {name} is waiting to be scheduled")
     if scheduled is None:
-        return Finding(reason="Starting", message=f"pod {name} is waiting to be scheduled")
+        return Finding(reason=Reason.STARTING, message=f"pod {name} is waiting to be scheduled")
     containers = [
         c for c in (pod.get("status") or {}).get("containerStatuses") or [] if isinstance(c, Mapping)
     ]
     if containers and all((c.get("state") or {}).get("running") for c in containers):
         return Finding(
-            reason="ModelLoading", message=f"pod {name} is running and loading the model (not Ready yet)"
+            reason=Reason.MODEL_LOADING,
+            message=f"pod {name} is running and loading the model (not Ready yet)",
         )
-    return Finding(reason="Starting", message=f"pod {name} is pulling its image and starting")
+    return Finding(reason=Reason.STARTING, message=f"pod {name} is pulling its image and starting")
 
 
 def deployment_failure(deployment: Body | None) -> Finding | None:
@@ -235,10 +241,59 @@ def deployment_failure(deployment: Body | None) -> Finding | None:
     cond = _condition(deployment, "Progressing")
     if cond and cond.get("status") == "False" and cond.get("reason") == "ProgressDeadlineExceeded":
         return Finding(
-            reason="ProgressDeadlineExceeded",
+            reason=Reason.PROGRESS_DEADLINE_EXCEEDED,
             message=cond.get("message") or "the backend Deployment exceeded its progress deadline",
         )
     return None
+
+
+def deployment_rolling(deployment: Body | None, *, ready: int) -> bool:
+    """Whether the Deployment is still on its way to ``spec.replicas`` Ready Pods of its newest template."""
+    if deployment is None:
+        return False
+    spec = deployment.get("spec") or {}
+    status = deployment.get("status") or {}
+    desired = int(spec.get("replicas") or 0)
+    generation = (deployment.get("metadata") or {}).get("generation")
+    if generation is not None and int(status.get("observedGeneration") or 0) < int(generation):
+        return True
+    return (
+        ready < desired
+        or int(status.get("updatedReplicas") or 0) < desired
+        or (int(status.get("replicas") or 0) > desired)
+    )
+
+
+def pinned_to_one_node(deployment: Body | None) -> bool:
+    """Whether the backend's Pods must share a node (required pod affinity on the hostname), as
+    replicas sharing one ReadWriteOnce cache claim are rendered."""
+    template = ((deployment or {}).get("spec") or {}).get("template") or {}
+    affinity = ((template.get("spec") or {}).get("affinity") or {}).get("podAffinity") or {}
+    terms = affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or []
+    return any(isinstance(t, Mapping) and t.get("topologyKey") == "kubernetes.io/hostname" for t in terms)
+
+
+def node_full(deployment: Body | None, live: Sequence[Body]) -> Finding | None:
+    """Backend Pods that cannot be scheduled while every replica must run on the cache's node."""
+    if not pinned_to_one_node(deployment):
+        return None
+    stuck = [
+        p
+        for p in live
+        if (c := _condition(p, "PodScheduled")) is not None
+        and c.get("status") == "False"
+        and c.get("reason") == "Unschedulable"
+    ]
+    if not stuck:
+        return None
+    names = ", ".join(sorted(str((p.get("metadata") or {}).get("name", "?")) for p in stuck)[:5])
+    return Finding(
+        reason=Reason.CACHE_NODE_FULL,
+        message=f"{len(stuck)} backend pod(s) cannot be scheduled ({names}): replicas share the "
+        "ReadWriteOnce cache claim, so they all run on one node, and that node fits no more of them; "
+        "use cache strategy SharedPVC (a ReadWriteMany class) or HostPath to spread replicas, or lower "
+        "spec.scaling.max to what one node holds",
+    )
 
 
 def prewarm_state(job: Body | None) -> Finding | None:
@@ -248,11 +303,11 @@ def prewarm_state(job: Body | None) -> Finding | None:
     failed = _condition(job, "Failed")
     if failed and failed.get("status") == "True":
         detail = failed.get("message") or failed.get("reason") or "the Job failed"
-        return Finding(reason="PrewarmFailed", message=f"prewarm job {name} failed: {detail}")
+        return Finding(reason=Reason.PREWARM_FAILED, message=f"prewarm job {name} failed: {detail}")
     complete = _condition(job, "Complete")
     if complete and complete.get("status") == "True":
-        return Finding(reason="Prewarmed", message=f"prewarm job {name} completed")
-    return Finding(reason="Prewarming", message=f"prewarm job {name} is downloading the model")
+        return Finding(reason=Reason.PREWARMED, message=f"prewarm job {name} completed")
+    return Finding(reason=Reason.PREWARMING, message=f"prewarm job {name} is downloading the model")
 
 
 def activation_of(pod: Body) -> Activation | None:
@@ -293,7 +348,7 @@ def assess(*, deployment: Body | None, pods: Sequence[Body], prewarm_job: Body |
     failures = [f for f in (pod_failure(p) for p in live) if f is not None]
     if (dep := deployment_failure(deployment)) is not None:
         failures.append(dep)
-    if prewarm is not None and prewarm.reason == "PrewarmFailed":
+    if prewarm is not None and prewarm.reason == Reason.PREWARM_FAILED:
         failures.append(prewarm)
     failure = min(failures, key=lambda f: FAILURE_ORDER.index(f.reason)) if failures else None
 
@@ -303,16 +358,17 @@ def assess(*, deployment: Body | None, pods: Sequence[Body], prewarm_job: Body |
         if not_ready:
             progress = min(not_ready, key=lambda f: PROGRESS_ORDER.index(f.reason))
         elif deployment is None:
-            progress = Finding(reason="Activating", message="the backend Deployment is not created yet")
+            progress = Finding(reason=Reason.ACTIVATING, message="the backend Deployment is not created yet")
         elif desired == 0:
             progress = Finding(
-                reason="ScaledToZero", message="the backend is scaled to zero; the next request activates it"
+                reason=Reason.SCALED_TO_ZERO,
+                message="the backend is scaled to zero; the next request activates it",
             )
-        elif prewarm is not None and prewarm.reason == "Prewarming":
-            progress = Finding(reason="Activating", message=prewarm.message)
+        elif prewarm is not None and prewarm.reason == Reason.PREWARMING:
+            progress = Finding(reason=Reason.ACTIVATING, message=prewarm.message)
         else:
             progress = Finding(
-                reason="Activating", message=f"waiting for {desired} backend pod(s) to be created"
+                reason=Reason.ACTIVATING, message=f"waiting for {desired} backend pod(s) to be created"
             )
     activations = [a for a in (activation_of(p) for p in ready) if a is not None]
     earliest = min(activations, key=lambda a: (a.created_at, a.ready), default=None)
@@ -323,4 +379,6 @@ def assess(*, deployment: Body | None, pods: Sequence[Body], prewarm_job: Body |
         failure=failure,
         prewarm=prewarm,
         activation=earliest,
+        rolling=deployment_rolling(deployment, ready=len(ready)),
+        node_full=node_full(deployment, live),
     )

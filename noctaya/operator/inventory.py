@@ -103,9 +103,6 @@ class Inventory:
     def find(self, key: ServiceKey, api_version: str, kind: str, name: str) -> Body | None:
         return self.owned(key).get((api_version, kind, name))
 
-    def __len__(self) -> int:
-        return sum(len(v) for v in self._owned.values())
-
 
 def _newer(current: Mapping[str, Any], incoming: Mapping[str, Any]) -> bool:
     """Whether ``current`` is a strictly newer version of the same object than ``incoming``."""

@@ -61,6 +61,16 @@ class Metrics:
             registry=r,
         )
 
+        # every bounded label value exists from the start, so rate() and absent() see it at once
+        for result in ("ok", "error"):
+            self.reconciles.labels(result=result)
+        for action in ("created", "applied", "skipped", "pruned", "refused", "rejected"):
+            self.objects.labels(action=action)
+        for kind in ("Normal", "Warning", "failed"):
+            self.events.labels(type=kind)
+        for phase in ("scheduled", "started", "ready"):
+            self.activation.labels(phase=phase)
+
     def observe_activation(self, *, scheduled: float | None, started: float | None, ready: float) -> None:
         if scheduled is not None:
             self.activation.labels(phase="scheduled").observe(scheduled)

@@ -3,17 +3,21 @@
 The pass is level-based — it reads the current state from the :class:`~noctaya.operator.inventory.
 Inventory` and makes the cluster match, so it is correct however often and in whatever order it runs:
 
+A pass first converges (:meth:`Reconciler._converge`, which stops at the first step that cannot go
+on and says why in a :class:`~noctaya.operator.status.Outcome`), then reports once:
+
 1. parse the body with the API models; a spec that bypassed CRD validation becomes
    ``Reconciled=False/InvalidSpec`` (no retry loop: the next spec change triggers a new pass);
 2. select the InferenceRuntime (pinned name or vendor selector); a missing or ambiguous one becomes
    ``Reconciled=False`` with the reason, nothing is changed;
-3. when the KEDA ScaledObject CRD is absent, ``AutoscalingReady=False/ScaledObjectCRDMissing`` and no
+3. when the KEDA ScaledObject CRD is absent, ``AutoscalingReady=False/AutoscalingUnavailable`` and no
    object is created; the pass is retried every ``keda_recheck`` seconds and when the CRD appears;
 4. read (or generate once) the aggregate scaler's token, synthesize ``LLMServiceChart`` in-process;
 5. apply (see :mod:`noctaya.operator.applying`); refusals of create-once objects become conditions
    naming the object to delete, objects the API server rejects as invalid ``Reconciled=False/InvalidSpec``
-   naming the object and the server's message;
-6. derive health from the watched Deployment, Pods and Job, write ``status`` only when it changed (and
+   naming the object and the server's message, names taken by objects this LLMService does not
+   control ``Reconciled=False/ObjectNotControlled`` (nothing applied);
+6. report: derive health from the watched Deployment, Pods and Job, write ``status`` only when it changed (and
    only while this replica may write, as for every apply), post one Event per condition transition,
    and record activation timings.
 """
@@ -31,7 +35,7 @@ from typing import Any, Final
 
 import pydantic
 
-from noctaya.api import inferenceruntime, llmservice
+from noctaya.api import inferenceruntime, llmservice, servicestatus
 from noctaya.constructs import naming
 from noctaya.constructs import settings as render_settings
 from noctaya.operator import (
@@ -49,6 +53,7 @@ from noctaya.operator import (
 from noctaya.runtime import selection
 
 logger = logging.getLogger(__name__)
+Reason = servicestatus.Reason
 
 KEDA_GROUP_VERSION: Final = "keda.sh/v1alpha1"
 KEDA_CRD: Final = "scaledobjects.keda.sh"
@@ -108,14 +113,41 @@ def scaled_object_problem(scaled_object: Mapping[str, Any] | None) -> health.Fin
         if isinstance(cond, Mapping) and cond.get("type") == "Ready" and cond.get("status") == "False":
             detail = cond.get("message") or cond.get("reason") or "not ready"
             return health.Finding(
-                reason="ScaledObjectNotReady", message=f"KEDA reports the ScaledObject is not ready: {detail}"
+                reason=Reason.SCALED_OBJECT_NOT_READY,
+                message=f"KEDA reports the ScaledObject is not ready: {detail}",
             )
     return None
 
 
+def blocked(outcome: status.Outcome, reason: Reason, message: str) -> status.Outcome:
+    """``outcome`` of a pass that changed nothing, for ``reason``."""
+    return dataclasses.replace(outcome, blocked=health.Finding(reason=reason, message=message))
+
+
+def applied_outcome(
+    outcome: status.Outcome, report: applying.Report, scaled_object: Mapping[str, Any] | None
+) -> status.Outcome:
+    """``outcome`` after an apply: what was refused, rejected or taken, and KEDA's own verdict."""
+
+    def finding(reason: Reason, messages: list[str]) -> health.Finding | None:
+        return health.Finding(reason=reason, message="; ".join(messages)) if messages else None
+
+    refusals = report.refused
+    problem = finding(Reason.OBJECT_NOT_CONTROLLED, [c.message for c in report.conflicts]) or finding(
+        Reason.INVALID_SPEC, [r.message for r in report.rejected]
+    )
+    return dataclasses.replace(
+        outcome,
+        cache_problem=finding(Reason.CACHE_SPEC_CHANGED, [r.message for r in refusals if r.cache]),
+        other_problem=finding(Reason.OBJECT_SPEC_CHANGED, [r.message for r in refusals if not r.cache]),
+        blocked=problem,
+        autoscaling=scaled_object_problem(scaled_object),
+    )
+
+
 def endpoint_url(ident: naming.ServiceIdentity) -> str:
     """The in-cluster base URL of the public gateway Service."""
-    return f"http://{ident.service_host(ident.gateway)}/v1"
+    return f"http://{ident.service_host(ident.endpoint)}/v1"
 
 
 class Reconciler:
@@ -171,44 +203,34 @@ class Reconciler:
             return None  # gone: owner references make the garbage collector clean up
         if (body.get("metadata") or {}).get("deletionTimestamp"):
             return None  # going (another controller's finalizer holds it): nothing to change
-        meta = body.get("metadata") or {}
-        generation = int(meta.get("generation") or 0)
+        generation = int((body.get("metadata") or {}).get("generation") or 0)
+        outcome, again = await self._converge(key, body)
+        await self._report(key, body, generation=generation, outcome=outcome)
+        return again
+
+    async def _converge(
+        self, key: inventory_.ServiceKey, body: Mapping[str, Any]
+    ) -> tuple[status.Outcome, float | None]:
+        """Make the cluster match the spec as far as it can; what was achieved, and when to retry."""
         ident = naming.ServiceIdentity(name=key[1], namespace=key[0])
         outcome = status.Outcome(endpoint_url=endpoint_url(ident))
-
         try:
             service = self._parse_service(key, body)
         except pydantic.ValidationError as e:
-            outcome = dataclasses.replace(
-                outcome,
-                blocked=health.Finding(
-                    reason="InvalidSpec", message=f"the spec is invalid: {problems_of(e)}"
-                ),
-            )
-            await self._report(key, body, generation=generation, outcome=outcome)
-            return None
-
+            return blocked(outcome, Reason.INVALID_SPEC, f"the spec is invalid: {problems_of(e)}"), None
         try:
             runtime = selection.select_runtime(service=service, runtimes=self._runtimes())
         except selection.SelectionError as e:
-            outcome = dataclasses.replace(
-                outcome, blocked=health.Finding(reason=str(e.reason), message=str(e))
-            )
-            await self._report(key, body, generation=generation, outcome=outcome)
-            return None
+            return blocked(outcome, e.reason, str(e)), None
         outcome = dataclasses.replace(outcome, resolved_runtime=runtime.metadata.name)
 
         if not await self._discovery.has_scaled_objects():
-            outcome = dataclasses.replace(
-                outcome,
-                autoscaling=health.Finding(
-                    reason="ScaledObjectCRDMissing",
-                    message=f"the KEDA ScaledObject CRD ({KEDA_CRD}) is not installed; no backend is created "
-                    "until KEDA is installed",
-                ),
+            missing = health.Finding(
+                reason=Reason.AUTOSCALING_UNAVAILABLE,
+                message=f"the KEDA ScaledObject CRD ({KEDA_CRD}) is not installed; no backend is created "
+                "until KEDA is installed",
             )
-            await self._report(key, body, generation=generation, outcome=outcome)
-            return self._config.keda_recheck
+            return dataclasses.replace(outcome, autoscaling=missing), self._config.keda_recheck
 
         settings = render_settings.RenderSettings(
             gateway_image=self._config.gateway_image,
@@ -219,52 +241,21 @@ class Reconciler:
         try:
             desired = await self._renderer.render(service=service, runtime=runtime, settings=settings)
         except (ValueError, TypeError) as e:  # the constructs reject a combination the CRD could not
-            outcome = dataclasses.replace(
-                outcome,
-                blocked=health.Finding(reason="InvalidSpec", message=f"cannot render the service: {e}"),
-            )
-            await self._report(key, body, generation=generation, outcome=outcome)
-            return None
+            return blocked(outcome, Reason.INVALID_SPEC, f"cannot render the service: {e}"), None
 
         report = await self._applier.sync(
             namespace=key[0],
             service=key[1],
-            owner_uid=str(meta.get("uid")),
+            owner_uid=str((body.get("metadata") or {}).get("uid")),
             desired=desired,
             live=self._inv.owned(key),
         )
         for obj in report.live.values():
             self._inv.put_owned(obj)
         self._count(report)
-        cache_refusals = [r for r in report.refused if r.cache]
-        other_refusals = [r for r in report.refused if not r.cache]
-        if cache_refusals:
-            outcome = dataclasses.replace(
-                outcome,
-                cache_problem=health.Finding(
-                    reason="CacheSpecChanged", message="; ".join(r.message for r in cache_refusals)
-                ),
-            )
-        if other_refusals:
-            outcome = dataclasses.replace(
-                outcome,
-                other_problem=health.Finding(
-                    reason="ObjectSpecChanged", message="; ".join(r.message for r in other_refusals)
-                ),
-            )
-        if report.rejected:
-            outcome = dataclasses.replace(
-                outcome,
-                blocked=health.Finding(
-                    reason="InvalidSpec", message="; ".join(r.message for r in report.rejected)
-                ),
-            )
-        if not_ready := scaled_object_problem(
-            self._inv.find(key, "keda.sh/v1alpha1", "ScaledObject", ident.name)
-        ):
-            outcome = dataclasses.replace(outcome, autoscaling=not_ready)
-        await self._report(key, body, generation=generation, outcome=outcome)
-        return None
+        return applied_outcome(
+            outcome, report, self._inv.find(key, KEDA_GROUP_VERSION, "ScaledObject", ident.scaled_object)
+        ), None
 
     def _parse_service(self, key: inventory_.ServiceKey, body: Mapping[str, Any]) -> llmservice.LLMService:
         """The parsed LLMService, parsed once per resourceVersion."""

@@ -19,7 +19,7 @@ from noctaya import __version__
 from noctaya.contract import fields
 
 ENV_PREFIX: Final = "NOCTAYA_"
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -56,7 +56,7 @@ class OperatorSettings:
     def __post_init__(self) -> None:
         problems: list[str] = []
         for ns in self.namespaces:
-            if not _DNS_LABEL.match(ns):
+            if not _DNS_LABEL.fullmatch(ns):
                 problems.append(f"--namespace: {ns!r} is not a valid namespace name")
         if not self.gateway_image.strip():
             problems.append("--gateway-image: must not be empty")
@@ -66,7 +66,7 @@ class OperatorSettings:
             problems.append(
                 "--lease-retry-period < --lease-renew-deadline < --lease-duration must hold, all > 0"
             )
-        if not _DNS_LABEL.match(self.lease_namespace):
+        if not _DNS_LABEL.fullmatch(self.lease_namespace):
             problems.append(f"--lease-namespace: {self.lease_namespace!r} is not a valid namespace name")
         if not self.lease_name or len(self.lease_name) > 253:
             problems.append("--lease-name: must be 1..253 characters")

@@ -6,9 +6,11 @@ only moves when ``status`` changes, every condition carries the reconciled ``obs
 :func:`transitions` lists the condition changes worth a Kubernetes Event: a change of ``status`` or
 ``reason``; repeating the same observation yields nothing, so neither status writes nor events repeat.
 
-Condition types: ``Ready``, ``Degraded``, ``AutoscalingReady`` (API.md) and the extensions
-``Reconciled`` (spec, runtime selection and apply problems) and ``CacheReady`` (prewarm and create-once
-cache objects).
+Every condition type and reason comes from :mod:`noctaya.api.servicestatus` (``ConditionType``,
+``Reason``): the writer only takes those enums, so the operator can write nothing the API does not
+declare. Types: ``Ready``, ``Degraded``, ``AutoscalingReady`` (API.md) and the extensions ``Reconciled``
+(spec, runtime selection and apply problems) and ``CacheReady`` (prewarm, create-once cache objects and
+replicas that do not fit on the node of a ReadWriteOnce cache).
 """
 
 from __future__ import annotations
@@ -18,30 +20,26 @@ import datetime
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from noctaya.api import servicestatus
 from noctaya.operator import health as health_
 
-READY: Final = "Ready"
-DEGRADED: Final = "Degraded"
-AUTOSCALING_READY: Final = "AutoscalingReady"
-RECONCILED: Final = "Reconciled"
-CACHE_READY: Final = "CacheReady"
+ConditionType = servicestatus.ConditionType
+Reason = servicestatus.Reason
 
 WARNING_WHEN: Final[dict[str, str]] = {  # condition type -> the status that is bad news
-    DEGRADED: "True",
-    AUTOSCALING_READY: "False",
-    RECONCILED: "False",
-    CACHE_READY: "False",
+    ConditionType.DEGRADED: "True",
+    ConditionType.AUTOSCALING_READY: "False",
+    ConditionType.RECONCILED: "False",
+    ConditionType.CACHE_READY: "False",
 }
 
 
 #: reasons that are one observation seen at different moments, most specific first: a crash-looping
 #: container is waiting in back-off, then running (not ready) after its restart, then in back-off again
-SAME_OBSERVATION: Final = ("CrashLoopBackOff", "ContainerRestarting")
+SAME_OBSERVATION: Final = (Reason.CRASH_LOOP_BACK_OFF, Reason.CONTAINER_RESTARTING)
 
 #: reasons that only say "on its way": never a Warning
-PROGRESS: Final = frozenset(
-    {"Activating", "Starting", "ModelLoading", "SchedulingDelayed", "ScaledToZero", "Prewarming"}
-)
+PROGRESS: Final = servicestatus.PROGRESS_REASONS
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -53,14 +51,14 @@ class Outcome:
     autoscaling: health_.Finding | None = None  # None: ScaledObject configured
     blocked: health_.Finding | None = None  # spec/runtime/apply problem (no change applied)
     cache_problem: health_.Finding | None = None  # a create-once cache object differs from the spec
-    other_problem: health_.Finding | None = None  # a non-cache create-once object differs
+    other_problem: health_.Finding | None = None  # a create-once object differs, or a name is taken
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Transition:
-    type: str
+    type: ConditionType
     status: str
-    reason: str
+    reason: Reason
     message: str
 
     @property
@@ -72,8 +70,16 @@ def now_iso() -> str:
     return datetime.datetime.now(tz=datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _condition(type_: str, ok: bool, reason: str, message: str) -> dict[str, Any]:
-    return {"type": type_, "status": "True" if ok else "False", "reason": reason, "message": message}
+def _condition(type_: ConditionType, ok: bool, reason: Reason, message: str) -> dict[str, Any]:
+    """One condition; only declared types and reasons are accepted (plain strings on the wire)."""
+    if not isinstance(type_, ConditionType) or not isinstance(reason, Reason):
+        raise TypeError(f"undeclared condition {type_!r}/{reason!r}: declare it in noctaya.api.servicestatus")
+    return {
+        "type": str(type_),
+        "status": "True" if ok else "False",
+        "reason": str(reason),
+        "message": message,
+    }
 
 
 def merge_conditions(
@@ -105,25 +111,102 @@ def _same_class(before: object, now: str) -> bool:
     """Whether the reason ``now`` is the observation ``before`` already stands for."""
     if before == now:
         return True
-    order = SAME_OBSERVATION
+    order: tuple[str, ...] = SAME_OBSERVATION
     return before in order and now in order and order.index(str(before)) < order.index(now)
 
 
 def phase_of(*, health: health_.Health, outcome: Outcome) -> str:
     if outcome.blocked is not None and health.ready_replicas == 0:
-        return "Degraded"
+        return servicestatus.Phase.DEGRADED
     if outcome.autoscaling is not None and health.desired_replicas is None:
-        return "Pending"
+        return servicestatus.Phase.PENDING
     if health.failure is not None:
-        return "Degraded"
+        return servicestatus.Phase.DEGRADED
     if health.ready_replicas > 0:
-        return "Ready"
-    reason = health.progress.reason if health.progress else ""
-    if reason == "ScaledToZero":
-        return "ScaledToZero"
-    if reason in {"Starting", "ModelLoading", "SchedulingDelayed"}:
-        return "Loading"
-    return "Pending"
+        return servicestatus.Phase.READY
+    reason = health.progress.reason if health.progress else None
+    if reason == Reason.SCALED_TO_ZERO:
+        return servicestatus.Phase.SCALED_TO_ZERO
+    if reason in {Reason.STARTING, Reason.MODEL_LOADING, Reason.SCHEDULING_DELAYED}:
+        return servicestatus.Phase.LOADING
+    return servicestatus.Phase.PENDING
+
+
+def ready_condition(
+    *, health: health_.Health, outcome: Outcome, activation: health_.Activation | None
+) -> dict[str, Any]:
+    if health.ready_replicas > 0:
+        message = f"{health.ready_replicas} backend replica(s) ready"
+        if activation is not None:  # the event for this transition tells where the cold start went
+            stages = ", ".join(f"{name} {health_.go_duration(sec)}" for name, sec in activation.stages())
+            message += f"; activation: {stages}"
+        return _condition(ConditionType.READY, True, Reason.AVAILABLE, message)
+    why = (
+        outcome.blocked
+        or outcome.autoscaling
+        or health.failure
+        or health.progress
+        or health_.Finding(reason=Reason.ACTIVATING, message="waiting for the backend")
+    )
+    return _condition(ConditionType.READY, False, why.reason, why.message)
+
+
+def degraded_condition(*, health: health_.Health) -> dict[str, Any]:
+    """True with the active failure; else Inactive (nothing runs), Progressing (on its way) or Healthy."""
+    if health.failure is not None:
+        return _condition(ConditionType.DEGRADED, True, health.failure.reason, health.failure.message)
+    if not health.desired_replicas and health.ready_replicas == 0:
+        return _condition(
+            ConditionType.DEGRADED, False, Reason.INACTIVE, "no backend replica is running (scaled to zero)"
+        )
+    if health.rolling or health.ready_replicas < (health.desired_replicas or 0):
+        ready, desired = health.ready_replicas, health.desired_replicas
+        return _condition(
+            ConditionType.DEGRADED,
+            False,
+            Reason.PROGRESSING,
+            f"{ready} of {desired} backend replica(s) ready, no failure so far",
+        )
+    return _condition(ConditionType.DEGRADED, False, Reason.HEALTHY, "no activation failure observed")
+
+
+def autoscaling_condition(*, outcome: Outcome) -> dict[str, Any]:
+    if outcome.autoscaling is not None:
+        return _condition(
+            ConditionType.AUTOSCALING_READY, False, outcome.autoscaling.reason, outcome.autoscaling.message
+        )
+    return _condition(
+        ConditionType.AUTOSCALING_READY,
+        True,
+        Reason.SCALED_OBJECT_APPLIED,
+        "KEDA ScaledObject with the external-push trigger is applied",
+    )
+
+
+def reconciled_condition(*, outcome: Outcome) -> dict[str, Any]:
+    problem = outcome.blocked or outcome.other_problem
+    if (
+        problem is None
+        and outcome.autoscaling is not None
+        and outcome.autoscaling.reason == Reason.AUTOSCALING_UNAVAILABLE
+    ):
+        problem = health_.Finding(
+            reason=outcome.autoscaling.reason, message=f"nothing is applied: {outcome.autoscaling.message}"
+        )
+    if problem is not None:
+        return _condition(ConditionType.RECONCILED, False, problem.reason, problem.message)
+    return _condition(ConditionType.RECONCILED, True, Reason.APPLIED, "every owned object matches the spec")
+
+
+def cache_condition(*, health: health_.Health, outcome: Outcome) -> dict[str, Any] | None:
+    """Present only when there is something to say about the cache."""
+    problem = outcome.cache_problem or health.node_full
+    if problem is not None:
+        return _condition(ConditionType.CACHE_READY, False, problem.reason, problem.message)
+    if health.prewarm is not None:
+        ok = health.prewarm.reason == Reason.PREWARMED
+        return _condition(ConditionType.CACHE_READY, ok, health.prewarm.reason, health.prewarm.message)
+    return None
 
 
 def compose(
@@ -138,67 +221,17 @@ def compose(
     """The complete ``status`` for one LLMService."""
     now = now or now_iso()
     previous = previous or {}
-    wanted: list[dict[str, Any]] = []
-
-    if health.ready_replicas > 0:
-        message = f"{health.ready_replicas} backend replica(s) ready"
-        if activation is not None:  # the event for this transition tells where the cold start went
-            stages = ", ".join(f"{name} {health_.go_duration(sec)}" for name, sec in activation.stages())
-            message += f"; activation: {stages}"
-        wanted.append(_condition(READY, True, "Serving", message))
-    else:
-        why = (
-            outcome.blocked
-            or outcome.autoscaling
-            or health.failure
-            or health.progress
-            or health_.Finding(reason="Activating", message="waiting for the backend")
-        )
-        wanted.append(_condition(READY, False, why.reason, why.message))
-
-    if health.failure is not None:
-        wanted.append(_condition(DEGRADED, True, health.failure.reason, health.failure.message))
-    else:
-        wanted.append(_condition(DEGRADED, False, "Healthy", "no activation failure observed"))
-
-    if outcome.autoscaling is not None:
-        wanted.append(
-            _condition(AUTOSCALING_READY, False, outcome.autoscaling.reason, outcome.autoscaling.message)
-        )
-    else:
-        wanted.append(
-            _condition(
-                AUTOSCALING_READY,
-                True,
-                "Configured",
-                "KEDA ScaledObject with the external-push trigger is applied",
-            )
-        )
-
-    problem = outcome.blocked or outcome.other_problem
-    if (
-        problem is None
-        and outcome.autoscaling is not None
-        and outcome.autoscaling.reason == "ScaledObjectCRDMissing"
-    ):
-        problem = health_.Finding(
-            reason=outcome.autoscaling.reason, message=f"nothing is applied: {outcome.autoscaling.message}"
-        )
-    if problem is not None:
-        wanted.append(_condition(RECONCILED, False, problem.reason, problem.message))
-    else:
-        wanted.append(_condition(RECONCILED, True, "Applied", "every owned object matches the spec"))
-
-    if outcome.cache_problem is not None:
-        wanted.append(
-            _condition(CACHE_READY, False, outcome.cache_problem.reason, outcome.cache_problem.message)
-        )
-    elif health.prewarm is not None:
-        ok = health.prewarm.reason == "Prewarmed"
-        wanted.append(_condition(CACHE_READY, ok, health.prewarm.reason, health.prewarm.message))
+    wanted = [
+        ready_condition(health=health, outcome=outcome, activation=activation),
+        degraded_condition(health=health),
+        autoscaling_condition(outcome=outcome),
+        reconciled_condition(outcome=outcome),
+    ]
+    if (cache := cache_condition(health=health, outcome=outcome)) is not None:
+        wanted.append(cache)
 
     status: dict[str, Any] = {
-        "phase": phase_of(health=health, outcome=outcome),
+        "phase": str(phase_of(health=health, outcome=outcome)),
         "resolvedRuntime": outcome.resolved_runtime or previous.get("resolvedRuntime"),
         "replicas": health.ready_replicas,
         "endpointURL": outcome.endpoint_url or previous.get("endpointURL"),
@@ -225,13 +258,17 @@ def transitions(previous: Mapping[str, Any] | None, current: Mapping[str, Any]) 
     changes: dict[str, Transition] = {}
     for cond in current.get("conditions") or []:
         before = old.get(cond["type"])
-        if before is None and cond["type"] == DEGRADED and cond["status"] == "False":
-            continue  # the initial "nothing wrong" needs no event
+        if (
+            cond["type"] == ConditionType.DEGRADED
+            and cond["status"] == "False"
+            and (before is None or before.get("status") == "False")
+        ):
+            continue  # "nothing wrong" (Healthy, Inactive, Progressing) needs no event; a recovery does
         if before is None or (before.get("status"), before.get("reason")) != (cond["status"], cond["reason"]):
             change = Transition(
-                type=cond["type"],
+                type=ConditionType(cond["type"]),
                 status=cond["status"],
-                reason=cond["reason"],
+                reason=Reason(cond["reason"]),
                 message=cond.get("message", ""),
             )
             kept = changes.get(change.reason)

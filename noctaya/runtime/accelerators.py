@@ -10,7 +10,9 @@ to place and admit the Pod:
 - node selectors and tolerations, copied in order;
 - the scheduler: ``schedulerName`` and, for Volcano only, the queue annotation
   ``scheduling.volcano.sh/queue-name``;
-- environment variables a vendor needs at the Kubernetes level (none of the built-in ones do).
+- environment variables a vendor needs at the Kubernetes level (none of the built-in ones do);
+- host files the vendor's serving images expect from the node (``ascend``: the driver directory,
+  ``npu-smi``, ``dcmi`` and ``/etc/ascend_install.info``; see ``noctaya.runtime.mounts``).
 
 ``cpu`` requests no extended resource at all: its CPU and memory come from ``spec.resources``.
 """
@@ -20,6 +22,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
+
+from noctaya.runtime import mounts
 
 VOLCANO_SCHEDULER: Final = "volcano"
 VOLCANO_QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
@@ -59,6 +63,8 @@ class Placement:
     scheduler_name: str | None
     pod_annotations: Mapping[str, str]
     env: Mapping[str, str]
+    #: node files mounted read-only into the serving container (not into the prewarm Job)
+    host_files: tuple[mounts.HostFile, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -68,6 +74,7 @@ class AcceleratorAdapter:
     vendor: str
     default_resource_name: str | None
     requests_device: bool = True
+    host_files: tuple[mounts.HostFile, ...] = ()
 
     def translate(self, request: AcceleratorRequest) -> Placement:
         if request.vendor != self.vendor:
@@ -97,14 +104,25 @@ class AcceleratorAdapter:
             scheduler_name=request.scheduler_name or None,
             pod_annotations=annotations,
             env={},
+            host_files=self.host_files,
         )
 
+
+#: what Ascend serving images (vllm-ascend, MindIE) read from the host
+ASCEND_HOST_FILES: Final = (
+    mounts.HostFile(name="ascend-driver", path="/usr/local/Ascend/driver", type="Directory"),
+    mounts.HostFile(name="ascend-npu-smi", path="/usr/local/bin/npu-smi", type="File"),
+    mounts.HostFile(name="ascend-dcmi", path="/usr/local/dcmi", type="Directory"),
+    mounts.HostFile(name="ascend-install-info", path="/etc/ascend_install.info", type="File"),
+)
 
 ADAPTERS: Final[Mapping[str, AcceleratorAdapter]] = {
     adapter.vendor: adapter
     for adapter in (
         AcceleratorAdapter(vendor="nvidia", default_resource_name="nvidia.com/gpu"),
-        AcceleratorAdapter(vendor="ascend", default_resource_name="huawei.com/Ascend910"),
+        AcceleratorAdapter(
+            vendor="ascend", default_resource_name="huawei.com/Ascend910", host_files=ASCEND_HOST_FILES
+        ),
         AcceleratorAdapter(vendor="amd", default_resource_name="amd.com/gpu"),
         AcceleratorAdapter(vendor="intel-gaudi", default_resource_name="habana.ai/gaudi"),
         AcceleratorAdapter(vendor="cpu", default_resource_name=None, requests_device=False),

@@ -17,6 +17,11 @@ Layout on the cache volume (mounted at ``/cache``)::
     /cache/models/oci/sha256-<hex>/        a staged OCI artifact; marker .noctaya-ready inside
 
 ``pvc://claim[/sub]`` mounts the claim read-only at ``/models`` and needs no cache and no staging.
+
+``NodeLocalPVC`` is one ReadWriteOnce claim: every replica that mounts it must run on the node it is
+attached to, so the backend pins its replicas to one node (``noctaya.constructs.backend``) and the
+operator reports replicas that node cannot hold. ``SharedPVC`` (ReadWriteMany) and ``HostPath`` (a
+directory on every node) spread freely.
 When a staging step exists it is the only writer: servers mount the cache read-only and wait for the
 marker, so they never read partial output. Without it, servers keep write access (hub clients write
 their own cache).

@@ -9,17 +9,28 @@ The recipe holds everything the backend construct needs, as plain values:
   cache variables of hub clients and, for ModelScope sources served without staging, the engine
   family's switch to ModelScope — a variable the runtime sets itself is never overridden;
 - probes (runtime's, else the API defaults), port, resources, the accelerator placement (adapter),
-  drain and grace, and the model delivery plan.
+  drain and grace, and the model delivery plan;
+- ``shared_memory``: the size of the serving container's memory-backed ``/dev/shm``. Engines exchange
+  tensors between their worker processes there (NCCL, vLLM's and SGLang's multiprocessing), and a
+  container runtime's default of 64 MiB makes tensor-parallel engines fail or fall back to slow paths.
+  ``spec.resources.sharedMemory`` sets it; the default is half of ``spec.resources.memory`` — tmpfs
+  pages are charged to the container's memory limit, so a larger size could not be used without the
+  engine being OOM-killed, and half leaves the other half to the engine process — or
+  :data:`DEFAULT_SHARED_MEMORY` (8Gi) when no memory is set: enough for the exchange buffers of eight
+  accelerators; the size is a bound, it reserves nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
-from noctaya.api import inferenceruntime, llmservice, sources, templates
-from noctaya.runtime import accelerators, delivery, engines
+from noctaya.api import inferenceruntime, llmservice, quantities, sources, templates
+from noctaya.runtime import accelerators, delivery, engines, mounts
+
+#: /dev/shm size when neither ``resources.sharedMemory`` nor ``resources.memory`` is set
+DEFAULT_SHARED_MEMORY: Final = "8Gi"
 
 
 class RenderError(ValueError):
@@ -47,6 +58,11 @@ class ServerRecipe:
     family: engines.EngineFamily
     pre_stop_drain_seconds: int | None
     termination_grace_period_seconds: int | None
+    #: size limit of the memory-backed /dev/shm (a quantity string)
+    shared_memory: str = DEFAULT_SHARED_MEMORY
+    #: the runtime's extra volumes and the adapter's host files (``noctaya.runtime.mounts``)
+    volumes: tuple[mounts.ExtraVolume, ...] = ()
+    volume_mounts: tuple[mounts.ExtraMount, ...] = ()
 
 
 def render_args(
@@ -95,6 +111,16 @@ def _compact(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _compact(v) for k, v in value.items() if v not in ([], {}, None)}
     return value
+
+
+def shared_memory_size(resources: llmservice.Resources) -> str:
+    """``resources.sharedMemory``, else half of ``resources.memory``, else the default (see above)."""
+    if resources.shared_memory is not None:
+        return resources.shared_memory
+    if resources.memory is not None and int(resources.memory) > 0:
+        half = int(resources.memory) // 2
+        return str(quantities.Quantity.of(half, resources.memory.format))
+    return DEFAULT_SHARED_MEMORY
 
 
 def _probe_path(probe: Mapping[str, Any], default: str) -> str:
@@ -150,6 +176,12 @@ def recipe(
     except accelerators.AcceleratorError as exc:
         raise RenderError(f"InferenceRuntime {runtime.name}: {exc}") from None
     extra.update({k: v for k, v in placement.env.items() if k not in extra})
+    try:
+        volumes, volume_mounts = mounts.merge(
+            container=rspec.container, host_files=placement.host_files, vendor=rspec.vendor.value
+        )
+    except mounts.MountError as exc:
+        raise RenderError(f"InferenceRuntime {runtime.name}: {exc}") from None
 
     port = rspec.container.port
     readiness = _compact(rspec.health.effective_readiness(port=port.name).to_manifest())
@@ -173,4 +205,7 @@ def recipe(
         family=family,
         pre_stop_drain_seconds=drain,
         termination_grace_period_seconds=rspec.lifecycle.termination_grace_period_seconds,
+        shared_memory=shared_memory_size(spec.resources),
+        volumes=volumes,
+        volume_mounts=volume_mounts,
     )

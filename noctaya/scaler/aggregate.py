@@ -15,6 +15,7 @@ from aiohttp import web
 from noctaya.contract import fields
 from noctaya.contract import scaler as config_mod
 from noctaya.scaler import credentials, intake, membership, metrics, server, servicer, tokens
+from noctaya.serving import connections
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ class AggregateScaler:
                 metric_name=config.metric_name,
                 target=config.target,
                 max_streams=config.max_streams,
+                max_streams_per_peer=config.max_streams_per_peer,
                 metrics=self.metrics,
             ),
             listen=config.grpc_listen,
@@ -57,6 +59,15 @@ class AggregateScaler:
                 cert_file=tls.cert_file, key_file=tls.key_file, ca_file=tls.ca_file
             ),
         )
+        self.connections = connections.ConnectionTable(
+            limits=connections.Limits(
+                max_connections=config.max_connections,
+                max_connections_per_peer=config.max_connections_per_peer,
+                header_timeout=config.header_timeout,
+                keepalive_timeout=config.keep_alive_timeout,
+            )
+        )
+        metrics.ConnectionMetrics(registry=self.registry, table=self.connections)
         self._runner: web.AppRunner | None = None
         self.report_port = 0
 
@@ -67,7 +78,13 @@ class AggregateScaler:
     async def __aenter__(self) -> AggregateScaler:
         await self.grpc.start()
         try:
-            runner = web.AppRunner(intake.make_app(self.intake), handle_signals=False, access_log=None)
+            runner = connections.Runner(
+                intake.make_app(self.intake),
+                table=self.connections,
+                error_body=intake.error_body,
+                handle_signals=False,
+                access_log=None,
+            )
             await runner.setup()
             self._runner = runner
             listen = fields.ListenAddress.parse(self.config.report_listen)

@@ -14,6 +14,7 @@ import sys
 
 from noctaya.contract import scaler as config_mod
 from noctaya.scaler import aggregate, credentials, tokens
+from noctaya.serving import redaction
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,6 +39,7 @@ async def _serve(config: config_mod.ScalerConfig) -> None:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    redaction.install()
     try:
         config = config_mod.load_config(args.config)
     except config_mod.ConfigError as exc:

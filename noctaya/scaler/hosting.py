@@ -51,6 +51,7 @@ def colocated_scaler(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
             metric_name=section.metric_name,
             target=section.target,
             max_streams=section.max_streams,
+            max_streams_per_peer=section.max_streams_per_peer,
             metrics=metrics.ScalerMetrics(registry=registry),
         )
         async with server.ScalerServer(servicer=svc, listen=section.listen, tls=files):

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import prometheus_client
@@ -28,8 +29,12 @@ from noctaya.contract import fields
 from noctaya.scaler import membership as membership_mod
 from noctaya.scaler import metrics as metrics_mod
 from noctaya.scaler import tokens as tokens_mod
+from noctaya.serving import connections
 
-MEMBER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+logger = logging.getLogger(__name__)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+MEMBER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 MAX_SEQUENCE = 2**63 - 1
 BODY_TIMEOUT = 5.0
 REPORT_KEYS = {"service", "member", "sequence", "demand", "withdraw"}
@@ -78,7 +83,7 @@ def parse_report(raw: bytes, *, service: fields.ServiceRef, max_demand: int) -> 
     if (ref["name"], ref["namespace"]) != (service.name, service.namespace):
         raise Refused(400, "wrong_service", f"this scaler aggregates {service}")
     member = body.get("member")
-    if not isinstance(member, str) or not MEMBER_PATTERN.match(member):
+    if not isinstance(member, str) or not MEMBER_PATTERN.fullmatch(member):
         raise Refused(400, "bad_request", "member must be 1-128 characters of [A-Za-z0-9._:-]")
     sequence = body.get("sequence")
     if type(sequence) is not int or not 1 <= sequence <= MAX_SEQUENCE:
@@ -122,9 +127,10 @@ class Intake:
         metrics.max_members.set(membership.max_members)
         metrics.reports_in_flight.set_function(lambda: self._in_flight)  # read at scrape time
         metrics.members.set_function(lambda: len(membership))
-        membership.on_removed = lambda _member, cause: metrics.withdrawals.labels(cause=cause).inc()
+        removed = {"expired": metrics.expired_members, "withdrawn": metrics.withdrawn_members}
+        membership.on_removed = lambda _member, cause: removed[cause].inc()
 
-    async def handle_report(self, request: web.Request) -> web.Response:
+    async def handle_report(self, request: web.Request) -> web.StreamResponse:
         if self._in_flight >= self.max_concurrent:
             return self._refuse(Refused(503, "busy", f"more than {self.max_concurrent} reports at once"))
         self._in_flight += 1
@@ -132,6 +138,9 @@ class Intake:
             return await self._process(request)
         except Refused as refusal:
             return self._refuse(refusal)
+        except ConnectionError:  # the reporter left in the middle of its body: nothing to answer
+            logger.debug("a reporter disconnected before its report arrived whole")
+            return web.Response(status=499)
         finally:
             self._in_flight -= 1
 
@@ -212,12 +221,41 @@ async def _expire_forever(membership: membership_mod.Membership) -> None:
         membership.expire()
 
 
+def error_body(status: int, code: str, message: str) -> bytes:
+    """The intake's error shape, also for what the HTTP layer refuses (``connections.ErrorBody``)."""
+    return json.dumps({"error": {"message": message, "type": "report_refused", "code": code}}).encode()
+
+
+@web.middleware
+async def typed_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """aiohttp's own refusals (404, 405, 417...) in the intake's JSON shape instead of text/plain."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status, "bad_request")
+        return web.Response(
+            status=exc.status,
+            body=error_body(exc.status, code, f"{exc.reason} ({request.method} is not served here)"),
+            content_type="application/json",
+            headers={"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None,
+        )
+
+
 def make_app(intake: Intake) -> web.Application:
     """The report app; its cleanup context runs the member-expiry loop."""
-    app = web.Application(client_max_size=intake.max_body_bytes)
-    app.router.add_post("/v1/reports", intake.handle_report)
-    app.router.add_get("/healthz", intake.handle_health)
-    app.router.add_get("/metrics", intake.handle_metrics)
+    app = web.Application(client_max_size=intake.max_body_bytes, middlewares=[typed_errors])
+    expect = connections.expect_handler(
+        lambda _request: web.Response(
+            status=417,
+            body=error_body(417, "expectation_failed", "the only Expect this server knows is 100-continue"),
+            content_type="application/json",
+        )
+    )
+    app.router.add_post("/v1/reports", intake.handle_report, expect_handler=expect)
+    app.router.add_get("/healthz", intake.handle_health, expect_handler=expect)
+    app.router.add_get("/metrics", intake.handle_metrics, expect_handler=expect)
 
     async def expiry(_app: web.Application) -> AsyncIterator[None]:
         task = asyncio.create_task(_expire_forever(intake.membership))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import prometheus_client
 
+from noctaya.serving import connections
+
 REFUSAL_REASONS = (
     "unauthorized",
     "bad_request",
@@ -37,6 +39,11 @@ class ScalerMetrics:
         self.max_streams = prometheus_client.Gauge(
             "noctaya_scaler_streams_max", "Bound on concurrent StreamIsActive streams", registry=registry
         )
+        self.max_streams_per_peer = prometheus_client.Gauge(
+            "noctaya_scaler_streams_per_peer_max",
+            "Bound on concurrent StreamIsActive streams from one address",
+            registry=registry,
+        )
         self.pushes = prometheus_client.Counter(
             "noctaya_scaler_pushes",
             "IsActiveResponse messages pushed on streams",
@@ -50,7 +57,9 @@ class ScalerMetrics:
             registry=registry,
         )
         self.members = prometheus_client.Gauge(
-            "noctaya_scaler_members", "Gateways whose demand reports are being summed", registry=registry
+            "noctaya_scaler_gateway_members",
+            "Gateways whose demand reports are being summed",
+            registry=registry,
         )
         self.max_members = prometheus_client.Gauge(
             "noctaya_scaler_members_max", "Bound on summed gateways", registry=registry
@@ -61,10 +70,14 @@ class ScalerMetrics:
             ["outcome", "reason"],
             registry=registry,
         )
-        self.withdrawals = prometheus_client.Counter(
-            "noctaya_scaler_withdrawals",
-            "Members removed, by cause (withdrawn, expired)",
-            ["cause"],
+        self.expired_members = prometheus_client.Counter(
+            "noctaya_scaler_expired_members",
+            "Gateway members removed because they stopped reporting for memberTtl",
+            registry=registry,
+        )
+        self.withdrawn_members = prometheus_client.Counter(
+            "noctaya_scaler_withdrawn_members",
+            "Gateway members removed by their own withdraw report (graceful shutdown)",
             registry=registry,
         )
         self.reports_in_flight = prometheus_client.Gauge(
@@ -75,6 +88,8 @@ class ScalerMetrics:
             "Bound on concurrently processed reports",
             registry=registry,
         )
+        for result in ("true", "false"):
+            self.pushes.labels(result=result)
         for method in ("IsActive", "StreamIsActive", "GetMetricSpec", "GetMetrics"):
             self.rpcs.labels(method=method, code="OK")
         self.reports.labels(outcome="accepted", reason="")
@@ -85,9 +100,9 @@ class ScalerMetrics:
 class ReporterMetrics:
     def __init__(self, *, registry: prometheus_client.CollectorRegistry) -> None:
         self.reports = prometheus_client.Counter(
-            "noctaya_scaler_reporter_reports",
-            "Demand reports sent to the aggregate scaler, by outcome",
-            ["outcome"],
+            "noctaya_gateway_demand_reports",
+            "Demand reports this gateway sent to the aggregate scaler, by result (accepted, failed)",
+            ["result"],
             registry=registry,
         )
         self.failures = prometheus_client.Gauge(
@@ -100,5 +115,33 @@ class ReporterMetrics:
             "Longest wait before retrying a failed report (the report interval)",
             registry=registry,
         )
-        for outcome in ("accepted", "failed"):
-            self.reports.labels(outcome=outcome)
+        for result in ("accepted", "failed"):
+            self.reports.labels(result=result)
+
+
+class ConnectionMetrics:
+    """The aggregate scaler's report listener: open connections and their bounds."""
+
+    def __init__(
+        self, *, registry: prometheus_client.CollectorRegistry, table: connections.ConnectionTable
+    ) -> None:
+        self.connections = prometheus_client.Gauge(
+            "noctaya_scaler_connections", "Open connections on the report port", registry=registry
+        )
+        self.connections.set_function(lambda: table.open)
+        prometheus_client.Gauge(
+            "noctaya_scaler_max_connections",
+            "Configured bound on open report-port connections",
+            registry=registry,
+        ).set(table.limits.max_connections)
+        prometheus_client.Gauge(
+            "noctaya_scaler_max_connections_per_peer",
+            "Configured bound on open report-port connections from one address",
+            registry=registry,
+        ).set(table.limits.max_connections_per_peer)
+        refused = prometheus_client.Counter(
+            "noctaya_scaler_connections_refused",
+            "Report-port connections closed at once because a connection bound was reached",
+            registry=registry,
+        )
+        table.on_refused = refused.inc

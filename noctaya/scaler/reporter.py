@@ -146,12 +146,12 @@ class Reporter:
                 )
             self.failures += 1
             if self.metrics is not None:
-                self.metrics.reports.labels(outcome="failed").inc()
+                self.metrics.reports.labels(result="failed").inc()
             return False
         if self.failures:
             logger.info("demand reports to %s recovered after %d failures", self.endpoint, self.failures)
         self.failures = 0
         self.sent += 1
         if self.metrics is not None:
-            self.metrics.reports.labels(outcome="accepted").inc()
+            self.metrics.reports.labels(result="accepted").inc()
         return True

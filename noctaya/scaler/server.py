@@ -20,7 +20,7 @@ from noctaya.scaler import servicer as servicer_mod
 
 logger = logging.getLogger(__name__)
 
-SERVICE_NAME = "externalscaler.ExternalScaler"
+SERVICE_NAME = servicer_mod.SERVICE_NAME
 MAX_MESSAGE_BYTES = 64 * 1024  # a ScaledObjectRef with its metadata is a few hundred bytes
 
 SERVER_OPTIONS: list[tuple[str, int]] = [

@@ -22,22 +22,57 @@ import asyncio
 import dataclasses
 import logging
 import math
+from collections.abc import Callable
+from typing import Any
 
 import grpc
+from google.protobuf import message as protobuf_message  # type: ignore[import-untyped]
 
 from noctaya.contract import demand as demand_mod
 from noctaya.contract import fields
 from noctaya.scaler import metrics as metrics_mod
 from noctaya.scaler._pb import externalscaler_pb2 as pb
-from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 
 logger = logging.getLogger(__name__)
+
+SERVICE_NAME = "externalscaler.ExternalScaler"
 
 
 @dataclasses.dataclass(eq=False)
 class _Stream:
+    peer: str
+    context: grpc.aio.ServicerContext
     wake: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
     rising: bool = False  # an inactive -> active transition happened since the last write
+    evicted: bool = False  # ended to make room for a peer holding fewer streams
+
+
+class Undecodable:
+    """What a request deserializes to when its bytes are not a valid message (truncated, invalid
+    UTF-8 in a string field): the method refuses it with INVALID_ARGUMENT, instead of gRPC answering
+    UNKNOWN and logging a DecodeError traceback for the client's mistake."""
+
+    __slots__ = ("type_name",)
+
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name
+
+
+def _tolerant(message_type: Any) -> Callable[[bytes], Any]:
+    def parse(raw: bytes) -> Any:
+        try:
+            return message_type.FromString(raw)
+        except protobuf_message.DecodeError:
+            return Undecodable(message_type.DESCRIPTOR.full_name)
+
+    return parse
+
+
+def peer_address(context: grpc.aio.ServicerContext) -> str:
+    """``ipv4:10.0.0.1:5555`` -> ``ipv4:10.0.0.1``: a peer is an address, not a connection."""
+    peer = context.peer() or "unknown"
+    host, sep, port = peer.rpartition(":")
+    return host if sep and port.isdigit() else peer
 
 
 class ExternalScalerServicer:
@@ -55,6 +90,7 @@ class ExternalScalerServicer:
         metric_name: str,
         target: float,
         max_streams: int,
+        max_streams_per_peer: int,
         metrics: metrics_mod.ScalerMetrics | None = None,  # None when nobody scrapes (tests, bench)
     ) -> None:
         if not target > 0 or not math.isfinite(target):
@@ -67,6 +103,11 @@ class ExternalScalerServicer:
         self._metric_key = metric_name.casefold()
         self._target = target
         self._max_streams = max_streams
+        if not 1 <= max_streams_per_peer <= max_streams:
+            raise ValueError(
+                f"max_streams_per_peer must be from 1 to max_streams, got {max_streams_per_peer}"
+            )
+        self._max_per_peer = max_streams_per_peer
         self._metrics = metrics
         self._streams: set[_Stream] = set()
         self._demand = source.demand()
@@ -75,13 +116,39 @@ class ExternalScalerServicer:
         self._unsubscribe: demand_mod.Unsubscribe | None = None
         if metrics is not None:  # read at scrape time: nothing to update per demand change
             metrics.max_streams.set(max_streams)
+            metrics.max_streams_per_peer.set(max_streams_per_peer)
             metrics.demand.set_function(lambda: self._demand)
             metrics.active.set_function(lambda: int(self._active))
             metrics.streams.set_function(lambda: len(self._streams))
 
     # ---------------------------------------------------------------- lifecycle
     def add_to_server(self, server: grpc.aio.Server) -> None:
-        pb_grpc.add_ExternalScalerServicer_to_server(self, server)
+        """Register the four methods (as the generated ``add_ExternalScalerServicer_to_server`` does,
+        with deserializers that turn undecodable bytes into :class:`Undecodable`)."""
+        ref, metrics_request = _tolerant(pb.ScaledObjectRef), _tolerant(pb.GetMetricsRequest)
+        handlers = {
+            "IsActive": grpc.unary_unary_rpc_method_handler(
+                self.IsActive,
+                request_deserializer=ref,
+                response_serializer=pb.IsActiveResponse.SerializeToString,
+            ),
+            "StreamIsActive": grpc.unary_stream_rpc_method_handler(
+                self.StreamIsActive,
+                request_deserializer=ref,
+                response_serializer=pb.IsActiveResponse.SerializeToString,
+            ),
+            "GetMetricSpec": grpc.unary_unary_rpc_method_handler(
+                self.GetMetricSpec,
+                request_deserializer=ref,
+                response_serializer=pb.GetMetricSpecResponse.SerializeToString,
+            ),
+            "GetMetrics": grpc.unary_unary_rpc_method_handler(
+                self.GetMetrics,
+                request_deserializer=metrics_request,
+                response_serializer=pb.GetMetricsResponse.SerializeToString,
+            ),
+        }
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
 
     def attach(self) -> None:
         """Start following the demand source (call on the event loop that serves the streams)."""
@@ -148,6 +215,7 @@ class ExternalScalerServicer:
         request: pb.GetMetricsRequest,
         context: grpc.aio.ServicerContext,
     ) -> pb.GetMetricsResponse:
+        await self._check_decoded(request, context, method="GetMetrics")
         await self._check_ref(request.scaledObjectRef, context, method="GetMetrics")
         if request.metricName.casefold() not in ("", self._metric_key):
             await self._abort(
@@ -172,14 +240,11 @@ class ExternalScalerServicer:
             await self._abort(
                 context, "StreamIsActive", grpc.StatusCode.UNAVAILABLE, "the scaler is shutting down"
             )
-        if len(self._streams) >= self._max_streams:
-            await self._abort(
-                context,
-                "StreamIsActive",
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"too many open streams (bound {self._max_streams})",
-            )
-        stream = _Stream()
+        peer = peer_address(context)
+        refusal = self._admit_stream(peer)
+        if refusal is not None:
+            await self._abort(context, "StreamIsActive", grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+        stream = _Stream(peer=peer, context=context)
         self._streams.add(stream)
         try:
             sent = self._active
@@ -187,6 +252,13 @@ class ExternalScalerServicer:
             while True:
                 await stream.wake.wait()
                 stream.wake.clear()
+                if stream.evicted:
+                    await self._abort(
+                        context,
+                        "StreamIsActive",
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        "stream ended to make room for another client (this address holds the most)",
+                    )
                 if self._closing:
                     break
                 if stream.rising:
@@ -201,14 +273,52 @@ class ExternalScalerServicer:
             self._streams.discard(stream)
 
     # ---------------------------------------------------------------- helpers
+    def _admit_stream(self, peer: str) -> str | None:
+        """Make room for a stream from ``peer``, or say why not.
+
+        No address holds more than ``max_streams_per_peer`` streams. When all ``max_streams`` are
+        open, a peer holding fewer streams than the address holding the most takes one
+        stream of that address (it ends with RESOURCE_EXHAUSTED; a real KEDA reconnects). So a
+        client that opened every slot it could cannot keep KEDA out: it would need more addresses
+        than there are slots."""
+        held: dict[str, list[_Stream]] = {}
+        for stream in self._streams:
+            if not stream.evicted:
+                held.setdefault(stream.peer, []).append(stream)
+        mine = len(held.get(peer, ()))
+        if mine >= self._max_per_peer:
+            return f"too many open streams from this address (bound {self._max_per_peer})"
+        open_now = sum(len(streams) for streams in held.values())
+        if open_now < self._max_streams:
+            return None
+        biggest = max(held, key=lambda p: len(held[p]))
+        if len(held[biggest]) <= mine + 1:
+            return f"too many open streams (bound {self._max_streams})"
+        victim = held[biggest][0]  # any stream of that address will do
+        victim.evicted = True
+        victim.wake.set()
+        return None
+
     async def _push(self, context: grpc.aio.ServicerContext, result: bool) -> None:
         await context.write(pb.IsActiveResponse(result=result))
         if self._metrics is not None:
             self._metrics.pushes.labels(result=str(result).lower()).inc()
 
+    async def _check_decoded(
+        self, request: object, context: grpc.aio.ServicerContext, *, method: str
+    ) -> None:
+        if isinstance(request, Undecodable):
+            await self._abort(
+                context,
+                method,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the request is not a valid {request.type_name} message",
+            )
+
     async def _check_ref(
         self, ref: pb.ScaledObjectRef, context: grpc.aio.ServicerContext, *, method: str
     ) -> None:
+        await self._check_decoded(ref, context, method=method)
         if not ref.name or not ref.namespace:
             await self._abort(
                 context,

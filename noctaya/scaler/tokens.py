@@ -12,6 +12,9 @@ import hmac
 import logging
 import os
 import pathlib
+import stat
+
+from noctaya.serving import redaction
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +48,19 @@ class TokenFile:
         return self._token
 
     def _read(self) -> bytes:
+        # opened non-blocking and checked to be a regular file: a FIFO in its place cannot block
         try:
-            with self.path.open("rb") as handle:
-                raw = handle.read(MAX_TOKEN_BYTES + 1)
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError as exc:
             raise TokenError(f"token file {str(self.path)!r}: {exc.strerror or exc}") from exc
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise TokenError(f"token file {str(self.path)!r} is not a regular file")
+            raw = os.read(fd, MAX_TOKEN_BYTES + 1)
+        except OSError as exc:
+            raise TokenError(f"token file {str(self.path)!r}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(fd)
         if len(raw) > MAX_TOKEN_BYTES:
             raise TokenError(f"token file {str(self.path)!r} is larger than {MAX_TOKEN_BYTES} bytes")
         token = raw.strip()
@@ -57,6 +68,7 @@ class TokenFile:
             raise TokenError(f"token file {str(self.path)!r} holds fewer than {MIN_TOKEN_BYTES} bytes")
         if any(b < 0x21 or b > 0x7E for b in token):
             raise TokenError(f"token file {str(self.path)!r} holds characters not allowed in a Bearer token")
+        redaction.REDACTOR.remember([token])
         return token
 
     def matches(self, presented: bytes) -> bool:

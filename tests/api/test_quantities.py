@@ -5,7 +5,7 @@ Aspects:
 - canonical printing as the API server stores it: the input's suffix family kept, no fractions, the
   largest exact suffix, small or fractional binary values in decimal SI, sub-nano precision rounded up;
 - integers are quantities; floats, booleans and malformed strings are refused with a message;
-- equality by amount (``1Gi == 1073741824``), ordering, ``int()`` and ``milli`` rounding up;
+- equality by amount (``1Gi == 1073741824``), ordering, ``int()`` rounding up;
 - in a model: strings and integers parse, floats are refused, dumps are canonical strings;
 - properties: printing is idempotent and print -> parse keeps the amount; parse accepts exactly the
   CRD pattern's language (within range) and never raises anything but ``QuantityError``.
@@ -101,7 +101,6 @@ def test_value_semantics() -> None:
     )
     assert Quantity.parse("500m") < Quantity.parse("1") < Quantity.parse("1Ki")
     assert int(Quantity.parse("1500m")) == 2 and int(Quantity.parse("-1500m")) == -1
-    assert Quantity.parse("1.5").milli == 1500 and Quantity.parse("1n").milli == 1
     assert Quantity.parse("1Gi").format is Format.BINARY_SI
     assert Quantity.of("1.5", Format.BINARY_SI) == Quantity.parse("1.5")
     assert repr(Quantity.parse("2Gi")) == "Quantity('2Gi')"

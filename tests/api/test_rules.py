@@ -83,7 +83,7 @@ def test_failing_lists_every_false_rule() -> None:
 
 
 def test_timestamps() -> None:
-    condition = {"type": "Ready", "status": "True", "reason": "Serving"}
+    condition = {"type": "Ready", "status": "True", "reason": "Available"}
     parsed = meta.Condition.model_validate({**condition, "lastTransitionTime": "2025-01-02T03:04:05Z"})
     assert parsed.last_transition_time == datetime.datetime(2025, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
     assert parsed.to_manifest()["lastTransitionTime"] == "2025-01-02T03:04:05Z"

@@ -35,7 +35,7 @@ def test_minimal_backend(synth: Synth) -> None:
     assert deployment == {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"labels": LABELS, "name": "m", "namespace": "ns"},
+        "metadata": {"labels": LABELS, "name": "m-backend", "namespace": "ns"},
         "spec": {
             "progressDeadlineSeconds": 900,
             "selector": {

@@ -24,6 +24,9 @@ Aspects:
 from __future__ import annotations
 
 import json
+import pathlib
+import re
+import tomllib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -31,7 +34,7 @@ import pytest
 import yaml
 
 from noctaya.api import inferenceruntime, llmservice
-from noctaya.constructs import naming, settings, synthesis
+from noctaya.constructs import naming, prewarm, settings, synthesis
 from noctaya.contract import scaler as scaler_config
 
 Manifest = dict[str, Any]
@@ -71,7 +74,7 @@ def render(
 
 def test_backend_never_has_replicas(rendered: Rendered) -> None:
     for name, manifests in rendered.items():
-        backend = one(manifests, "Deployment", name)
+        backend = one(manifests, "Deployment", f"{name}-backend")
         assert "replicas" not in backend["spec"], name
 
 
@@ -89,7 +92,7 @@ def test_no_pod_mounts_a_kubernetes_api_token(rendered: Rendered) -> None:
 
 def test_scaler_ports_never_on_the_public_service(rendered: Rendered) -> None:
     for name, manifests in rendered.items():
-        public = one(manifests, "Service", f"{name}-gateway")
+        public = one(manifests, "Service", name)
         assert [(p["name"], p["port"], p["targetPort"]) for p in public["spec"]["ports"]] == [
             ("http", 80, "http")
         ]
@@ -150,14 +153,14 @@ def test_default_gateway_replicas_come_from_the_settings(
 
 
 def _server_mounts(manifests: list[Manifest], name: str) -> dict[str, bool]:
-    server = pod(one(manifests, "Deployment", name))["containers"][0]
+    server = pod(one(manifests, "Deployment", f"{name}-backend"))["containers"][0]
     return {m["mountPath"]: bool(m.get("readOnly")) for m in server.get("volumeMounts", [])}
 
 
 def test_pvc_source_is_mounted_read_only(rendered: Rendered) -> None:
     manifests = rendered["qwen-prestaged"]
-    assert _server_mounts(manifests, "qwen-prestaged") == {"/models": True}
-    volume = pod(one(manifests, "Deployment", "qwen-prestaged"))["volumes"][0]
+    assert _server_mounts(manifests, "qwen-prestaged") == {"/models": True, "/dev/shm": False}
+    volume = pod(one(manifests, "Deployment", "qwen-prestaged-backend"))["volumes"][0]
     assert volume["persistentVolumeClaim"] == {"claimName": "model-store", "readOnly": True}
     assert not find(manifests, "Job") and not find(manifests, "PersistentVolumeClaim")
 
@@ -166,8 +169,8 @@ def test_prewarmed_shared_cache_is_read_only_in_servers(rendered: Rendered) -> N
     manifests = rendered["qwen-shared"]
     claim = one(manifests, "PersistentVolumeClaim", "qwen-shared-cache")
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
-    assert _server_mounts(manifests, "qwen-shared") == {"/cache": True}
-    backend = one(manifests, "Deployment", "qwen-shared")
+    assert _server_mounts(manifests, "qwen-shared") == {"/cache": True, "/dev/shm": False}
+    backend = one(manifests, "Deployment", "qwen-shared-backend")
     wait = pod(backend)["initContainers"][0]
     assert ".noctaya-ready" in wait["command"][-1]
     job = one(manifests, "Job", "qwen-shared-prewarm")
@@ -180,8 +183,8 @@ def test_prewarmed_shared_cache_is_read_only_in_servers(rendered: Rendered) -> N
 
 
 def test_without_prewarm_the_cache_stays_writable(rendered: Rendered) -> None:
-    assert _server_mounts(rendered["qwen-nvidia"], "qwen-nvidia") == {"/cache": False}
-    assert "initContainers" not in pod(one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia"))
+    assert _server_mounts(rendered["qwen-nvidia"], "qwen-nvidia") == {"/cache": False, "/dev/shm": False}
+    assert "initContainers" not in pod(one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia-backend"))
 
 
 def test_labels_names_and_owners(make_service: MakeService, make_runtime: MakeRuntime) -> None:
@@ -192,15 +195,15 @@ def test_labels_names_and_owners(make_service: MakeService, make_runtime: MakeRu
     assert names == {
         ("PersistentVolumeClaim", "qwen-cache"),
         ("Job", "qwen-prewarm"),
-        ("Deployment", "qwen"),
-        ("Service", "qwen"),
+        ("Deployment", "qwen-backend"),
+        ("Service", "qwen-backend"),
         ("ConfigMap", "qwen-scaler"),
         ("Secret", "qwen-scaler-token"),
         ("Deployment", "qwen-scaler"),
         ("Service", "qwen-scaler"),
         ("ConfigMap", "qwen-gateway"),
         ("Deployment", "qwen-gateway"),
-        ("Service", "qwen-gateway"),
+        ("Service", "qwen"),
         ("PodDisruptionBudget", "qwen-gateway"),
         ("ScaledObject", "qwen"),
     }
@@ -308,8 +311,13 @@ def test_no_secret_value_in_args_or_env(make_service: MakeService, make_runtime:
 def test_scaled_object(rendered: Rendered) -> None:
     scaled = one(rendered["qwen-nvidia"], "ScaledObject", "qwen-nvidia")
     spec = scaled["spec"]
-    assert spec["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "qwen-nvidia"}
+    assert spec["scaleTargetRef"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "qwen-nvidia-backend",
+    }
     assert (spec["minReplicaCount"], spec["maxReplicaCount"], spec["cooldownPeriod"]) == (0, 2, 300)
+    assert spec["pollingInterval"] == 5  # the Go implementation's; activation never waits for it
     window = spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]["scaleDown"]
     assert window == {"stabilizationWindowSeconds": 300}
     trigger = spec["triggers"][0]
@@ -340,7 +348,7 @@ def test_mtls_mounts_the_server_secret_where_grpc_is_served(
 
 
 def test_backend_pod_details(rendered: Rendered) -> None:
-    backend = one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia")
+    backend = one(rendered["qwen-nvidia"], "Deployment", "qwen-nvidia-backend")
     server = pod(backend)["containers"][0]
     assert server["resources"] == {
         "requests": {"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": 1},
@@ -349,14 +357,14 @@ def test_backend_pod_details(rendered: Rendered) -> None:
     assert server["lifecycle"]["preStop"]["exec"]["command"] == ["/bin/sh", "-c", "sleep 120"]
     assert pod(backend)["terminationGracePeriodSeconds"] == 130
     assert server["args"][-2:] == ["--max-model-len", "8192"]
-    ascend = pod(one(rendered["qwen-ascend"], "Deployment", "qwen-ascend"))
+    ascend = pod(one(rendered["qwen-ascend"], "Deployment", "qwen-ascend-backend"))
     assert ascend["schedulerName"] == "volcano"
     assert ascend["nodeSelector"] == {"accelerator": "huawei-Ascend910"}
-    meta = one(rendered["qwen-ascend"], "Deployment", "qwen-ascend")["spec"]["template"]["metadata"]
+    meta = one(rendered["qwen-ascend"], "Deployment", "qwen-ascend-backend")["spec"]["template"]["metadata"]
     assert meta["annotations"] == {"scheduling.volcano.sh/queue-name": "inference"}
-    cpu = pod(one(rendered["qwen-cpu"], "Deployment", "qwen-cpu"))["containers"][0]
+    cpu = pod(one(rendered["qwen-cpu"], "Deployment", "qwen-cpu-backend"))["containers"][0]
     assert cpu["resources"] == {"requests": {"cpu": "4", "memory": "4Gi"}, "limits": {"memory": "4Gi"}}
-    pulls = pod(one(rendered["mistral-oci"], "Deployment", "mistral-oci"))["imagePullSecrets"]
+    pulls = pod(one(rendered["mistral-oci"], "Deployment", "mistral-oci-backend"))["imagePullSecrets"]
     assert pulls == [{"name": "registry-credentials"}]
 
 
@@ -377,3 +385,181 @@ def test_prewarm_gets_the_runtimes_hub_token_only(
     assert token in env and not any(e["name"] == "OTHER" for e in env)
     oci = make_service(model={"source": {"uri": "oci://r.example.com/m/q@sha256:" + "e" * 64}})
     assert "HF_TOKEN" not in json.dumps(one(render(oci, runtime), "Job"))
+
+
+INSTALLERS = re.compile(r"\b(pip3?|uv|apt(-get)?|apk|dnf|yum|conda|micromamba)\b|ensurepip|get-pip")
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "hf://Qwen/Qwen2.5-0.5B-Instruct",
+        "modelscope://qwen/Qwen2.5-0.5B-Instruct",
+        "oci://r.example.com/m@sha256:" + "a" * 64,
+    ],
+)
+def test_prewarm_installs_nothing_at_run_time(
+    make_service: MakeService, make_runtime: MakeRuntime, uri: str
+) -> None:
+    job = one(
+        render(make_service(model={"source": {"uri": uri}}, cache={"prewarm": True}), make_runtime()), "Job"
+    )
+    for container in containers(job):
+        text = " ".join([*container.get("command", []), *container.get("args", [])])
+        text += " ".join(str(e.get("value", "")) for e in container.get("env", []))
+        assert not INSTALLERS.search(text), (container["name"], INSTALLERS.search(text))
+    if not uri.startswith("oci://"):
+        (download,) = pod(job)["containers"]
+        assert download["image"] == settings.DEFAULT_IMAGE  # the Noctaya image: it ships the hub clients
+        assert download["securityContext"]["runAsUser"] == 0  # the owner of a fresh cache volume
+
+
+def test_the_noctaya_image_ships_the_hub_clients_the_download_imports() -> None:
+    root = pathlib.Path(__file__).resolve().parents[2]
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["hub"]
+    pinned = {re.split(r"[=<>~!]", requirement)[0].replace("-", "_").lower() for requirement in extra}
+    imported = set(re.findall(r'"(huggingface_hub|modelscope)"', prewarm._HUB_SCRIPT))
+    assert imported == {"huggingface_hub", "modelscope"} and imported <= pinned
+    assert all("==" in requirement for requirement in extra)  # pinned
+    installs = [line for line in (root / "Dockerfile").read_text().splitlines() if "pip install" in line]
+    assert any("noctaya-*.whl)[hub]" in line for line in installs), installs
+
+
+@pytest.mark.parametrize(
+    ("cache", "pinned"),
+    [
+        ({}, True),  # NodeLocalPVC, the default: one ReadWriteOnce claim
+        ({"strategy": "SharedPVC"}, False),
+        ({"strategy": "HostPath"}, False),
+        ({"strategy": "None"}, False),
+    ],
+)
+def test_replicas_sharing_a_read_write_once_claim_share_its_node(
+    make_service: MakeService, make_runtime: MakeRuntime, cache: dict[str, Any], pinned: bool
+) -> None:
+    service = make_service(cache=cache, scaling={"max": 3})
+    backend = pod(one(render(service, make_runtime()), "Deployment", f"{service.name}-backend"))
+    affinity = backend.get("affinity")
+    if not pinned:
+        assert affinity is None
+        return
+    assert affinity == {
+        "podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {
+                        "matchLabels": {
+                            "app.kubernetes.io/component": "backend",
+                            naming.LLMSERVICE_LABEL: service.name,
+                        }
+                    },
+                    "topologyKey": "kubernetes.io/hostname",
+                }
+            ]
+        }
+    }
+
+
+def test_a_prestaged_claim_pins_nothing(make_service: MakeService, make_runtime: MakeRuntime) -> None:
+    service = make_service(model={"source": {"uri": "pvc://weights/qwen"}}, cache={"strategy": "None"})
+    backend = pod(one(render(service, make_runtime()), "Deployment", f"{service.name}-backend"))
+    assert "affinity" not in backend
+
+
+def _server(manifests: list[Manifest], name: str = "qwen") -> tuple[Manifest, Manifest]:
+    spec = pod(one(manifests, "Deployment", f"{name}-backend"))
+    return spec, next(c for c in spec["containers"] if c["name"] == "server")
+
+
+@pytest.mark.parametrize(
+    ("resources", "size"),
+    [({"memory": "64Gi"}, "32Gi"), ({}, "8Gi"), ({"memory": "64Gi", "sharedMemory": "2Gi"}, "2Gi")],
+)
+def test_dev_shm_is_memory_backed_and_sized(
+    make_service: MakeService,
+    make_runtime: MakeRuntime,
+    schema_check: Callable[[Manifest], None],
+    resources: dict[str, str],
+    size: str,
+) -> None:
+    manifests = render(make_service(resources=resources), make_runtime())
+    spec, server = _server(manifests)
+    assert {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": size}} in spec["volumes"]
+    assert {"name": "dshm", "mountPath": "/dev/shm"} in server["volumeMounts"]
+    for manifest in manifests:
+        schema_check(manifest)
+
+
+def test_ascend_driver_files_are_mounted_from_the_host(
+    make_service: MakeService, make_runtime: MakeRuntime, schema_check: Callable[[Manifest], None]
+) -> None:
+    ascend = make_runtime(vendor="ascend", accelerator={"resourceName": "huawei.com/Ascend910"})
+    manifests = render(make_service(), ascend)
+    spec, server = _server(manifests)
+    expected = {
+        "/usr/local/Ascend/driver": "Directory",
+        "/usr/local/bin/npu-smi": "File",
+        "/usr/local/dcmi": "Directory",
+        "/etc/ascend_install.info": "File",
+    }
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    mounted = {m["mountPath"]: m for m in server["volumeMounts"] if m["name"].startswith("ascend-")}
+    assert set(mounted) == set(expected)
+    for path, kind in expected.items():
+        assert mounted[path]["readOnly"] is True
+        assert volumes[mounted[path]["name"]]["hostPath"] == {"path": path, "type": kind}
+    for manifest in manifests:
+        schema_check(manifest)
+    nvidia_spec, _ = _server(render(make_service(), make_runtime()))
+    assert not any("hostPath" in v for v in nvidia_spec["volumes"])  # only Ascend's adapter adds host files
+    job = one(render(make_service(cache={"prewarm": True}), ascend), "Job")
+    assert "hostPath" not in json.dumps(job)  # the prewarm Job holds no accelerator and no driver
+
+
+def test_runtime_volumes_are_rendered_and_may_replace_an_adapter_default(
+    make_service: MakeService, make_runtime: MakeRuntime, schema_check: Callable[[Manifest], None]
+) -> None:
+    runtime = make_runtime(
+        vendor="ascend",
+        accelerator={"resourceName": "huawei.com/Ascend910"},
+        container={
+            "volumes": [
+                {"name": "driver", "hostPath": {"path": "/opt/ascend/driver", "type": "Directory"}},
+                {"name": "conf", "configMap": {"name": "engine-conf", "optional": True}},
+                {"name": "license", "secret": {"secretName": "lic"}},
+                {"name": "scratch", "emptyDir": {"medium": "Memory", "sizeLimit": "1Gi"}},
+            ],
+            "volumeMounts": [
+                {"name": "driver", "mountPath": "/usr/local/Ascend/driver", "readOnly": True},
+                {"name": "conf", "mountPath": "/etc/engine", "subPath": "conf.d"},
+                {"name": "license", "mountPath": "/etc/license", "readOnly": True},
+                {"name": "scratch", "mountPath": "/scratch"},
+            ],
+        },
+    )
+    manifests = render(make_service(), runtime)
+    spec, server = _server(manifests)
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    assert volumes["driver"]["hostPath"] == {"path": "/opt/ascend/driver", "type": "Directory"}
+    assert "ascend-driver" not in volumes  # the runtime's mount at its path replaced the default
+    assert {"ascend-npu-smi", "ascend-dcmi", "ascend-install-info"} <= set(volumes)
+    assert volumes["conf"]["configMap"] == {"name": "engine-conf", "optional": True}
+    assert volumes["license"]["secret"] == {"secretName": "lic", "defaultMode": 0o440}
+    assert volumes["scratch"]["emptyDir"] == {"medium": "Memory", "sizeLimit": "1Gi"}
+    mounts = {m["mountPath"]: m for m in server["volumeMounts"]}
+    assert mounts["/etc/engine"] == {"name": "conf", "mountPath": "/etc/engine", "subPath": "conf.d"}
+    assert mounts["/usr/local/Ascend/driver"]["name"] == "driver"
+    for manifest in manifests:
+        schema_check(manifest)
+
+
+def test_a_runtime_volume_may_not_take_an_adapter_defaults_name(
+    make_service: MakeService, make_runtime: MakeRuntime
+) -> None:
+    runtime = make_runtime(
+        vendor="ascend",
+        accelerator={"resourceName": "huawei.com/Ascend910"},
+        container={"volumes": [{"name": "ascend-dcmi", "emptyDir": {}}]},
+    )
+    with pytest.raises(ValueError, match=r"volumes\[0\]\.name: 'ascend-dcmi' is the ascend adapter's own"):
+        render(make_service(), runtime)

@@ -41,7 +41,7 @@ def test_values_reach_the_gateway(rendered: Rendered) -> None:
     assert (sglang["maxQueue"], sglang["heartbeatInterval"]) == (200, "5s")
     assert gateway_config.build_config(sglang) is not None
     cpu = _config(rendered["qwen-cpu"], "qwen-cpu-gateway")
-    assert cpu["coldStartMode"] == "reject" and cpu["backendUrl"] == "http://qwen-cpu.llm.svc:8080"
+    assert cpu["coldStartMode"] == "reject" and cpu["backendUrl"] == "http://qwen-cpu-backend.llm.svc:8080"
     ha = _config(rendered["qwen-ha"], "qwen-ha-gateway")
     assert ha["apiKeyFile"] == "/etc/noctaya/api-key/key" and ha["scaler"] is None
     assert ha["report"]["url"] == "http://qwen-ha-scaler.llm.svc:9091"

@@ -272,7 +272,7 @@ def test_render_settings_defaults_are_the_construct_defaults() -> None:
         identity=IDENTITY,
         staging=plan.staging,
         cache_volume=plan.volume,
-        hub_image=defaults.hub_image,
+        hub_image=defaults.hub_image or defaults.gateway_image,
         oras_image=defaults.oras_image,
         stage_image=defaults.stage_image,
         backoff_limit=defaults.prewarm_backoff_limit,

@@ -39,6 +39,7 @@ def test_single_gateway_config() -> None:
         "target": 10,
         "metricName": "queueDepth",
         "maxStreams": 16,
+        "maxStreamsPerPeer": 4,
         "tls": None,
         "listen": ":9090",
     }
@@ -106,3 +107,20 @@ def test_grace_period_covers_the_drain(synth: Synth) -> None:
 def test_zero_replicas_refused(synth: Synth) -> None:
     with pytest.raises(ValueError, match=r"spec\.endpoint\.replicas"):
         synth(lambda c: gateway.Gateway(c, "g", props=_props(replicas=0)))
+
+
+def test_settings_whose_worst_case_exceeds_the_memory_limit_are_refused() -> None:
+    """The renderer refuses what the gateway would be OOM-killed for under the load its bounds admit."""
+    fits = gateway_contract.GatewaySettings()
+    assert fits.worst_case_memory_bytes() < 1 << 30  # the defaults fit the default 1Gi limit with room
+    gateway.gateway_config(_props(settings=fits, resources={"limits": {"memory": "1Gi"}}))
+    too_much = gateway_contract.GatewaySettings(max_queued_body_bytes=1 << 30)
+    with pytest.raises(ValueError, match=r"memory limit 1Gi.*maxQueuedBodyBytes"):
+        gateway.gateway_config(_props(settings=too_much, resources={"limits": {"memory": "1Gi"}}))
+    with pytest.raises(ValueError, match="maxConnections"):
+        gateway.gateway_config(
+            _props(
+                settings=gateway_contract.GatewaySettings(max_connections=4096),
+                resources={"limits": {"memory": "512Mi"}},
+            )
+        )

@@ -5,7 +5,7 @@ the client Secret (and refuses to exist without one); NetworkPolicies let only K
 gRPC 9090, only the service's gateways reach the reports port, and only gateways and monitoring reach
 the backend; the ServiceMonitor selects every LLMService Service by label on ports ``http`` and
 ``reports`` (the aggregate scaler's metrics) with the
-LLMService as target label; every alert rule has a severity, a summary and uses the gateway metrics.
+LLMService as target label; every alert rule has a severity, a summary and uses our own metrics.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_network_policies(synth: Synth) -> None:
         {"from": [keda], "ports": [{"port": 9090, "protocol": "TCP"}]},
         {"from": [gateways], "ports": [{"port": 9091, "protocol": "TCP"}]},
     ]
-    backend = policies["m-ingress"]["ingress"][0]
+    backend = policies["m-backend-ingress"]["ingress"][0]
     assert backend["from"][0] == gateways and backend["ports"] == [{"port": 8000, "protocol": "TCP"}]
 
 
@@ -88,8 +88,9 @@ def test_monitoring(synth: Synth) -> None:
         {"port": "reports", "path": "/metrics", "interval": "15s"},
     ]
     alerts = rules["spec"]["groups"][0]["rules"]
-    assert len(alerts) == 6
+    assert len(alerts) == 7
     for alert in alerts:
         assert alert["labels"]["severity"] in {"info", "warning"}
         assert alert["annotations"]["summary"] and alert["alert"].startswith("Noctaya")
     assert sum("noctaya_gateway_" in a["expr"] for a in alerts) == 5
+    assert sum("noctaya_scaler_" in a["expr"] for a in alerts) == 1

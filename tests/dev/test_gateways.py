@@ -8,8 +8,8 @@ ends every gateway process.
 from __future__ import annotations
 
 import pathlib
-import socket
 import sys
+from collections.abc import Callable
 
 import aiohttp
 import pytest
@@ -17,23 +17,19 @@ import pytest
 from noctaya.dev import gateways, processes
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def gateway(tmp_path: pathlib.Path, name: str, code: str) -> gateways.GatewayProcess:
+def gateway(port: int, tmp_path: pathlib.Path, name: str, code: str) -> gateways.GatewayProcess:
     child = processes.Child(name=name, argv=[sys.executable, "-c", code], log_path=tmp_path / f"{name}.log")
-    return gateways.GatewayProcess(port=free_port(), child=child)
+    return gateways.GatewayProcess(port=port, child=child)
 
 
 @pytest.mark.timeout(30)
-async def test_a_gateway_failing_to_start_ends_the_other_starts(tmp_path: pathlib.Path) -> None:
+async def test_a_gateway_failing_to_start_ends_the_other_starts(
+    tmp_path: pathlib.Path, reserve_port: Callable[[], int]
+) -> None:
     events: list[str] = []
     group = gateways.Gateways(front=None, on_event=events.append)
-    failing = gateway(tmp_path, "gateway-0", "import sys; print('bad config'); sys.exit(3)")
-    silent = gateway(tmp_path, "gateway-1", "import time; time.sleep(60)")  # never answers /healthz
+    failing = gateway(reserve_port(), tmp_path, "gateway-0", "import sys; print('bad config'); sys.exit(3)")
+    silent = gateway(reserve_port(), tmp_path, "gateway-1", "import time; time.sleep(60)")  # never answers
     group.add(failing)
     group.add(silent)
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=1.0)) as session:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -38,12 +37,6 @@ class Target:
         self.calls.append(replicas)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def until(predicate: Callable[[], bool], within: float = 3.0) -> None:
     async with asyncio.timeout(within):
         while not predicate():  # noqa: ASYNC110 - polling a plain predicate is the point
@@ -58,6 +51,7 @@ async def scaler(signal: demand.DemandSignal, port: int) -> AsyncIterator[server
         metric_name="queueDepth",
         target=10,
         max_streams=4,
+        max_streams_per_peer=4,
     )
     async with server.ScalerServer(servicer=svc, listen=f"127.0.0.1:{port}", grace=0.1) as running:
         yield running
@@ -87,9 +81,9 @@ def scaling(**overrides: Any) -> keda.Scaling:
 
 
 async def test_push_activates_at_once_and_only_once() -> None:
-    port, signal, target = free_port(), demand.DemandSignal(), Target()
-    async with scaler(signal, port):
-        local = keda.LocalKeda(address=f"127.0.0.1:{port}", scaling=scaling(), target=target)
+    signal, target = demand.DemandSignal(), Target()
+    async with scaler(signal, 0) as grpc_server:  # binds its own port, read back
+        local = keda.LocalKeda(address=f"127.0.0.1:{grpc_server.port}", scaling=scaling(), target=target)
         async with running(local):
             await until(lambda: local.seen.stream_connected and local.seen.target > 0)  # first poll done
             signal.set(1)
@@ -102,10 +96,14 @@ async def test_push_activates_at_once_and_only_once() -> None:
 
 
 async def test_broken_stream_reconnects_with_backoff_and_gets_the_current_state(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, reserve_port: Callable[[], int]
 ) -> None:
     monkeypatch.setattr(keda, "BACKOFF_FIRST", 0.05)
-    port, signal, target = free_port(), demand.DemandSignal(), Target()
+    port, signal, target = (
+        reserve_port(),
+        demand.DemandSignal(),
+        Target(),
+    )  # refused until the scaler binds it
     local = keda.LocalKeda(address=f"127.0.0.1:{port}", scaling=scaling(), target=target)
     async with running(local):
         await until(lambda: local.seen.errors >= 2)  # nobody listening yet: errors, backing off
@@ -220,8 +218,11 @@ async def test_polling_asks_for_the_metric_lowercased_and_the_scaler_answers() -
         assert recorder.asked == ["queuedepth"]
     finally:
         await grpc_server.stop(0)
-    port, signal, target = free_port(), demand.DemandSignal(initial=30), Target(desired=1)
-    async with scaler(signal, port), grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        local = keda.LocalKeda(address=f"127.0.0.1:{port}", scaling=scaling(), target=target)
+    signal, target = demand.DemandSignal(initial=30), Target(desired=1)
+    async with (
+        scaler(signal, 0) as bound,
+        grpc.aio.insecure_channel(f"127.0.0.1:{bound.port}") as channel,
+    ):
+        local = keda.LocalKeda(address=f"127.0.0.1:{bound.port}", scaling=scaling(), target=target)
         await local.poll_once(pb_grpc.ExternalScalerStub(channel))
     assert (local.seen.errors, local.seen.metric, target.calls) == (0, 30.0, [3])

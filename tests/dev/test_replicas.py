@@ -90,7 +90,12 @@ async def test_scale_up_then_drain_keeps_streams_whole(tmp_path: pathlib.Path) -
         ends: dict[int, float] = {}
         # two connections through the round-robin Service: one stream on each replica
         streams = [asyncio.create_task(stream(dep.service.url, ends, i)) for i in range(2)]
-        await asyncio.sleep(0.3)
+
+        def streaming(replica: replicas.Replica) -> bool:
+            endpoint = dep.service.endpoint(replica.name)
+            return endpoint is not None and endpoint.busy(quiet=0.5) == 1
+
+        await until(lambda: all(streaming(r) for r in dep.live))  # both streams under way
         victim = max(dep.live, key=lambda r: r.started)  # the newest ready replica goes first
         endpoint = dep.service.endpoint(victim.name)
         assert endpoint is not None and endpoint.busy(quiet=0.5) == 1

@@ -13,7 +13,6 @@ import json
 import os
 import pathlib
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,12 +23,6 @@ import openai
 import pytest
 
 PY = sys.executable
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def engine_cmd(
@@ -55,6 +48,14 @@ def alive(pid: int | None) -> bool:
     return True
 
 
+async def left_behind(pids: set[int], *, within: float = 10.0) -> list[int]:
+    """The pids still alive after waiting up to ``within`` s for all of them to be gone."""
+    deadline = time.monotonic() + within
+    while (left := sorted(pid for pid in pids if alive(pid))) and time.monotonic() < deadline:  # noqa: ASYNC110 - other processes
+        await asyncio.sleep(0.05)
+    return left
+
+
 class Dev:
     def __init__(
         self,
@@ -75,6 +76,7 @@ class Dev:
         self.killed = False
 
     alive = staticmethod(alive)
+    left_behind = staticmethod(left_behind)
 
     def client(self, **kwargs: Any) -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(
@@ -143,7 +145,7 @@ StartDev = Callable[..., Awaitable[Dev]]
 
 
 @pytest.fixture
-async def start_dev(tmp_path: pathlib.Path) -> AsyncIterator[StartDev]:
+async def start_dev(tmp_path: pathlib.Path, reserve_port: Callable[[], int]) -> AsyncIterator[StartDev]:
     started: list[Dev] = []
 
     async def start(
@@ -155,7 +157,7 @@ async def start_dev(tmp_path: pathlib.Path) -> AsyncIterator[StartDev]:
         polling: str = "200ms",
     ) -> Dev:
         """``engine``: keyword arguments of :func:`engine_cmd` for the built-in fake engine."""
-        port = free_port()
+        port = reserve_port()  # held until teardown: the runner's front binds it, nobody else can
         run_dir = tmp_path / f"run{len(started)}"
         state_file = tmp_path / f"state{len(started)}.json"
         log = tmp_path / f"dev{len(started)}.log"
@@ -203,6 +205,5 @@ async def start_dev(tmp_path: pathlib.Path) -> AsyncIterator[StartDev]:
     for dev in started:
         code = await dev.stop()
         assert code == 0 or dev.killed, dev.output()
-        await asyncio.sleep(0.2)
-        left = [pid for pid in dev.pids if alive(pid)]
+        left = await left_behind(dev.pids)
         assert not left, f"processes left behind: {left}\n{dev.output()}"

@@ -70,8 +70,11 @@ async def test_replacing_a_gateway_while_demand_is_held_keeps_the_backend_up(sta
         for g in gateways
     ]
     streams = [asyncio.create_task(stream_text(c)) for c in clients]
-    await dev.wait(lambda s: s["status"]["replicas_ready"] >= 1, within=10, what="a ready replica")
-    await asyncio.sleep(0.5)
+    await dev.wait(
+        lambda s: all(g["queue"].get("inFlight", 0) >= 1 for g in s["gateways"]),
+        within=15,
+        what="a stream in flight through each gateway",
+    )
     desired: list[int] = []
 
     async def watch() -> None:

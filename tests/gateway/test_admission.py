@@ -18,6 +18,8 @@ import pytest
 
 from noctaya.gateway import admission, demand
 
+pytestmark = pytest.mark.looptime  # a fake loop clock: deadlines are exact, whatever the machine's load
+
 
 def make(*, max_queue: int = 3, max_in_flight: int = 2) -> tuple[admission.Admission, demand.Demand]:
     d = demand.Demand()
@@ -79,16 +81,21 @@ async def test_cancelled_waiter_is_removed() -> None:
 async def test_max_wait_ends_each_ticket_at_its_own_deadline() -> None:
     d = demand.Demand()
     a = admission.Admission(
-        max_queue=5, max_in_flight=1, demand=d, max_wait=0.05, wait_expired=lambda: RuntimeError("late")
+        max_queue=5, max_in_flight=1, demand=d, max_wait=5.0, wait_expired=lambda: RuntimeError("late")
     )
+    loop = asyncio.get_running_loop()
+    start = loop.time()
     first = a.enqueue()
-    await asyncio.sleep(0.03)
-    second = a.enqueue()  # its deadline is 30 ms after the first's: one timer, moved along
-    await asyncio.sleep(0.035)
+    await asyncio.sleep(3.0)
+    second = a.enqueue()  # its deadline is 3 s after the first's: one timer, moved along
+    await asyncio.sleep(1.999)
+    assert not first.future.done() and not second.future.done()
+    await asyncio.sleep(0.002)
     assert first.future.done() and not second.future.done()
     assert (a.queued, d.demand()) == (1, 1)
     with pytest.raises(RuntimeError, match="late"):
         await second.future
+    assert loop.time() - start == pytest.approx(8.0, abs=0.01)
     assert a.queued == 0 and d.demand() == 0
     with pytest.raises(RuntimeError, match="late"):
         await first.future
@@ -98,10 +105,10 @@ async def test_max_wait_ends_each_ticket_at_its_own_deadline() -> None:
 
 async def test_max_wait_spares_granted_tickets() -> None:
     a, _ = make(max_queue=2, max_in_flight=1)
-    a.max_wait = 0.03
+    a.max_wait = 3.0
     ticket = a.enqueue()
     a.set_ready(True)
-    await asyncio.sleep(0.05)
+    await asyncio.sleep(5.0)
     assert ticket.future.done() and ticket.future.exception() is None
     a.settle(ticket)
     a.release()

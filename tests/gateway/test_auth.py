@@ -10,6 +10,8 @@ stay open; refusals are counted.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import pathlib
 from collections.abc import Callable
@@ -20,6 +22,7 @@ import pytest
 
 from noctaya.dev import fake_engine
 from noctaya.gateway import auth, keys, testing
+from noctaya.serving import connections
 
 SdkFactory = Callable[..., openai.AsyncOpenAI]
 
@@ -71,7 +74,12 @@ async def test_right_key_passes_and_wrong_keys_get_401(
             assert body["error"]["type"] == "invalid_request_error"
     async with http.get(gateway.url + "/v1/models", headers={"Authorization": "bEaReR sk-first"}) as response:
         assert response.status == 200  # the scheme is case-insensitive
-    assert gateway.app[keys.METRICS].rejections.labels("unauthorized")._value.get() == 1 + 7
+    assert (
+        gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_rejections_total", {"reason": "unauthorized"}
+        )
+        == 1 + 7
+    )
 
 
 async def test_rotation_in_place_needs_no_restart(
@@ -131,7 +139,12 @@ async def test_refused_request_takes_no_slot_and_opens_no_lease(
         ) as response:
             assert response.status == 401
     assert gateway.admission.queued == 0 and gateway.demand.demand() == 0
-    assert gateway.app[keys.METRICS].activations_started._value.get() == 0
+    assert (
+        gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_activation_events_total", {"event": "started"}
+        )
+        == 0
+    )
 
 
 async def test_probe_and_monitoring_endpoints_stay_open(
@@ -143,11 +156,57 @@ async def test_probe_and_monitoring_endpoints_stay_open(
             assert response.status == 200, path
 
 
-def test_key_file_unit(key_file: pathlib.Path) -> None:
-    keys_ = auth.KeyFile(path=str(key_file))
-    assert keys_.enabled and keys_.keys() == [b"sk-first"]
-    assert keys_.allows("Bearer sk-first") and keys_.allows("Bearer   sk-first ")
-    assert (
-        not keys_.allows("Bearer sk-first2") and not keys_.allows("Token sk-first") and not keys_.allows(None)
-    )
-    assert auth.KeyFile(path=None).allows(None)
+async def test_key_file_unit(key_file: pathlib.Path) -> None:
+    keys_ = auth.KeyFile(path=str(key_file), max_key_bytes=64)
+    assert keys_.enabled and await keys_.keys() == [b"sk-first"]
+    assert await keys_.allows("Bearer sk-first") and await keys_.allows("Bearer   sk-first ")
+    for header in ("Bearer sk-first2", "Token sk-first", None):
+        assert not await keys_.allows(header)
+    assert await auth.KeyFile(path=None, max_key_bytes=64).allows(None)
+
+
+async def test_a_fifo_in_place_of_the_key_file_freezes_nothing(
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession, tmp_path: pathlib.Path
+) -> None:
+    """A FIFO opened for reading waits for a writer; the key file is never read that way, and the
+    other endpoints answer meanwhile."""
+    fifo = tmp_path / "key"
+    os.mkfifo(fifo)
+    gateway = await gateways.start(wait_ready=True, apiKeyFile=str(fifo))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    async with http.get(gateway.url + "/v1/models", headers={"Authorization": "Bearer x"}) as response:
+        assert response.status == 401
+    async with http.get(gateway.url + "/healthz") as response:
+        assert response.status == 200
+    assert loop.time() - started < auth.READ_TIMEOUT  # refused at once: not a regular file
+
+
+async def test_a_key_longer_than_a_header_can_carry_is_reported(
+    engine: fake_engine.RunningEngine,
+    gateways: testing.GatewayStarter,
+    http: aiohttp.ClientSession,
+    tmp_path: pathlib.Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The longest key a header can carry is accepted; a longer one could never match and is said so.
+    (The backend is cold in reject mode, so an accepted key is a 503 ``model_starting`` from the
+    gateway itself: the engine's own header bound is not what is tested.)"""
+    engine.state.ready_override = False
+    limit = connections.max_header_value(connections.Limits(), "Bearer ")
+    fits, too_long = "k" * limit, "l" * (limit + 1)
+    path = tmp_path / "key"
+    path.write_text(f"{fits}\n{too_long}\n")
+    gateway = await gateways.start(apiKeyFile=str(path), coldStartMode="reject")
+    with caplog.at_level(logging.WARNING, logger="noctaya.gateway.auth"):
+        async with http.get(
+            gateway.url + "/v1/models", headers={"Authorization": f"Bearer {fits}"}
+        ) as response:
+            assert response.status == 503
+            assert (await response.json())["error"]["code"] == "model_starting"
+    assert any("longer than" in r.getMessage() and "never match" in r.getMessage() for r in caplog.records)
+    async with http.get(
+        gateway.url + "/v1/models", headers={"Authorization": f"Bearer {too_long}"}
+    ) as response:
+        assert response.status == 400  # beyond the header bound: the parser's refusal, still JSON
+        assert (await response.json())["error"]["code"] == "malformed_request"

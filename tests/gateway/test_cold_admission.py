@@ -64,8 +64,11 @@ async def test_keepalive_stream_gets_headers_and_heartbeats_then_tokens(
     assert sum('"tok "' in e for e in events) == 5
     await gateway.wait_idle()
     metrics = gateway.app[keys.METRICS]
-    assert metrics.admitted_cold._value.get() == 1
-    assert metrics.activations_succeeded._value.get() == 1
+    assert metrics.registry.get_sample_value("noctaya_gateway_admitted_total", {"path": "cold"}) == 1
+    assert (
+        metrics.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "succeeded"})
+        == 1
+    )
 
 
 async def test_cold_start_through_the_sdk_streaming_and_not(
@@ -115,7 +118,12 @@ async def test_queue_full_gives_429_with_retry_after(
         assert response.status == 200
         response.release()
     await gateway.wait_idle()
-    assert gateway.app[keys.METRICS].rejections.labels("queue_full")._value.get() == 2
+    assert (
+        gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_rejections_total", {"reason": "queue_full"}
+        )
+        == 2
+    )
 
 
 async def test_reject_mode_answers_503_at_once_and_still_activates(
@@ -174,10 +182,16 @@ async def test_queued_requests_are_forwarded_in_arrival_order(
 
 
 @pytest.mark.parametrize("stream", [True, False])
+@pytest.mark.looptime  # "at once" is loop time: no timer (heartbeat, deadline) had to fire
 async def test_client_leaving_while_queued_frees_its_slot_at_once(
-    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, stream: bool
+    cold: fake_engine.RunningEngine, stream: bool
 ) -> None:
-    gateway = await gateways.start(heartbeatInterval="10s")  # no heartbeat write would notice
+    async with testing.GatewayStarter(backend_url=cold.url) as gateways:  # stopped on the fake clock too
+        gateway = await gateways.start(heartbeatInterval="10s")  # no heartbeat write would notice
+        await client_leaves_while_queued(gateway, stream=stream)
+
+
+async def client_leaves_while_queued(gateway: testing.RunningGateway, *, stream: bool) -> None:
     session = aiohttp.ClientSession()
     task = asyncio.create_task(
         session.post(gateway.url + "/v1/chat/completions", json={**CHAT, "stream": stream})
@@ -211,9 +225,15 @@ async def test_lease_keeps_demand_then_closes_after_grace(
     assert seen == [1, 0]  # opened by the cold request, dropped after Ready + grace
 
 
+@pytest.mark.looptime  # the 400 ms deadline is loop time: queueing 100 clients takes none of it
 async def test_activation_timeout_ends_100_queued_clients(
-    cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter
+    cold: fake_engine.RunningEngine,
 ) -> None:
+    async with testing.GatewayStarter(backend_url=cold.url) as gateways:  # stopped on the fake clock too
+        await ends_100_queued_clients(cold, gateways)
+
+
+async def ends_100_queued_clients(cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter) -> None:
     cold.state.failure = "never-ready"
     gateway = await gateways.start(maxQueue=100, activationTimeout="400ms")
     url = gateway.url + "/v1/chat/completions"
@@ -241,13 +261,24 @@ async def test_activation_timeout_ends_100_queued_clients(
     await gateway.wait_idle()
     metrics = gateway.app[keys.METRICS]
     assert gateway.lease_state is activation.LeaseState.CLOSED and gateway.demand.demand() == 0
-    assert metrics.activations_expired._value.get() == 1
-    assert metrics.rejections.labels("activation_timeout")._value.get() == 100
+    assert (
+        metrics.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "expired"})
+        == 1
+    )
+    assert (
+        metrics.registry.get_sample_value(
+            "noctaya_gateway_rejections_total", {"reason": "activation_timeout"}
+        )
+        == 100
+    )
     # a later cold request opens a new lease
     async with aiohttp.ClientSession() as session:
         task = asyncio.create_task(session.post(url, json=CHAT))
         await gateway.wait_for(lambda: gateway.lease_state is activation.LeaseState.ACTIVATING)
-        assert metrics.activations_started._value.get() == 2
+        assert (
+            metrics.registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "started"})
+            == 2
+        )
         response = await task
         assert response.status == 504
         response.release()
@@ -269,7 +300,15 @@ async def test_activation_timeout_through_the_sdk(
     await gateway.wait_idle()
 
 
+@pytest.mark.looptime  # the deadlines and the engine's token delays are loop time, not the machine's pace
 async def test_a_request_queued_behind_a_full_in_flight_bound_ends_at_its_own_deadline(
+    cold: fake_engine.RunningEngine,
+) -> None:
+    async with testing.GatewayStarter(backend_url=cold.url) as gateways:  # stopped on the fake clock too
+        await queued_behind_full_in_flight(cold, gateways)
+
+
+async def queued_behind_full_in_flight(
     cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter
 ) -> None:
     """The lease closes once the backend is Ready; a request still queued behind ``maxInFlight``
@@ -294,4 +333,9 @@ async def test_a_request_queued_behind_a_full_in_flight_bound_ends_at_its_own_de
         assert json.loads(last.removeprefix("data: "))["error"]["code"] == "activation_timeout"
         assert (await asyncio.wait_for(first, 3.0))[0] == 200
     await gateway.wait_idle()
-    assert gateway.app[keys.METRICS].activations_expired._value.get() == 0  # the lease did not expire
+    assert (
+        gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_activation_events_total", {"event": "expired"}
+        )
+        == 0
+    )  # the lease did not expire

@@ -131,24 +131,26 @@ def test_flags_override_the_file(tmp_path: pathlib.Path) -> None:
         ("backendUrl: [unclosed\n", [], "not valid YAML"),
         (None, [], "cannot read"),
         ("backendUrl: http://b\n", ["--cold-start-mode", "maybe"], "coldStartMode"),
+        ("backendUrl: http://b\nx: " + "[" * 100_000 + "]" * 100_000 + "\n", [], "nested deeper"),
+        ("".join(f"{'  ' * i}k{i}:\n" for i in range(200)) + "  " * 200 + "v: 1\n", [], "nested deeper"),
     ],
 )
 def test_bad_config_exits_2_with_a_message_and_no_traceback(
-    tmp_path: pathlib.Path, content: str | None, argv: list[str], expected: str
+    tmp_path: pathlib.Path,
+    capsys: pytest.CaptureFixture[str],
+    content: str | None,
+    argv: list[str],
+    expected: str,
 ) -> None:
+    """The command's entry point in-process (``python -m noctaya gateway`` runs the same ``main``; the
+    process-level start and stop are covered by the SIGTERM test below)."""
     path = tmp_path / "gateway.yaml"
     if content is not None:
         path.write_text(content)
-    result = subprocess.run(
-        [PYTHON, "-m", "noctaya", "gateway", "--config", str(path), *argv],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 2
-    assert expected in result.stderr
-    assert "Traceback" not in result.stderr + result.stdout
+    assert command.main(["--config", str(path), *argv]) == 2
+    out, err = capsys.readouterr()
+    assert expected in err
+    assert "Traceback" not in err + out
 
 
 async def _read_until(stream: asyncio.StreamReader, pattern: str, *, within: float = 15.0) -> re.Match[str]:

@@ -19,14 +19,12 @@ from noctaya.gateway import metrics, testing
 FAMILIES = [
     "requests",
     "admitted",
-    "rejected",
-    "activations_started",
-    "activations_succeeded",
-    "activations_expired",
+    "rejections",
+    "activation_events",
     "activation_wait_seconds",
     "activation_duration_seconds",
     "time_to_first_byte_seconds",
-    "queue_depth",
+    "pending",
     "in_flight",
     "demand",
     "backend_ready",
@@ -67,7 +65,7 @@ async def test_families_bounds_and_live_state(
         assert missing == []
         samples = await scrape(session, one)
         assert samples["noctaya_gateway_max_queue{}"] == 7 and samples["noctaya_gateway_max_in_flight{}"] == 9
-        assert samples["noctaya_gateway_queue_depth{}"] == 1 and samples["noctaya_gateway_demand{}"] == 1
+        assert samples["noctaya_gateway_pending{}"] == 1 and samples["noctaya_gateway_demand{}"] == 1
         assert samples["noctaya_gateway_backend_ready{}"] == 0
         assert (await scrape(session, two))["noctaya_gateway_max_queue{}"] == 3  # its own registry
         engine.state.ready_override = True

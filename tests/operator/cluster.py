@@ -53,6 +53,8 @@ class SimulatedCluster:
         self.timings = timings or Timings()
         self.faults: dict[tuple[str, str], Failure] = {}
         self.job_fails: set[tuple[str, str]] = set()
+        #: (namespace, deployment) -> how many of its Pods the one node its Pods must share holds
+        self.node_capacity: dict[tuple[str, str], int] = {}
         self._pods: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._jobs: dict[tuple[str, str, str], asyncio.Task[None]] = {}
         self._work: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
@@ -241,6 +243,28 @@ class SimulatedCluster:
             ]
 
         await asyncio.sleep(t.schedule)
+        capacity = self.node_capacity.get((namespace, deployment))
+        placed = [
+            p
+            for p in self.pods_of(namespace, deployment)
+            if p["metadata"]["name"] != name
+            and not p["metadata"].get("deletionTimestamp")
+            and any(c.get("type") == "PodScheduled" and c.get("status") == "True" for c in _conditions(p))
+        ]
+        if capacity is not None and len(placed) >= capacity:
+            update(
+                conditions=[
+                    {
+                        "type": "PodScheduled",
+                        "status": "False",
+                        "reason": "Unschedulable",
+                        "message": "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, "
+                        "2 node(s) didn't match pod affinity rules.",
+                        "lastTransitionTime": now_iso(),
+                    }
+                ]
+            )
+            return
         if fault is Failure.UNSCHEDULABLE:
             update(
                 conditions=[
@@ -337,6 +361,10 @@ class SimulatedCluster:
             }
         with contextlib.suppress(KeyError):
             self.server.patch_status(JOBS, namespace, name, status)
+
+
+def _conditions(pod: dict[str, Any]) -> list[dict[str, Any]]:
+    return list((pod.get("status") or {}).get("conditions") or [])
 
 
 def _ready(pod: dict[str, Any]) -> bool:

@@ -32,8 +32,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # the helpers are imported as tests.operator.<module>
     sys.path.insert(0, str(ROOT))
 
+from noctaya.api import servicestatus  # noqa: E402
 from noctaya.constructs import synthesis  # noqa: E402
-from noctaya.operator import running, settings  # noqa: E402
+from noctaya.operator import events, running, settings  # noqa: E402
 from tests.operator.apiserver import ApiServer  # noqa: E402
 from tests.operator.cluster import SimulatedCluster, Timings  # noqa: E402
 from tests.operator.scenario import (  # noqa: E402
@@ -84,11 +85,36 @@ def keda() -> bool:
     return True
 
 
+def undeclared_writes(server: ApiServer) -> tuple[list[str], Callable[[], None]]:
+    """Every LLMService condition and operator Event whose type or reason ``noctaya.api`` does not
+    declare, as the operator writes them (the list fills while the scenario runs)."""
+    found: list[str] = []
+    types = {str(t) for t in servicestatus.ConditionType}
+    reasons = {str(r) for r in servicestatus.Reason}
+
+    def check(event_type: str, resource: str, obj: dict[str, Any]) -> None:
+        if resource == LLMSERVICES:
+            for cond in (obj.get("status") or {}).get("conditions") or []:
+                if cond.get("type") not in types or cond.get("reason") not in reasons:
+                    found.append(f"condition {cond.get('type')}/{cond.get('reason')}")
+        elif (
+            resource == "v1/events"
+            and (obj.get("source") or {}).get("component") == events.COMPONENT
+            and obj.get("reason") not in reasons
+        ):
+            found.append(f"event {obj.get('reason')}")
+
+    return found, server.subscribe(check)
+
+
 @pytest.fixture
 async def server(keda: bool) -> AsyncIterator[ApiServer]:
     api = make_server(keda=keda)
+    undeclared, unsubscribe = undeclared_writes(api)
     async with api, kmock.Server(api):
         yield api
+    unsubscribe()
+    assert not undeclared, f"the operator wrote undeclared types/reasons: {sorted(set(undeclared))}"
 
 
 @pytest.fixture
@@ -171,7 +197,7 @@ async def operators(server: ApiServer) -> AsyncIterator[StartOperator]:
 
 
 async def _wait_for(
-    predicate: Callable[[], object], *, within: float = 10.0, interval: float = 0.02, message: str = ""
+    predicate: Callable[[], object], *, within: float = 30.0, interval: float = 0.02, message: str = ""
 ) -> Any:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within

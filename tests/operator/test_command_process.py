@@ -11,8 +11,8 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import sys
+from collections.abc import Callable
 
 import aiohttp
 import pytest
@@ -23,21 +23,14 @@ from tests.operator.conftest import WaitFor
 from tests.operator.scenario import LLMSERVICES, RUNTIMES, runtime_body, service_body, status_of
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.mark.e2e
 @pytest.mark.timeout(90)
 async def test_operator_process_reconciles_and_exits_cleanly(
-    server: ApiServer, cluster: SimulatedCluster, wait_for: WaitFor
+    server: ApiServer, cluster: SimulatedCluster, wait_for: WaitFor, reserve_port: Callable[[], int]
 ) -> None:
     server.upsert(RUNTIMES, runtime_body())
     server.upsert(LLMSERVICES, service_body())
-    port = free_port()
+    port = reserve_port()  # held for the test: the operator binds it, nobody else can
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",

@@ -219,7 +219,7 @@ def test_scheduling_delay_outranks_loading_across_pods() -> None:
 
 def test_without_pods() -> None:
     assert health.assess(deployment=None, pods=[], prewarm_job=None).progress == health.Finding(
-        reason="Activating", message="the backend Deployment is not created yet"
+        reason=health.Reason.ACTIVATING, message="the backend Deployment is not created yet"
     )
     zero = health.assess(deployment=deployment(0), pods=[], prewarm_job=None)
     assert zero.progress is not None and zero.progress.reason == "ScaledToZero"
@@ -278,3 +278,27 @@ def test_garbage_in_is_tolerated() -> None:
     }
     h = health.assess(deployment=deployment(), pods=[weird], prewarm_job=None)
     assert h.ready_replicas == 1 and h.activation is None
+
+
+def test_pods_that_do_not_fit_the_node_of_the_cache_are_named() -> None:
+    pinned = deployment(2)
+    pinned["spec"]["template"] = {
+        "spec": {
+            "affinity": {
+                "podAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": {"matchLabels": SELECTOR}, "topologyKey": "kubernetes.io/hostname"}
+                    ]
+                }
+            }
+        }
+    }
+    stuck = pod("qwen-2", phase="Pending", conditions=[cond("PodScheduled", "False", reason="Unschedulable")])
+    h = health.assess(deployment=pinned, pods=[READY_POD, stuck], prewarm_job=None)
+    assert h.node_full is not None and h.node_full.reason == health.Reason.CACHE_NODE_FULL
+    assert "qwen-2" in h.node_full.message and "SharedPVC" in h.node_full.message
+    assert h.rolling  # 1 of 2 ready
+    free = health.assess(deployment=deployment(2), pods=[READY_POD, stuck], prewarm_job=None)
+    assert free.node_full is None  # not pinned: an ordinary scheduling delay
+    fits = health.assess(deployment=pinned, pods=[READY_POD], prewarm_job=None)
+    assert fits.node_full is None

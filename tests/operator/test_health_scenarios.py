@@ -23,7 +23,7 @@ from tests.operator.scenario import (
     status_of,
 )
 
-pytestmark = pytest.mark.timeout(30)
+pytestmark = pytest.mark.timeout(90)
 
 HARD = {
     Failure.IMAGE_PULL: ("ImagePullFailed", "ErrImagePull"),
@@ -54,7 +54,7 @@ async def test_hard_failure_degrades_then_clears(
     generation = server.must(LLMSERVICES, NS, "qwen")["metadata"]["generation"]
     reason, fragment = HARD[failure]
 
-    cluster.fail(NS, "qwen", failure)
+    cluster.fail(NS, "qwen-backend", failure)
     await wait_for(lambda: condition(server, "Degraded").get("reason") == reason, message=reason)
     assert condition(server, "Degraded")["status"] == "True"
     assert fragment in condition(server, "Degraded")["message"]
@@ -70,7 +70,7 @@ async def test_hard_failure_degrades_then_clears(
     assert seen == []
     assert len(warnings(server, reason)) == 1
 
-    cluster.heal(NS, "qwen")
+    cluster.heal(NS, "qwen-backend")
     await wait_for(lambda: status_of(server).get("phase") == "Ready", message="Ready after the fix")
     assert condition(server, "Degraded")["status"] == "False"
     assert condition(server, "Degraded")["reason"] == "Healthy"
@@ -87,12 +87,12 @@ async def test_slow_progress_is_not_a_failure(
 ) -> None:
     await ready_service(server, operators, wait_for)
     reason, fragment, phase = SOFT[failure]
-    cluster.fail(NS, "qwen", failure)
+    cluster.fail(NS, "qwen-backend", failure)
     await wait_for(lambda: condition(server, "Ready").get("reason") == reason, message=reason)
     assert fragment in condition(server, "Ready")["message"]
     assert condition(server, "Degraded")["status"] == "False"
     assert status_of(server)["phase"] == phase
-    cluster.heal(NS, "qwen")
+    cluster.heal(NS, "qwen-backend")
     await wait_for(lambda: status_of(server).get("phase") == "Ready", message="Ready after the fix")
 
 
@@ -101,10 +101,10 @@ async def test_terminating_pods_are_ignored(
 ) -> None:
     await ready_service(server, operators, wait_for)
     cluster.timings.terminate = 1.0  # a crash-looping pod that takes its time to go away
-    cluster.fail(NS, "qwen", Failure.CRASH_LOOP)
+    cluster.fail(NS, "qwen-backend", Failure.CRASH_LOOP)
     await wait_for(lambda: condition(server, "Degraded").get("reason") == "CrashLoopBackOff")
-    (pod,) = cluster.pods_of(NS, "qwen")
-    cluster.scale(NS, "qwen", 0)  # the failing pod is now terminating
+    (pod,) = cluster.pods_of(NS, "qwen-backend")
+    cluster.scale(NS, "qwen-backend", 0)  # the failing pod is now terminating
     await wait_for(
         lambda: server.must("v1/pods", NS, pod["metadata"]["name"])["metadata"].get("deletionTimestamp")
     )

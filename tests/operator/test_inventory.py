@@ -36,7 +36,8 @@ def test_grouping_and_slimming() -> None:
     assert inv.put_owned(obj("b", "1", service=None)) is None
     stored = inv.find(("ai", "qwen"), "v1", "ConfigMap", "a")
     assert stored is not None and "managedFields" not in stored["metadata"]
-    assert len(inv) == 1 and inv.of_kind(("ai", "qwen"), "v1", "ConfigMap") == [stored]
+    assert inv.owned(("ai", "qwen")) == {("v1", "ConfigMap", "a"): stored}
+    assert inv.of_kind(("ai", "qwen"), "v1", "ConfigMap") == [stored]
 
 
 def test_older_echo_does_not_replace_newer() -> None:
@@ -64,4 +65,4 @@ def test_dropping_a_service_drops_its_objects() -> None:
     key = inv.put_service({"metadata": {"name": "qwen", "namespace": "ai"}, "spec": {}})
     inv.put_owned(obj("a", "1"))
     inv.drop_service(key)
-    assert key not in inv.services and len(inv) == 0
+    assert key not in inv.services and not inv.owned(key)

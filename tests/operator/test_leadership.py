@@ -11,8 +11,7 @@ that cannot be reached loses the round too (no exception escapes).
 from __future__ import annotations
 
 import copy
-import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 from kubernetes_asyncio import client as k8s_client
@@ -155,10 +154,8 @@ async def test_hold_raises_when_the_lease_is_taken(server: ApiServer, client: ap
     assert not a.is_leader
 
 
-async def test_an_unreachable_server_loses_the_round() -> None:
-    with socket.socket() as probe:  # a port nobody listens on: connection refused
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+async def test_an_unreachable_server_loses_the_round(reserve_port: Callable[[], int]) -> None:
+    port = reserve_port()  # held for the test with nobody listening: every connection is refused
     async with k8s_client.ApiClient(k8s_client.Configuration(host=f"http://127.0.0.1:{port}")) as api:
         a = elector(apiclient.Client(api=api), "a", Clock())
         assert not await a.try_acquire_or_renew()

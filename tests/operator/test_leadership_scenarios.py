@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import socket
+from collections.abc import Callable
 
 import pytest
 
@@ -31,7 +31,7 @@ from tests.operator.scenario import (
     status_of,
 )
 
-pytestmark = pytest.mark.timeout(40)
+pytestmark = pytest.mark.timeout(90)
 
 LEASES = "coordination.k8s.io/v1/leases"
 
@@ -182,10 +182,10 @@ async def test_a_partitioned_leader_stops_writing_before_the_standby_starts(
     await wait_for(lambda: max_queue(server, "svc-0") == 17)
 
 
-async def test_a_replica_without_an_api_server_stands_by(operators: StartOperator) -> None:
-    with socket.socket() as probe:  # a port nobody listens on: every request is refused
-        probe.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+async def test_a_replica_without_an_api_server_stands_by(
+    operators: StartOperator, reserve_port: Callable[[], int]
+) -> None:
+    url = f"http://127.0.0.1:{reserve_port()}"  # held for the test, nobody listening: every request refused
     replica = await operators(server=url)
     await asyncio.sleep(1.0)  # several acquisition attempts
     assert not replica.task.done(), "the replica exited during an API outage"

@@ -18,6 +18,8 @@ import pytest
 
 from noctaya.operator import queueing
 
+pytestmark = pytest.mark.looptime  # a fake loop clock: backoffs and delays are exact, whatever the load
+
 Process = Callable[[str], Awaitable[float | None]]
 
 
@@ -119,10 +121,10 @@ async def test_failures_back_off_exponentially_and_success_resets() -> None:
                 break
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert len(times) == 5
-    assert gaps[0] >= 0.019 and gaps[1] >= 0.039 and gaps[2] >= 0.049 and gaps[3] >= 0.049
-    assert gaps[3] < 0.12  # capped at 0.05 (uncapped it would be 0.16)
+    assert gaps == pytest.approx([0.02, 0.04, 0.05, 0.05], abs=1e-6)  # capped at 0.05 (uncapped: 0.16)
 
 
+@pytest.mark.looptime(False)  # 1100 nanosecond backoffs: nothing to fake, and each fake step costs cycles
 async def test_a_long_run_of_failures_keeps_retrying_at_the_cap() -> None:
     attempts = 0
     done = asyncio.Event()
@@ -153,12 +155,14 @@ async def test_requeue_after_and_earliest_wins() -> None:
         start = loop.time()
         queue.add("a")
         await asyncio.sleep(0.1)
-        assert len(calls) == 2 and calls[1] - start >= 0.05
+        assert len(calls) == 2 and calls[1] - start == pytest.approx(0.05, abs=1e-6)
         queue.add("b", after=5.0)
         queue.add("b", after=0.01)  # earlier wins
         queue.add("b", after=1.0)  # later is ignored
         await asyncio.sleep(0.05)
-    assert len(calls) == 3
+        assert len(calls) == 3 and calls[2] - start == pytest.approx(0.11, abs=1e-6)
+        await asyncio.sleep(10.0)
+    assert len(calls) == 3  # the later marks for "b" were merged into the earliest
 
 
 async def test_forget_drops_a_key() -> None:

@@ -16,6 +16,9 @@ import pytest
 
 from noctaya.operator import health, status
 
+R = status.Reason
+T = status.ConditionType
+
 F = health.Finding
 
 
@@ -63,17 +66,17 @@ def compose(
     ("health_", "outcome", "phase"),
     [
         (h(ready=1), status.Outcome(), "Ready"),
-        (h(progress=F(reason="ScaledToZero", message="")), status.Outcome(), "ScaledToZero"),
-        (h(progress=F(reason="ModelLoading", message="")), status.Outcome(), "Loading"),
-        (h(progress=F(reason="SchedulingDelayed", message="")), status.Outcome(), "Loading"),
-        (h(progress=F(reason="Activating", message="")), status.Outcome(), "Pending"),
-        (h(failure=F(reason="OOMKilled", message="")), status.Outcome(), "Degraded"),
-        (h(ready=1, failure=F(reason="OOMKilled", message="")), status.Outcome(), "Degraded"),
-        (h(desired=None), status.Outcome(blocked=F(reason="InvalidSpec", message="")), "Degraded"),
-        (h(ready=1), status.Outcome(blocked=F(reason="RuntimeNotFound", message="")), "Ready"),
+        (h(progress=F(reason=R.SCALED_TO_ZERO, message="")), status.Outcome(), "ScaledToZero"),
+        (h(progress=F(reason=R.MODEL_LOADING, message="")), status.Outcome(), "Loading"),
+        (h(progress=F(reason=R.SCHEDULING_DELAYED, message="")), status.Outcome(), "Loading"),
+        (h(progress=F(reason=R.ACTIVATING, message="")), status.Outcome(), "Pending"),
+        (h(failure=F(reason=R.OOM_KILLED, message="")), status.Outcome(), "Degraded"),
+        (h(ready=1, failure=F(reason=R.OOM_KILLED, message="")), status.Outcome(), "Degraded"),
+        (h(desired=None), status.Outcome(blocked=F(reason=R.INVALID_SPEC, message="")), "Degraded"),
+        (h(ready=1), status.Outcome(blocked=F(reason=R.RUNTIME_NOT_FOUND, message="")), "Ready"),
         (
-            h(desired=None, progress=F(reason="Activating", message="")),
-            status.Outcome(autoscaling=F(reason="ScaledObjectCRDMissing", message="")),
+            h(desired=None, progress=F(reason=R.ACTIVATING, message="")),
+            status.Outcome(autoscaling=F(reason=R.AUTOSCALING_UNAVAILABLE, message="")),
             "Pending",
         ),
     ],
@@ -92,9 +95,9 @@ def test_ready_service() -> None:
     assert s["phase"] == "Ready" and s["replicas"] == 2 and s["resolvedRuntime"] == "vllm"
     assert s["endpointURL"] == "http://x/v1" and s["observedGeneration"] == 3
     assert conditions(s) == {
-        "Ready": ("True", "Serving"),
+        "Ready": ("True", "Available"),
         "Degraded": ("False", "Healthy"),
-        "AutoscalingReady": ("True", "Configured"),
+        "AutoscalingReady": ("True", "ScaledObjectApplied"),
         "Reconciled": ("True", "Applied"),
     }
     assert {c["observedGeneration"] for c in s["conditions"]} == {3}
@@ -102,31 +105,33 @@ def test_ready_service() -> None:
 
 
 def test_failure_and_blocked_reasons_reach_ready() -> None:
-    s = compose(h(failure=F(reason="ImagePullFailed", message="m")))
+    s = compose(h(failure=F(reason=R.IMAGE_PULL_FAILED, message="m")))
     assert conditions(s)["Ready"] == ("False", "ImagePullFailed")
     assert conditions(s)["Degraded"] == ("True", "ImagePullFailed")
-    s = compose(h(desired=None), outcome=status.Outcome(blocked=F(reason="RuntimeAmbiguous", message="a, b")))
+    s = compose(
+        h(desired=None), outcome=status.Outcome(blocked=F(reason=R.RUNTIME_AMBIGUOUS, message="a, b"))
+    )
     assert conditions(s)["Ready"] == ("False", "RuntimeAmbiguous")
     assert conditions(s)["Reconciled"] == ("False", "RuntimeAmbiguous")
 
 
 def test_cache_conditions() -> None:
-    s = compose(h(prewarm=F(reason="Prewarming", message="")))
+    s = compose(h(prewarm=F(reason=R.PREWARMING, message="")))
     assert conditions(s)["CacheReady"] == ("False", "Prewarming")
-    s = compose(h(prewarm=F(reason="Prewarmed", message="")))
+    s = compose(h(prewarm=F(reason=R.PREWARMED, message="")))
     assert conditions(s)["CacheReady"] == ("True", "Prewarmed")
     s = compose(
-        h(prewarm=F(reason="Prewarmed", message="")),
-        outcome=status.Outcome(cache_problem=F(reason="CacheSpecChanged", message="pvc")),
+        h(prewarm=F(reason=R.PREWARMED, message="")),
+        outcome=status.Outcome(cache_problem=F(reason=R.CACHE_SPEC_CHANGED, message="pvc")),
     )
     assert conditions(s)["CacheReady"] == ("False", "CacheSpecChanged")
     assert "CacheReady" not in conditions(compose(h()))
 
 
 def test_transition_time_and_message_are_kept_while_nothing_changes() -> None:
-    first = compose(h(failure=F(reason="ImagePullFailed", message="ErrImagePull")), now="T0")
+    first = compose(h(failure=F(reason=R.IMAGE_PULL_FAILED, message="ErrImagePull")), now="T0")
     again = compose(
-        h(failure=F(reason="ImagePullFailed", message="ImagePullBackOff")), previous=first, now="T1"
+        h(failure=F(reason=R.IMAGE_PULL_FAILED, message="ImagePullBackOff")), previous=first, now="T1"
     )
     assert again == first
     assert status.same_status(first, again)
@@ -138,15 +143,15 @@ def test_transition_time_and_message_are_kept_while_nothing_changes() -> None:
 
 
 def test_transitions_one_event_per_reason() -> None:
-    first = compose(h(progress=F(reason="Activating", message="")))
+    first = compose(h(progress=F(reason=R.ACTIVATING, message="")))
     changes = status.transitions(None, first)
     assert {(c.type, c.reason) for c in changes} == {
         ("Ready", "Activating"),
-        ("AutoscalingReady", "Configured"),
+        ("AutoscalingReady", "ScaledObjectApplied"),
         ("Reconciled", "Applied"),
     }  # no "Degraded=False" event
     failed = compose(
-        h(failure=F(reason="PrewarmFailed", message="m"), prewarm=F(reason="PrewarmFailed", message="m")),
+        h(failure=F(reason=R.PREWARM_FAILED, message="m"), prewarm=F(reason=R.PREWARM_FAILED, message="m")),
         previous=first,
     )
     changes = status.transitions(first, failed)
@@ -154,11 +159,11 @@ def test_transitions_one_event_per_reason() -> None:
 
 
 def test_warning_classification() -> None:
-    assert status.Transition(type="Degraded", status="True", reason="OOMKilled", message="").warning
-    assert not status.Transition(type="Degraded", status="False", reason="Healthy", message="").warning
-    assert status.Transition(type="Reconciled", status="False", reason="InvalidSpec", message="").warning
-    assert not status.Transition(type="CacheReady", status="False", reason="Prewarming", message="").warning
-    assert not status.Transition(type="Ready", status="False", reason="ModelLoading", message="").warning
+    assert status.Transition(type=T.DEGRADED, status="True", reason=R.OOM_KILLED, message="").warning
+    assert not status.Transition(type=T.DEGRADED, status="False", reason=R.HEALTHY, message="").warning
+    assert status.Transition(type=T.RECONCILED, status="False", reason=R.INVALID_SPEC, message="").warning
+    assert not status.Transition(type=T.CACHE_READY, status="False", reason=R.PREWARMING, message="").warning
+    assert not status.Transition(type=T.READY, status="False", reason=R.MODEL_LOADING, message="").warning
 
 
 def test_last_activation_is_kept_and_replaced() -> None:
@@ -177,8 +182,10 @@ def test_last_activation_is_kept_and_replaced() -> None:
 
 
 def test_a_crash_loop_between_back_offs_keeps_its_reason() -> None:
-    crash = F(reason="CrashLoopBackOff", message="pod p container c keeps exiting (exit code 1); 3 restarts")
-    between = F(reason="ContainerRestarting", message="pod p container c restarted 4 times")
+    crash = F(
+        reason=R.CRASH_LOOP_BACK_OFF, message="pod p container c keeps exiting (exit code 1); 3 restarts"
+    )
+    between = F(reason=R.CONTAINER_RESTARTING, message="pod p container c restarted 4 times")
     first = compose(h(failure=crash))
     running = compose(h(failure=between), previous=first)
     assert conditions(running)["Degraded"] == ("True", "CrashLoopBackOff")
@@ -193,3 +200,70 @@ def test_a_crash_loop_between_back_offs_keeps_its_reason() -> None:
     assert [t.reason for t in status.transitions(restarting, looping)] == ["CrashLoopBackOff"]
     healed = compose(h(ready=1), previous=looping)
     assert conditions(healed)["Degraded"] == ("False", "Healthy")
+
+
+@pytest.mark.parametrize(
+    ("health_", "reason"),
+    [
+        (h(desired=0, progress=F(reason=R.SCALED_TO_ZERO, message="")), "Inactive"),
+        (h(desired=None), "Inactive"),
+        (h(ready=0, desired=1, progress=F(reason=R.MODEL_LOADING, message="")), "Progressing"),
+        (h(ready=1, desired=2), "Progressing"),
+        (
+            health.Health(
+                ready_replicas=2,
+                desired_replicas=2,
+                progress=None,
+                failure=None,
+                prewarm=None,
+                activation=None,
+                rolling=True,
+            ),
+            "Progressing",
+        ),
+        (h(ready=2, desired=2), "Healthy"),
+    ],
+)
+def test_degraded_false_says_inactive_progressing_or_healthy(health_: health.Health, reason: str) -> None:
+    assert conditions(compose(health_))["Degraded"] == ("False", reason)
+
+
+def test_no_event_between_the_quiet_degraded_reasons() -> None:
+    loading = compose(h(ready=0, desired=1, progress=F(reason=R.MODEL_LOADING, message="")))
+    serving = compose(h(ready=1, desired=1), previous=loading)
+    zero = compose(h(desired=0, progress=F(reason=R.SCALED_TO_ZERO, message="")), previous=serving)
+    assert all(t.type != "Degraded" for t in status.transitions(loading, serving))
+    assert all(t.type != "Degraded" for t in status.transitions(serving, zero))
+
+
+def test_replicas_beyond_the_cache_node_are_explained() -> None:
+    full = F(reason=R.CACHE_NODE_FULL, message="1 backend pod(s) cannot be scheduled")
+    s = compose(
+        health.Health(
+            ready_replicas=1,
+            desired_replicas=2,
+            progress=None,
+            failure=None,
+            prewarm=None,
+            activation=None,
+            node_full=full,
+        )
+    )
+    assert conditions(s)["CacheReady"] == ("False", "CacheNodeFull")
+    assert conditions(s)["Ready"] == ("True", "Available")
+    [change] = [t for t in status.transitions(None, s) if t.type == "CacheReady"]
+    assert change.warning
+
+
+def test_the_writer_takes_only_declared_types_and_reasons() -> None:
+    undeclared: Any = "Serving"
+    with pytest.raises(TypeError, match="undeclared"):
+        status.compose(
+            previous=None,
+            generation=1,
+            health=h(progress=F(reason=undeclared, message="")),
+            outcome=status.Outcome(),
+            activation=None,
+        )
+    with pytest.raises(ValueError):
+        status.transitions(None, {"conditions": [{"type": "Reconciled", "status": "True", "reason": "Nope"}]})

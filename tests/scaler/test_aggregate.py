@@ -21,6 +21,7 @@ import aiohttp
 import grpc
 import jsonschema  # type: ignore[import-untyped]
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from noctaya.contract import fields
 from noctaya.contract import scaler as config_mod
@@ -124,6 +125,7 @@ BAD_BODIES: list[tuple[str, bytes, int, str]] = [
     ("huge-sequence", json.dumps(report("m", 2**64, 1)).encode(), 400, "bad_request"),
     ("bad-member", json.dumps(report("../etc", 9, 1)).encode(), 400, "bad_request"),
     ("long-member", json.dumps(report("m" * 200, 9, 1)).encode(), 400, "bad_request"),
+    ("member-newline", json.dumps(report("gw-legit-1\n", 9, 1)).encode(), 400, "bad_request"),
     (
         "no-demand",
         json.dumps({"service": SERVICE, "member": "m", "sequence": 9}).encode(),
@@ -209,7 +211,7 @@ async def test_refusals_are_counted_by_reason(scaler: aggregate.AggregateScaler,
     assert 'noctaya_scaler_reports_total{outcome="refused",reason="unauthorized"} 1.0' in text
     assert 'noctaya_scaler_reports_total{outcome="refused",reason="stale_sequence"} 1.0' in text
     assert 'noctaya_scaler_reports_total{outcome="accepted",reason=""} 1.0' in text
-    assert "noctaya_scaler_members 1.0" in text
+    assert "noctaya_scaler_gateway_members 1.0" in text
     assert "noctaya_scaler_members_max 3.0" in text
     assert "noctaya_scaler_reports_in_flight 0.0" in text
     assert "noctaya_scaler_demand 1.0" in text
@@ -233,6 +235,9 @@ def test_schema_accepts_what_the_scaler_accepts() -> None:
             "withdraw-with-demand",
             "not-json",
             "deeply-nested",
+            # the schema's ECMA-262 pattern refuses it, but Python's re (which jsonschema uses here)
+            # lets ``$`` match before a final newline
+            "member-newline",
         ):
             assert list(validator.iter_errors(json.loads(raw))), name
 
@@ -270,3 +275,29 @@ async def test_a_report_body_in_slow_chunks_is_read_whole(scaler: aggregate.Aggr
     ):
         assert response.status == 200, await response.text()
     assert await grpc_demand(scaler) == 9
+
+
+async def test_open_streams_are_a_gauge_on_the_scrape_endpoint(scaler: aggregate.AggregateScaler) -> None:
+    """What ``NoctayaExternalScalerStreamMissing`` reads: 1 while KEDA holds its stream, 0 after."""
+
+    async def streams(session: aiohttp.ClientSession) -> float:
+        async with session.get(f"http://127.0.0.1:{scaler.report_port}/metrics") as response:
+            text = await response.text()
+        (value,) = [
+            s.value
+            for f in text_string_to_metric_families(text)
+            for s in f.samples
+            if s.name == "noctaya_scaler_streams"
+        ]
+        return value
+
+    async with aiohttp.ClientSession() as session:
+        assert await streams(session) == 0
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{scaler.grpc_port}") as channel:
+            stream = pb_grpc.ExternalScalerStub(channel).StreamIsActive(REF)
+            assert (await asyncio.wait_for(stream.read(), 2)).result is False
+            assert await streams(session) == 1
+            stream.cancel()
+        async with asyncio.timeout(5):
+            while await streams(session) != 0:  # noqa: ASYNC110 - the server notices the cancel on its own
+                await asyncio.sleep(0.02)

@@ -9,23 +9,17 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Mapping
 
 import pytest
 
 from noctaya.scaler import command
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def write(path: pathlib.Path, document: Mapping[str, object]) -> str:
@@ -55,6 +49,10 @@ def test_bad_inputs_exit_2_naming_the_field(
     assert command.main(["--config", write(tmp_path / "c.json", tls)]) == 2
     assert "tls" in capsys.readouterr().err
     assert command.main(["--config", str(tmp_path / "nope.yaml")]) == 2
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"service": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert command.main(["--config", str(deep)]) == 2
+    assert "nested deeper" in capsys.readouterr().err
 
 
 def test_grpc_port_taken_exits_2_without_traceback(
@@ -79,14 +77,13 @@ def test_grpc_port_taken_exits_2_without_traceback(
 @pytest.mark.timeout(30)
 def test_serves_until_sigterm(tmp_path: pathlib.Path) -> None:
     (tmp_path / "token").write_text("0123456789abcdef0123")
-    port = free_port()
     config = write(
         tmp_path / "s.json",
         {
             "service": {"name": "qwen", "namespace": "ai"},
             "tokenFile": str(tmp_path / "token"),
             "grpcListen": "127.0.0.1:0",
-            "reportListen": f"127.0.0.1:{port}",
+            "reportListen": "127.0.0.1:0",
         },
     )
     proc = subprocess.Popen(
@@ -95,15 +92,17 @@ def test_serves_until_sigterm(tmp_path: pathlib.Path) -> None:
         stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as reply:
-                    assert json.load(reply) == {"status": "ok", "members": 0, "demand": 0}
-                    break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline
-                time.sleep(0.05)
+        assert proc.stdout is not None
+        output: list[str] = []
+        for raw in proc.stdout:  # the process binds port 0 and logs the port it got
+            output.append(raw.decode())
+            if found := re.search(r"reports on :(\d+), ExternalScaler on :(\d+)", output[-1]):
+                port = int(found[1])
+                break
+        else:
+            raise AssertionError(f"no listening line; exit {proc.wait()}:\n{''.join(output)}")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
+            assert json.load(reply) == {"status": "ok", "members": 0, "demand": 0}
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0
     finally:

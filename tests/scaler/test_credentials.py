@@ -59,6 +59,7 @@ async def start(live: pathlib.Path, *, mutual: bool) -> server.ScalerServer:
         metric_name="queueDepth",
         target=10,
         max_streams=4,
+        max_streams_per_peer=4,
     )
     srv = server.ScalerServer(servicer=svc, listen="127.0.0.1:0", tls=files, grace=0.1)
     await srv.start()

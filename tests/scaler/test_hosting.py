@@ -1,4 +1,4 @@
-"""The scaler inside a real gateway app (``make_app(config, extra_contexts=gateway_contexts(config))``).
+"""The scaler inside a real gateway app (``make_app(config, sidecars=gateway_sidecars(config))``).
 
 Aspects: with ``scaler`` set, a cold request through the gateway pushes ``true`` on the co-located
 ExternalScaler's stream and GetMetrics follows the gateway's demand; the scaler's metrics appear in
@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import pathlib
-import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -35,17 +34,12 @@ REF = pb.ScaledObjectRef(name="qwen", namespace="ai")
 TOKEN = "s3cret-token-0123456789abcdef"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def gateway(**fields: Any) -> gateway_config.GatewayConfig:
+def gateway(reserve_port: Callable[[], int], **fields: Any) -> gateway_config.GatewayConfig:
+    """A gateway config on a reserved port, its backend a reserved port nobody listens on."""
     return gateway_config.build_config(
         {
-            "listen": f"127.0.0.1:{free_port()}",
-            "backendUrl": f"http://127.0.0.1:{free_port()}",
+            "listen": f"127.0.0.1:{reserve_port()}",
+            "backendUrl": f"http://127.0.0.1:{reserve_port()}",
             "service": {"name": "qwen", "namespace": "ai"},
             "activationTimeout": "20s",
             **fields,
@@ -93,9 +87,11 @@ async def cold_request(config: gateway_config.GatewayConfig) -> AsyncIterator[No
                 await task
 
 
-async def test_colocated_scaler_pushes_true_on_the_first_cold_request() -> None:
-    grpc_port = free_port()
-    config = gateway(scaler={"listen": f"127.0.0.1:{grpc_port}", "target": 3})
+async def test_colocated_scaler_pushes_true_on_the_first_cold_request(
+    reserve_port: Callable[[], int],
+) -> None:
+    grpc_port = reserve_port()
+    config = gateway(reserve_port, scaler={"listen": f"127.0.0.1:{grpc_port}", "target": 3})
     async with running(config) as app, grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
         stub = pb_grpc.ExternalScalerStub(channel)
         stream = stub.StreamIsActive(REF)
@@ -115,21 +111,24 @@ async def test_colocated_scaler_pushes_true_on_the_first_cold_request() -> None:
         assert 'noctaya_scaler_pushes_total{result="true"} 1.0' in text
 
 
-async def test_reporter_publishes_gateway_demand_and_withdraws(tmp_path: pathlib.Path) -> None:
+async def test_reporter_publishes_gateway_demand_and_withdraws(
+    tmp_path: pathlib.Path, reserve_port: Callable[[], int]
+) -> None:
     token = tmp_path / "token"
     token.write_text(TOKEN)
-    report_port = free_port()
     sconfig = scaler_config.build_config(
         {
             "service": {"name": "qwen", "namespace": "ai"},
             "grpcListen": "127.0.0.1:0",
-            "reportListen": f"127.0.0.1:{report_port}",
+            "reportListen": "127.0.0.1:0",
             "tokenFile": str(token),
         }
     )
     async with aggregate.AggregateScaler(config=sconfig) as scaler:
+        report_port = scaler.report_port  # bound by the scaler itself, read back
         config = gateway(
-            report={"url": f"http://127.0.0.1:{report_port}", "tokenFile": str(token), "interval": "2s"}
+            reserve_port,
+            report={"url": f"http://127.0.0.1:{report_port}", "tokenFile": str(token), "interval": "2s"},
         )
         async with running(config) as app:
             await until(lambda: len(scaler.membership) == 1)
@@ -137,22 +136,24 @@ async def test_reporter_publishes_gateway_demand_and_withdraws(tmp_path: pathlib
                 await until(lambda: scaler.membership.demand() >= 1, within=1.0)
             registry = app[keys.METRICS].registry
             accepted = registry.get_sample_value(
-                "noctaya_scaler_reporter_reports_total", {"outcome": "accepted"}
+                "noctaya_gateway_demand_reports_total", {"result": "accepted"}
             )
             assert accepted is not None and accepted >= 2
             assert (
-                registry.get_sample_value("noctaya_scaler_reporter_reports_total", {"outcome": "failed"}) == 0
+                registry.get_sample_value("noctaya_gateway_demand_reports_total", {"result": "failed"}) == 0
             )
             assert registry.get_sample_value("noctaya_scaler_reporter_failures") == 0
             assert registry.get_sample_value("noctaya_scaler_reporter_backoff_max_seconds") == 2.0
         assert len(scaler.membership) == 0  # withdrawn on shutdown, not left to expire
 
 
-def test_contexts_by_mode_and_configuration_errors(tmp_path: pathlib.Path) -> None:
-    assert hosting.gateway_sidecars(gateway()) == []
-    assert len(hosting.gateway_sidecars(gateway(scaler={}))) == 1
+def test_contexts_by_mode_and_configuration_errors(
+    tmp_path: pathlib.Path, reserve_port: Callable[[], int]
+) -> None:
+    assert hosting.gateway_sidecars(gateway(reserve_port)) == []
+    assert len(hosting.gateway_sidecars(gateway(reserve_port, scaler={}))) == 1
     with pytest.raises(gateway_config.ConfigError, match="service"):
-        gateway(scaler={}, service=None)
+        gateway(reserve_port, scaler={}, service=None)
     bad_tls = {"certFile": str(tmp_path / "missing.crt"), "keyFile": str(tmp_path / "missing.key")}
     with pytest.raises(gateway_config.ConfigError, match=r"scaler\.tls: .*missing"):
-        hosting.gateway_sidecars(gateway(scaler={"tls": bad_tls}))
+        hosting.gateway_sidecars(gateway(reserve_port, scaler={"tls": bad_tls}))

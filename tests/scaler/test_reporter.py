@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import pathlib
-import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -29,12 +28,6 @@ from noctaya.scaler import aggregate, intake, metrics, reporter
 
 TOKEN = "s3cret-token-0123456789abcdef"
 SERVICE = fields.ServiceRef(name="qwen", namespace="ai")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -82,12 +75,13 @@ async def running(rep: reporter.Reporter) -> AsyncIterator[aiohttp.ClientSession
                 await task
 
 
+@pytest.mark.looptime  # "at once" and the coalescing gap are loop time: exact under any load
 async def test_transitions_at_once_level_changes_coalesced_then_withdraw(
     token_file: pathlib.Path,
 ) -> None:
-    port = free_port()
     signal = demand.DemandSignal()
-    async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
+    async with aggregate.AggregateScaler(config=scaler_config(token_file, 0)) as scaler:
+        port = scaler.report_port  # bound by the scaler itself, read back
         rep = reporter_to(port, token_file, signal, interval=30.0, min_gap=0.3)
         async with running(rep) as session:
             await until(lambda: len(scaler.membership) == 1)
@@ -109,8 +103,11 @@ async def test_transitions_at_once_level_changes_coalesced_then_withdraw(
             assert len(scaler.membership) == 0
 
 
-async def test_heartbeat_interval_and_rebuild_after_scaler_restart(token_file: pathlib.Path) -> None:
-    port = free_port()
+@pytest.mark.looptime  # intervals and retry backoffs are loop time
+async def test_heartbeat_interval_and_rebuild_after_scaler_restart(
+    token_file: pathlib.Path, reserve_port: Callable[[], int]
+) -> None:
+    port = reserve_port()  # held while the scaler is down, so the restart binds the same port
     signal = demand.DemandSignal(initial=2)
     rep = reporter_to(port, token_file, signal, interval=0.2)
     async with running(rep):
@@ -126,8 +123,10 @@ async def test_heartbeat_interval_and_rebuild_after_scaler_restart(token_file: p
             await until(lambda: rep.failures == 0)  # reset once the reporter reads the answer
 
 
-async def test_a_long_outage_keeps_retrying_at_the_cap(token_file: pathlib.Path) -> None:
-    port = free_port()
+async def test_a_long_outage_keeps_retrying_at_the_cap(
+    token_file: pathlib.Path, reserve_port: Callable[[], int]
+) -> None:
+    port = reserve_port()  # refused until the scaler binds it
     registry = prometheus_client.CollectorRegistry()
     rep = reporter_to(
         port,
@@ -144,18 +143,17 @@ async def test_a_long_outage_keeps_retrying_at_the_cap(token_file: pathlib.Path)
             await until(lambda: scaler.membership.demand() == 1)
             await until(lambda: rep.failures == 0)  # reset once the reporter reads the answer
     assert registry.get_sample_value("noctaya_scaler_reporter_failures") == 0
-    failed = registry.get_sample_value("noctaya_scaler_reporter_reports_total", {"outcome": "failed"})
+    failed = registry.get_sample_value("noctaya_gateway_demand_reports_total", {"result": "failed"})
     assert failed is not None and failed >= 3
     assert registry.get_sample_value("noctaya_scaler_reporter_backoff_max_seconds") == 0.05
 
 
 async def test_bad_token_is_retried_until_rotation(token_file: pathlib.Path, tmp_path: pathlib.Path) -> None:
-    port = free_port()
     gateway_token = tmp_path / "gateway-token"
     gateway_token.write_text("not-the-right-token-0123456789")
     signal = demand.DemandSignal(initial=1)
-    async with aggregate.AggregateScaler(config=scaler_config(token_file, port)) as scaler:
-        rep = reporter_to(port, gateway_token, signal, interval=0.2)
+    async with aggregate.AggregateScaler(config=scaler_config(token_file, 0)) as scaler:
+        rep = reporter_to(scaler.report_port, gateway_token, signal, interval=0.2)
         async with running(rep):
             await until(lambda: rep.failures >= 2)
             assert len(scaler.membership) == 0

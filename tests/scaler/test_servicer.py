@@ -37,7 +37,12 @@ def signal() -> demand.DemandSignal:
 @pytest.fixture
 async def scaler(signal: demand.DemandSignal) -> AsyncIterator[server.ScalerServer]:
     svc = servicer.ExternalScalerServicer(
-        source=signal, service=SERVICE, metric_name="queueDepth", target=10, max_streams=2
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=2,
+        max_streams_per_peer=2,
     )
     async with server.ScalerServer(servicer=svc, listen="127.0.0.1:0", grace=0.1) as srv:
         yield srv
@@ -201,7 +206,12 @@ async def test_streams_are_bounded(stub: pb_grpc.ExternalScalerStub) -> None:
 
 async def test_shutdown_ends_streams_with_ok(signal: demand.DemandSignal) -> None:
     svc = servicer.ExternalScalerServicer(
-        source=signal, service=SERVICE, metric_name="queueDepth", target=10, max_streams=4
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=4,
+        max_streams_per_peer=4,
     )
     srv = server.ScalerServer(servicer=svc, listen="127.0.0.1:0", grace=1)
     await srv.start()
@@ -221,6 +231,7 @@ async def test_gauges_read_the_live_state(signal: demand.DemandSignal) -> None:
         metric_name="queueDepth",
         target=10,
         max_streams=4,
+        max_streams_per_peer=4,
         metrics=metrics.ScalerMetrics(registry=registry),
     )
 
@@ -254,3 +265,69 @@ async def test_health_reports_serving(scaler: server.ScalerServer) -> None:
         for name in ("", server.SERVICE_NAME):
             reply = await health.Check(health_pb2.HealthCheckRequest(service=name))
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+async def test_one_address_cannot_hold_every_stream(signal: demand.DemandSignal) -> None:
+    """An unauthenticated client on the plaintext port (here 127.0.0.1) gets at most
+    ``max_streams_per_peer`` streams; KEDA from another address (here ::1) still gets its stream at
+    once, and when all slots are full it takes one from the address holding the most."""
+    svc = servicer.ExternalScalerServicer(
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=4,
+        max_streams_per_peer=1,
+    )
+    async with (
+        server.ScalerServer(servicer=svc, listen="[::]:0", grace=0.1) as srv,
+        grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as hostile,
+    ):
+        attacker = pb_grpc.ExternalScalerStub(hostile)
+        calls = [attacker.StreamIsActive(REF) for _ in range(4)]
+        outcomes = []
+        for call in calls:
+            try:
+                outcomes.append(await next_result(call))
+            except grpc.aio.AioRpcError as exc:
+                outcomes.append(exc.code())
+        assert outcomes.count(False) == 1, outcomes  # the per-address bound
+        async with grpc.aio.insecure_channel(f"[::1]:{srv.port}") as keda_channel:
+            keda = pb_grpc.ExternalScalerStub(keda_channel).StreamIsActive(REF)
+            assert await next_result(keda) is False
+            signal.set(1)
+            assert await next_result(keda) is True
+            keda.cancel()
+        for call in calls:
+            call.cancel()
+
+
+async def test_a_full_table_makes_room_for_a_smaller_peer(signal: demand.DemandSignal) -> None:
+    svc = servicer.ExternalScalerServicer(
+        source=signal,
+        service=SERVICE,
+        metric_name="queueDepth",
+        target=10,
+        max_streams=3,
+        max_streams_per_peer=3,
+    )
+    async with (
+        server.ScalerServer(servicer=svc, listen="[::]:0", grace=0.1) as srv,
+        grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as hostile,
+    ):
+        attacker = pb_grpc.ExternalScalerStub(hostile)
+        calls = [attacker.StreamIsActive(REF) for _ in range(3)]
+        for call in calls:
+            assert await next_result(call) is False
+        async with grpc.aio.insecure_channel(f"[::1]:{srv.port}") as keda_channel:
+            keda = pb_grpc.ExternalScalerStub(keda_channel).StreamIsActive(REF)
+            assert await next_result(keda) is False
+            async with asyncio.timeout(3):
+                while not any(call.done() for call in calls):  # noqa: ASYNC110 - grpc has no event
+                    await asyncio.sleep(0.01)
+            ended = [call for call in calls if call.done()]
+            assert len(ended) == 1 and await ended[0].code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert svc.open_streams == 3
+            keda.cancel()
+        for call in calls:
+            call.cancel()

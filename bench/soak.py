@@ -1,0 +1,235 @@
+"""Soak: mixed warm, cold, streaming, aborted and hostile traffic against ``noctaya dev`` for a while.
+
+    .venv/bin/python -m bench.soak [--duration 2m] [--concurrency 8]
+
+``noctaya dev`` runs as a child process (fake engine, a short cooldown so the backend scales to zero
+between bursts and cold starts recur). Clients, in this process: warm and streaming completions,
+streams abandoned after their first event, bursts after idle pauses (cold starts), and hostile
+traffic (malformed requests, heads that never end, oversized and mis-encoded bodies, 16 MiB JSON
+arrays on the cold path, unauthenticated gRPC streams). The gateway's RSS, open file descriptors and
+asyncio tasks are printed after a warm-up and at the end, with client-side outcomes by kind and the
+gateway's rejections by reason. The check that matters: RSS growth from warm-up to end under 5 MiB,
+fds and tasks back to their warm-up level (printed as PASS/FAIL; the exit status is 1 on FAIL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import gzip
+import json
+import os
+import pathlib
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import aiohttp
+
+from bench import processes
+from noctaya.contract import fields
+
+HOSTILE = [
+    b"GARBAGE\r\n\r\n",
+    b"GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n",
+    b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n",
+    b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+    b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+    b"GET /" + b"a" * 20000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+]
+CHAT = {"model": "fake", "messages": [{"role": "user", "content": "hello"}]}
+
+
+def fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+async def scrape(session: aiohttp.ClientSession, url: str) -> dict[str, float]:
+    async with session.get(url + "/metrics") as response:
+        text = await response.text()
+    values: dict[str, float] = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            values[name] = float(value)
+    return values
+
+
+async def figures(session: aiohttp.ClientSession, url: str, pid: int) -> dict[str, float]:
+    metrics = await scrape(session, url)
+    return {
+        "rss_mib": processes.rss_mib(pid),
+        "fds": fds(pid),
+        "tasks": metrics.get("noctaya_gateway_event_loop_tasks", float("nan")),
+        "connections": metrics.get("noctaya_gateway_connections", float("nan")),
+    }
+
+
+class Traffic:
+    def __init__(self, url: str, host: str, port: int, outcomes: collections.Counter[str]) -> None:
+        self.url, self.host, self.port, self.outcomes = url, host, port, outcomes
+
+    def count(self, kind: str, what: object) -> None:
+        self.outcomes[f"{kind}:{what}"] += 1
+
+    async def warm(self, session: aiohttp.ClientSession) -> None:
+        async with session.post(self.url + "/v1/chat/completions", json=CHAT) as response:
+            await response.read()
+            self.count("complete", response.status)
+
+    async def stream(self, session: aiohttp.ClientSession) -> None:
+        async with session.post(self.url + "/v1/chat/completions", json={**CHAT, "stream": True}) as response:
+            await response.read()
+            self.count("stream", response.status)
+
+    async def aborted(self, session: aiohttp.ClientSession) -> None:
+        async with session.post(self.url + "/v1/chat/completions", json={**CHAT, "stream": True}) as response:
+            await response.content.readline()
+            self.count("aborted", response.status)
+            response.close()
+
+    async def raw(self, data: bytes, *, wait: float = 5.0) -> bytes:
+        reader, writer = await asyncio.open_connection(self.host, self.port)
+        try:
+            writer.write(data)
+            with contextlib.suppress(TimeoutError, ConnectionError):
+                async with asyncio.timeout(wait):
+                    return await reader.read(4096)
+            return b""
+        finally:
+            writer.close()
+
+    async def hostile(self, session: aiohttp.ClientSession, rng: random.Random) -> None:
+        kind = rng.randrange(5)
+        if kind == 0:
+            reply = await self.raw(rng.choice(HOSTILE))
+            self.count("malformed", reply.split(b" ", 2)[1].decode() if reply.count(b" ") >= 2 else "closed")
+        elif kind == 1:  # a head that never ends: the header timeout closes it
+            reply = await self.raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n", wait=15)
+            self.count("slow-head", "closed" if not reply else "answered")
+        elif kind == 2:
+            headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+            async with session.post(self.url + "/v1/chat/completions", data=b"nope", headers=headers) as r:
+                self.count("bad-gzip", r.status)
+        elif kind == 3:
+            bomb = gzip.compress(b"\0" * (64 << 20))
+            headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+            async with session.post(self.url + "/v1/chat/completions", data=bomb, headers=headers) as r:
+                self.count("gzip-bomb", r.status)
+        else:
+            body = b"[" + b"{}," * (4 << 20) + b"{}]"
+            headers = {"Content-Type": "application/json"}
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(2):
+                    async with session.post(
+                        self.url + "/v1/chat/completions", data=body, headers=headers
+                    ) as r:
+                        self.count("big-array", r.status)
+                        return
+            self.count("big-array", "held-then-left")
+
+
+async def run(args: argparse.Namespace, url: str, port: int, gateway_pid: int) -> int:
+    outcomes: collections.Counter[str] = collections.Counter()
+    traffic = Traffic(url, "127.0.0.1", port, outcomes)
+    rng = random.Random(7)
+    timeout = aiohttp.ClientTimeout(total=120)
+    async with aiohttp.ClientSession(timeout=timeout) as session:
+        loop = asyncio.get_running_loop()
+
+        async def worker(until: float) -> None:
+            while loop.time() < until:
+                pick = rng.random()
+                try:
+                    if pick < 0.35:
+                        await traffic.warm(session)
+                    elif pick < 0.6:
+                        await traffic.stream(session)
+                    elif pick < 0.75:
+                        await traffic.aborted(session)
+                    elif pick < 0.9:
+                        await traffic.hostile(session, rng)
+                    else:  # go idle, so the backend scales to zero and the next request is cold
+                        await asyncio.sleep(rng.uniform(3, 6))
+                except (aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
+                    outcomes[f"client-error:{type(exc).__name__}"] += 1
+
+        warmup = min(20.0, args.duration / 4)
+        await asyncio.gather(*(worker(loop.time() + warmup) for _ in range(args.concurrency)))
+        await asyncio.sleep(2)  # let the warm-up's connections close
+        start = await figures(session, url, gateway_pid)
+        started = time.monotonic()
+        await asyncio.gather(*(worker(loop.time() + args.duration) for _ in range(args.concurrency)))
+        await asyncio.sleep(12)  # every slow head closed, every lease and stream over
+        end = await figures(session, url, gateway_pid)
+        final = await scrape(session, url)
+        rejections = {
+            k.split('reason="')[1].rstrip('"}'): v
+            for k, v in final.items()
+            if k.startswith("noctaya_gateway_rejections_total{") and v
+        }
+        cold_starts = final.get('noctaya_gateway_activation_events_total{event="started"}', 0.0)
+    elapsed = time.monotonic() - started
+    print(f"soak: {elapsed:.0f}s of mixed traffic after {warmup:.0f}s warm-up, {args.concurrency} clients")
+    print(f"{'':14}{'after warm-up':>14}{'end':>10}{'change':>10}")
+    for key in ("rss_mib", "fds", "tasks", "connections"):
+        print(f"{key:14}{start[key]:>14.1f}{end[key]:>10.1f}{end[key] - start[key]:>+10.1f}")
+    print("client outcomes:", ", ".join(f"{k}={v}" for k, v in sorted(outcomes.items())))
+    print(
+        "gateway rejections:",
+        ", ".join(f"{k}={v:.0f}" for k, v in sorted(rejections.items())),
+    )
+    print(f"cold starts (activation leases opened): {cold_starts:.0f}")
+    ok = (
+        end["rss_mib"] - start["rss_mib"] < 5
+        and end["fds"] <= start["fds"] + 2
+        and end["tasks"] <= start["tasks"] + 2
+    )
+    print("PASS" if ok else "FAIL", "(RSS growth < 5 MiB, fds and tasks back to their warm-up level)")
+    return 0 if ok else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="bench.soak", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=fields.parse_seconds, default=60.0, help="after warm-up (1m)")
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="noctaya-soak-") as name:
+        tmp = pathlib.Path(name)
+        port = processes.free_port()
+        url = f"http://127.0.0.1:{port}"
+        state_file = tmp / "state.json"
+        dev = subprocess.Popen(
+            [
+                processes.PYTHON, "-m", "noctaya", "dev", "--listen", f"127.0.0.1:{port}", "--plain",
+                "--cooldown", "3s", "--polling-interval", "1s", "--state-file", str(state_file),
+                "--run-dir", str(tmp / "run"), "--max", "2",
+            ],
+            stdout=(tmp / "dev.log").open("wb"), stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        try:
+            processes.wait_http(url + "/healthz", within=60)
+            gateway_pid = 0
+            for _ in range(200):  # the state file follows within a status period
+                with contextlib.suppress(OSError, ValueError, KeyError, IndexError, TypeError):
+                    gateway_pid = int(json.loads(state_file.read_text())["gateways"][0]["pid"])
+                if gateway_pid:
+                    break
+                time.sleep(0.05)
+            return asyncio.run(run(args, url, port, gateway_pid))
+        finally:
+            dev.send_signal(signal.SIGTERM)
+            try:
+                dev.wait(60)
+            except subprocess.TimeoutExpired:
+                dev.kill()
+                dev.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,385 @@
+"""The HTTP connection layer under the gateway and the scaler's report port.
+
+aiohttp's server is used as it is, with one protocol subclass (:class:`Protocol`) that adds what a
+listener facing hostile clients needs and aiohttp leaves out:
+
+- a bound on open connections, overall and per peer address (:class:`ConnectionTable`): a
+  connection beyond it is closed at once, before a byte is parsed, so one client cannot take the
+  file descriptors that reporters, KEDA and other clients need;
+- a write timeout: a connection whose client stops reading (its socket buffer full, so writes
+  pause) for ``write_timeout`` is closed, and with it the request that held an in-flight slot; the
+  timer runs only while writing is paused, so a reading client costs nothing;
+- a header timeout: a connection that has not sent one complete request head within
+  ``header_timeout`` of connecting is closed (a slow or silent client holds nothing for long);
+  between requests aiohttp's own keep-alive timeout applies, which also closes a connection whose
+  next head trickles in too slowly;
+- requests that arrived whole before a malformed one on the same connection (pipelined in one
+  packet) are answered, then the malformed one: aiohttp's parser drops everything it parsed in the
+  read that failed, so :class:`_Replaying` keeps the first :data:`REPLAY_BYTES` a connection sends
+  and, on a parse error, replays them line by line through a fresh parser to recover the requests
+  that were complete before the error;
+- malformed requests (bad request line, unknown method, bad or duplicate Content-Length, bad chunk,
+  too many or too long headers, an HTTP/2 preface...) are answered in the server's own JSON error
+  shape (``error_body``), never echoing the raw bytes, and logged at debug level without a
+  traceback, since they are the client's mistake; a failure of our own (500) keeps its traceback.
+
+:class:`Runner` is ``web.AppRunner`` with this protocol; every server of this project uses it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
+from typing import Any, cast
+
+from aiohttp import http_exceptions, http_parser, web, web_protocol, web_request, web_server
+
+logger = logging.getLogger(__name__)
+
+REPLAY_BYTES = 64 * 1024
+"""How much of a connection's first bytes is kept to recover pipelined requests after a parse error."""
+
+ErrorBody = Callable[[int, str, str], bytes]
+"""``(status, code, message) -> JSON bytes`` in the server's error shape."""
+
+MAX_HEADER_BYTES = 16 * 1024
+"""Longest request line, header name and header value accepted (one bound for all three)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Limits:
+    """Connection bounds of one listener; every field is a config setting of its process."""
+
+    #: open connections overall; beyond it a new connection is closed at once
+    max_connections: int = 4096
+    #: open connections from one peer address
+    max_connections_per_peer: int = 256
+    #: from connect to one complete request head
+    header_timeout: float = 10.0
+    #: idle time between requests on a kept-alive connection
+    keepalive_timeout: float = 60.0
+    #: a connection whose client reads nothing of what is written for this long is closed
+    write_timeout: float = 60.0
+    #: longest request line, header name and header value; most header lines
+    max_header_bytes: int = MAX_HEADER_BYTES
+    max_headers: int = 128
+
+
+def max_header_value(limits: Limits, prefix: str = "") -> int:
+    """Longest value (after ``prefix``, e.g. ``"Bearer "``) a header can carry within ``limits``: the
+    parser bounds a header's name and its value each by ``max_header_bytes``."""
+    return limits.max_header_bytes - len(prefix)
+
+
+class ConnectionTable:
+    """Open connections by peer address, within :class:`Limits`; read by the metrics."""
+
+    def __init__(self, *, limits: Limits) -> None:
+        self.limits = limits
+        self._by_peer: collections.Counter[str] = collections.Counter()
+        self.open = 0
+        self.refused = 0
+        self.on_refused: Callable[[], None] | None = None
+        #: told the code of every request the HTTP layer refused as malformed (for the metrics)
+        self.on_malformed: Callable[[str], None] | None = None
+
+    def enter(self, peer: str) -> bool:
+        limits = self.limits
+        if self.open >= limits.max_connections or self._by_peer[peer] >= limits.max_connections_per_peer:
+            self.refused += 1
+            if self.on_refused is not None:
+                self.on_refused()
+            return False
+        self.open += 1
+        self._by_peer[peer] += 1
+        return True
+
+    def leave(self, peer: str) -> None:
+        self.open -= 1
+        left = self._by_peer[peer] - 1
+        if left > 0:
+            self._by_peer[peer] = left
+        else:
+            del self._by_peer[peer]
+
+
+_MESSAGES: tuple[tuple[type[BaseException], str], ...] = (
+    (http_exceptions.LineTooLong, "a request line or header line is too long"),
+    (http_exceptions.BadHttpMethod, "the request method is not valid"),
+    (http_exceptions.BadStatusLine, "the request line is not valid HTTP/1.x"),
+    (http_exceptions.InvalidHeader, "a header is not valid"),
+    (http_exceptions.ContentLengthError, "the body does not match its Content-Length"),
+    (http_exceptions.TransferEncodingError, "the chunked body is not valid"),
+    (http_exceptions.ContentEncodingError, "the body's Content-Encoding is not one this server decodes"),
+    (http_exceptions.InvalidURLError, "the request target is not valid"),
+)
+
+
+def describe(exc: BaseException | None) -> tuple[str, str]:
+    """``(code, message)`` of a parse error, both fixed: never the client's bytes."""
+    for kind, text in _MESSAGES:
+        if isinstance(exc, kind):
+            code = (
+                "invalid_content_encoding"
+                if kind is http_exceptions.ContentEncodingError
+                else "malformed_request"
+            )
+            return code, text
+    return "malformed_request", "the request is not valid HTTP/1.x"
+
+
+class _Replaying:
+    """The protocol's request parser, answering for the requests a failed read had already parsed.
+
+    While a connection's input is within :data:`REPLAY_BYTES` it is kept. When the parser fails,
+    that input is fed again, line by line, to a fresh parser: the messages it yields whole (body
+    included) before failing, beyond those already delivered, are returned now, and the parse error
+    is raised on the next feed (scheduled at once), so the protocol answers them in order and then
+    the error. Every other attribute is the wrapped parser's."""
+
+    def __init__(self, parser: Any, *, fresh: Callable[[], Any], protocol: Protocol) -> None:
+        self._parser = parser
+        self._fresh = fresh
+        self._protocol = protocol
+        self._history: bytearray | None = bytearray()
+        self._delivered = 0
+        self._pending: http_exceptions.HttpProcessingError | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._parser, name)
+
+    def feed_data(self, data: bytes) -> tuple[Any, bool, bytes]:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            raise pending
+        history = self._history
+        if history is not None:
+            if len(history) + len(data) <= REPLAY_BYTES:
+                history += data
+            else:
+                self._history = history = None  # too long to replay: the parser alone decides
+        try:
+            messages, upgraded, tail = self._parser.feed_data(data)
+        except http_exceptions.HttpProcessingError as exc:
+            recovered = self._replay(bytes(history))[self._delivered :] if history is not None else []
+            if not recovered:
+                raise
+            messages, upgraded, tail = recovered, False, b""
+            error: http_exceptions.HttpProcessingError | None = exc
+        else:
+            error = None
+        for index, (message, _) in enumerate(messages):
+            if getattr(message, "version", (1, 1))[0] != 1:  # "HTTP/2.0" in a request line
+                messages, upgraded, tail = messages[:index], False, b""
+                error = http_exceptions.BadStatusLine("unsupported HTTP version")
+                break
+        self._delivered += len(messages)
+        if error is not None:
+            self._history = None
+            self._fail_next(error)
+        return messages, upgraded, tail
+
+    def _fail_next(self, error: http_exceptions.HttpProcessingError) -> None:
+        """Answer ``error`` after the messages returned now: it is raised by the next feed."""
+        self._pending = error
+        self._protocol._loop.call_soon(self._protocol.data_received, b"")
+
+    def _replay(self, data: bytes) -> list[Any]:
+        parser = self._fresh()
+        recovered: list[Any] = []
+        position = 0
+        while position < len(data):
+            end = data.find(b"\n", position)
+            end = len(data) if end < 0 else end + 1
+            try:
+                messages, _, _ = parser.feed_data(data[position:end])
+            except http_exceptions.HttpProcessingError:
+                break
+            recovered.extend(messages)
+            position = end
+        # only requests that arrived whole: one whose body the error cut short is not answered
+        complete = 0
+        while complete < len(recovered) and recovered[complete][1].is_eof():
+            complete += 1
+        return recovered[:complete]
+
+
+class Protocol(web_protocol.RequestHandler):
+    """aiohttp's request handler with connection bounds, a header timeout and JSON errors."""
+
+    __slots__ = ("_error_body", "_header_timer", "_peer", "_table", "_write_timer")
+
+    def __init__(
+        self, manager: web_server.Server, *, table: ConnectionTable, error_body: ErrorBody, **kwargs: Any
+    ) -> None:
+        limits = table.limits
+        kwargs.setdefault("keepalive_timeout", limits.keepalive_timeout)
+        kwargs.setdefault("max_line_size", limits.max_header_bytes)
+        kwargs.setdefault("max_field_size", limits.max_header_bytes)
+        kwargs.setdefault("max_headers", limits.max_headers)
+        # after answering a request whose body was not read, the rest of that body is drained this
+        # long before the connection closes (aiohttp's default is 10 s, whatever the other bounds)
+        kwargs.setdefault("lingering_time", limits.header_timeout)
+        super().__init__(manager, **kwargs)
+        loop = kwargs["loop"]
+
+        def fresh() -> Any:
+            return http_parser.HttpRequestParser(
+                self,
+                loop,
+                kwargs.get("read_bufsize", 2**16),
+                max_line_size=kwargs["max_line_size"],
+                max_field_size=kwargs["max_field_size"],
+                max_headers=kwargs["max_headers"],
+                payload_exception=web_protocol.RequestPayloadError,
+                auto_decompress=kwargs.get("auto_decompress", True),
+            )
+
+        self._parser = _Replaying(self._parser, fresh=fresh, protocol=self)  # type: ignore[assignment]
+        self._table = table
+        self._error_body = error_body
+        self._peer: str | None = None
+        self._header_timer: asyncio.TimerHandle | None = None
+        self._write_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peername = transport.get_extra_info("peername")
+        peer = str(peername[0]) if isinstance(peername, tuple) and peername else "unix"
+        if not self._table.enter(peer):
+            cast(
+                asyncio.Transport, transport
+            ).abort()  # nothing parsed, nothing answered: the bound is the answer
+            return
+        self._peer = peer
+        super().connection_made(transport)
+        self._header_timer = self._loop.call_later(self._table.limits.header_timeout, self._header_expired)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        if self._peer is None:
+            return  # refused in connection_made: never entered
+        self._table.leave(self._peer)
+        self._peer = None
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+        super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._write_timer is None:
+            self._write_timer = self._loop.call_later(self._table.limits.write_timeout, self._write_expired)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+
+    def _write_expired(self) -> None:
+        self._write_timer = None
+        logger.debug("closing a connection whose client read nothing within the write timeout")
+        if self.transport is not None:
+            self.transport.abort()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self._header_timer is not None and self._request_count:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _header_expired(self) -> None:
+        self._header_timer = None
+        if not self._request_count:
+            logger.debug("closing a connection that sent no request head within the header timeout")
+            self.force_close()
+
+    def handle_error(
+        self,
+        request: web_request.BaseRequest,
+        status: int = 500,
+        exc: BaseException | None = None,
+        message: str | None = None,
+    ) -> web.StreamResponse:
+        if status >= 500:
+            self.log_exception("request failed with %d", status, exc_info=exc)
+            code, text = "internal_error", "the server failed to handle the request"
+        else:
+            logger.debug("refused a malformed request (%s)", type(exc).__name__ if exc else status)
+            code, text = describe(exc)
+            if self._table.on_malformed is not None:
+                self._table.on_malformed(code)
+        if request.writer.output_size > 0:
+            raise ConnectionError("the response had started; the connection is closed instead")
+        try:
+            phrase = HTTPStatus(status).phrase
+        except ValueError:
+            phrase = "Error"
+        response = web.Response(
+            status=status,
+            reason=phrase,
+            body=self._error_body(status, code, text),
+            content_type="application/json",
+        )
+        response.force_close()
+        return response
+
+
+ExpectHandler = Callable[[web.Request], Awaitable[web.StreamResponse | None]]
+
+
+def expect_handler(refuse: Callable[[web.Request], web.StreamResponse]) -> ExpectHandler:
+    """A route's ``expect_handler``: ``Expect: 100-continue`` is answered as aiohttp does; any other
+    expectation gets ``refuse(request)`` (aiohttp's own 417 quotes the header back as text) and the
+    connection closes."""
+
+    async def handle(request: web.Request) -> web.StreamResponse | None:
+        expect = request.headers.get("Expect", "")
+        if expect.lower() == "100-continue":
+            if request.version >= (1, 1):
+                await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                request.writer.output_size = 0
+            return None
+        response = refuse(request)
+        response.force_close()
+        return response
+
+    return handle
+
+
+class _Server(web_server.Server):
+    """aiohttp's connection factory, making :class:`Protocol` (set up by :class:`Runner`)."""
+
+    table: ConnectionTable
+    error_body: ErrorBody
+
+    def __call__(self) -> web_protocol.RequestHandler:
+        kwargs = dict(self._kwargs)
+        return Protocol(self, loop=self._loop, table=self.table, error_body=self.error_body, **kwargs)
+
+
+class Runner(web.AppRunner):
+    """``web.AppRunner`` whose connections are :class:`Protocol` within ``table``'s bounds."""
+
+    def __init__(
+        self, app: web.Application, *, table: ConnectionTable, error_body: ErrorBody, **kwargs: Any
+    ) -> None:
+        super().__init__(app, **kwargs)
+        self.table = table
+        self.error_body = error_body
+
+    async def _make_server(self) -> web_server.Server:
+        server = await super()._make_server()
+        # The app builds its own Server (with its handler and request factory); only the protocol it
+        # makes per connection changes, so the class is swapped rather than the Server rebuilt.
+        server.__class__ = _Server
+        assert isinstance(server, _Server)
+        server.table = self.table
+        server.error_body = self.error_body
+        return server
