@@ -32,7 +32,8 @@ async def test_messages_both_ways_and_the_slot_is_held_while_open(
         assert await ws.receive_str(timeout=5) == "hello"
         await ws.send_bytes(b"\x00\x01" * 1000)
         assert await ws.receive_bytes(timeout=5) == b"\x00\x01" * 1000
-        assert gateway.admission.in_flight == 1  # open: in flight
+        async with http.get(gateway.url + "/noctaya/queue") as response:
+            assert (await response.json())["inFlight"] == 1  # open: in flight
         await ws.send_str("close 4001")
         message = await ws.receive(timeout=5)
         assert message.type is aiohttp.WSMsgType.CLOSE and message.data == 4001
