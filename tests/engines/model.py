@@ -91,3 +91,9 @@ def write_model(
     writer.write_tensors_to_file()
     writer.close()
     return path
+
+
+if __name__ == "__main__":  # python -m tests.engines.model PATH: the model README.md's example serves
+    import sys
+
+    print(write_model(pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "model.gguf")))

@@ -5,7 +5,8 @@ without streaming, and a stream's chunks arrive one by one as the engine writes 
 ``GET /v1/models`` is answered while cold without waking the backend; concurrent streams scale it
 1 -> 2; a replica killed mid-stream fails only that stream; the crash and scale-to-zero windows lose
 no request that never reached an engine; idle, it scales back to zero; reject mode answers 503 with
-``Retry-After`` and then serves; the example runtime's flags and readiness path run as written.
+``Retry-After`` and then serves; README.md's command for the example runtime (its flags and
+readiness path) runs as written.
 The engine's own readiness path is ``/health`` (503 while loading).
 """
 
@@ -186,26 +187,43 @@ async def test_reject_mode_answers_503_then_serves(start_dev: Any, llama_cmd: st
     assert await chat(client)
 
 
+def readme_command() -> list[str]:
+    """The ``noctaya dev`` arguments of README.md's llama.cpp example, as a shell would split them."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("### llama.cpp's server under `noctaya dev`", 1)[1].split("```bash", 1)[1]
+    block = section.split("```", 1)[0].replace("\\\n", " ")
+    (line,) = [line for line in block.splitlines() if line.startswith(".venv/bin/noctaya dev ")]
+    return shlex.split(line)[2:]
+
+
 @pytest.mark.timeout(90)
 async def test_the_llamacpp_example_runtime_runs_as_written(
     start_dev: Any, llama_server: pathlib.Path, tiny_model: pathlib.Path
 ) -> None:
-    """The example runtime's flags and readiness path, against the built server: only the hub
-    download (``--hf-repo``, not built in) gives way to the local file, and the port to ``{port}``."""
+    """README.md's command, run as written, is the example runtime's flags and readiness path: only
+    the hub download (``--hf-repo``, not built in) gives way to a local file, the port to ``{port}``."""
     runtime = yaml.safe_load((ROOT / "examples" / "runtimes" / "llamacpp-cpu.yaml").read_text())
     spec = runtime["spec"]
-    args = [a.replace("{{ .Service.Name }}", model.MODEL_NAME) for a in spec["container"]["args"]]
-    repo = args.index("--hf-repo")
-    args[repo : repo + 2] = ["--model", str(tiny_model)]
-    port = args.index("--port")
-    assert args[port + 1] == str(spec["container"]["port"]["containerPort"])
-    args[port + 1] = "{port}"
-    readiness = spec["health"]["readiness"]["httpGet"]["path"]
-    command = " ".join(
-        [shlex.quote(str(llama_server)), *(a if a == "{port}" else shlex.quote(a) for a in args)]
-    )
-    dev = await start_dev(*FAST, "--readiness-path", readiness, backend=command)
+    args = readme_command()
+    backend = args.pop(args.index("--backend-cmd") + 1)
+    args.remove("--backend-cmd")
+    served = args[args.index("--served-model") + 1]
+    binary, *flags = shlex.split(backend)
+    assert binary == "$LLAMA"
+    expected = [a.replace("{{ .Service.Name }}", served) for a in spec["container"]["args"]]
+    repo = expected.index("--hf-repo")
+    expected[repo : repo + 2] = ["--model", "model.gguf"]
+    port = expected.index("--port")
+    assert expected[port + 1] == str(spec["container"]["port"]["containerPort"])
+    expected[port + 1] = "{port}"
+    assert flags == expected, (flags, expected)
+    assert args[args.index("--readiness-path") + 1] == spec["health"]["readiness"]["httpGet"]["path"]
+
+    command = backend.replace("$LLAMA", shlex.quote(str(llama_server)))
+    command = command.replace("--model model.gguf", f"--model {shlex.quote(str(tiny_model))}")
+    dev = await start_dev("--retry-grace", "300ms", *args, backend=command)
     client = dev.client(timeout=60.0)
+    assert [m.id for m in (await client.models.list()).data] == [served]  # cold: the gateway's answer
     assert await chat(client)
     # --metrics: the engine exposes the series the runtime names (scraped from the Pod, not the
     # gateway, whose own /metrics is its own)
