@@ -43,6 +43,8 @@ READINESS_PATH: Final = r"^/[^\s?#]*$"
 ROUTE_PATH: Final = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$"
 MAX_COLD_ROUTES: Final = 16
 MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
+#: one open WebSocket at most: a whole message each way, held as received and again as the frame sent
+WEBSOCKET_MESSAGE_COPIES: Final = 4
 
 
 def check_http_url(value: str) -> str:
@@ -171,6 +173,14 @@ class GatewaySettings(fields.Model):
         int,
         pydantic.Field(ge=1, le=MAX_MESSAGE_BYTES, description="largest WebSocket message, either way"),
     ] = 4 * 1024 * 1024
+    websocket_max_open: Annotated[
+        int,
+        pydantic.Field(
+            ge=1,
+            le=MAX_CONNECTIONS,
+            description="WebSockets open at once (each may hold a few messages of the largest size)",
+        ),
+    ] = 16
     websocket_idle_timeout: Annotated[
         fields.PositiveSeconds,
         pydantic.Field(description="a WebSocket with no message either way for this long is closed"),
@@ -226,11 +236,13 @@ class GatewaySettings(fields.Model):
 
     def worst_case_memory_bytes(self) -> int:
         """What the gateway can hold at most under these bounds: a baseline, the queued bodies, and
-        the buffers of every open connection (request and response flow control, request head)."""
+        the buffers of every open connection (request and response flow control, request head), and
+        the messages every open WebSocket may hold."""
         return (
             BASELINE_MEMORY_BYTES
             + self.max_queued_body_bytes
             + self.max_connections * CONNECTION_MEMORY_BYTES
+            + self.websocket_max_open * WEBSOCKET_MESSAGE_COPIES * self.websocket_max_message_bytes
         )
 
 

@@ -170,10 +170,14 @@ def make_app(
     )
     app[UPSTREAM] = upstream
     sockets = websocket.Sockets(
+        max_open=config.websocket_max_open,
+        retry_after=config.retry_after,
         max_message_bytes=config.websocket_max_message_bytes,
         idle_timeout=config.websocket_idle_timeout,
         forward_authorization=config.forward_authorization,
     )
+    the_metrics.websockets.set_function(lambda: sockets.open)
+    the_metrics.max_websockets.set(config.websocket_max_open)
     the_drain.on_begin(sockets.close_all)  # open WebSockets would hold a drain up forever
     app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
     handler = routing.ProxyHandler(

@@ -41,6 +41,7 @@ class Reason(enum.StrEnum):
     BACKEND_UNAVAILABLE = "backend_unavailable"
     BACKEND_TIMEOUT = "backend_timeout"
     WEBSOCKET_REFUSED = "websocket_refused"
+    WEBSOCKETS_FULL = "websockets_full"
 
 
 class Spec(NamedTuple):
@@ -70,6 +71,7 @@ SPECS: Mapping[Reason, Spec] = {
     Reason.BACKEND_TIMEOUT: Spec(504, "backend_error", "backend_timeout"),
     # the status is the backend's own refusal of the upgrade (a 502 unless it is an HTTP error)
     Reason.WEBSOCKET_REFUSED: Spec(502, "backend_error", "websocket_refused"),
+    Reason.WEBSOCKETS_FULL: Spec(429, "rate_limit_exceeded", "websockets_full"),
 }
 
 
@@ -262,6 +264,14 @@ def websocket_refused(status: int) -> GatewayError:
         reason=Reason.WEBSOCKET_REFUSED,
         message=f"the backend refused the WebSocket upgrade (HTTP {status})",
         status=status if 400 <= status < 600 else None,
+    )
+
+
+def websockets_full(limit: int, retry_after: float) -> GatewayError:
+    return GatewayError(
+        reason=Reason.WEBSOCKETS_FULL,
+        message=f"the gateway already holds its {limit} open WebSockets; retry later",
+        retry_after=retry_after,
     )
 
 

@@ -7,11 +7,13 @@ open. :class:`Sockets` connects to the backend first and only then answers the c
 so a backend that refuses the upgrade is answered with its own status (OpenAI-shaped), and a connect
 that is refused (nothing reached a backend) is held again like any other request.
 
-Bounds: each message either way is at most ``websocket_max_message_bytes`` (a larger one closes the
-socket with 1009); a socket with no message either way for ``websocket_idle_timeout`` is closed with
-1001; every open socket is closed with 1001 ("going away") when the gateway starts draining, so a
-drain is not held up by sockets that would stay open forever. Ping and pong are answered on each leg
-(``autoping``); text, binary and close frames are relayed as they come, close codes included.
+Bounds: at most ``websocket_max_open`` sockets are open (or opening) at once, one more is a 429
+``websockets_full`` before anything reaches the backend; each message either way is at most
+``websocket_max_message_bytes`` (a larger one closes the socket with 1009); a socket with no message
+either way for ``websocket_idle_timeout`` is closed with 1001; every open socket is closed with 1001
+("going away") when the gateway starts draining, so a drain is not held up by sockets that would stay
+open forever. Ping and pong are answered on each leg (``autoping``); text, binary and close frames are
+relayed as they come, close codes included.
 """
 
 from __future__ import annotations
@@ -46,7 +48,18 @@ def wants_upgrade(request: web.BaseRequest) -> bool:
 class Sockets:
     """The open relayed sockets: relays one upgrade, closes them all on drain."""
 
-    def __init__(self, *, max_message_bytes: int, idle_timeout: float, forward_authorization: bool) -> None:
+    def __init__(
+        self,
+        *,
+        max_open: int,
+        max_message_bytes: int,
+        idle_timeout: float,
+        forward_authorization: bool,
+        retry_after: float,
+    ) -> None:
+        self.max_open = max_open
+        self.retry_after = retry_after
+        self._taken = 0  # open or opening: what ``max_open`` bounds
         self.max_message_bytes = max_message_bytes
         self.idle_timeout = idle_timeout
         self.forward_authorization = forward_authorization
@@ -74,6 +87,17 @@ class Sockets:
         self, request: web.Request, *, session: aiohttp.ClientSession, base_url: str
     ) -> web.WebSocketResponse:
         """Connect to the backend, answer the client's handshake, relay until either side closes."""
+        if self._taken >= self.max_open:
+            raise errors.websockets_full(self.max_open, self.retry_after)
+        self._taken += 1
+        try:
+            return await self._relay(request, session=session, base_url=base_url)
+        finally:
+            self._taken -= 1
+
+    async def _relay(
+        self, request: web.Request, *, session: aiohttp.ClientSession, base_url: str
+    ) -> web.WebSocketResponse:
         protocols = tuple(
             p.strip() for v in request.headers.getall(_PROTOCOL, ()) for p in v.split(",") if p.strip()
         )

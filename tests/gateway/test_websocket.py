@@ -4,8 +4,9 @@
 Aspects: text and binary messages are relayed both ways, the subprotocol is negotiated end to end,
 a close code from the engine reaches the client; an open socket counts as in flight and frees its
 slot when it closes; a cold upgrade is held (like a non-streaming request), wakes the backend and is
-then upgraded; a message over the bound closes the socket with 1009; an idle socket is closed with
-1001 after the idle timeout; draining closes open sockets with 1001 so the drain completes; an
+then upgraded; a message over the bound closes the socket with 1009; a socket over the open-socket
+bound is a 429 ``websockets_full`` (the bound and the open count are gauges); an idle socket is
+closed with 1001 after the idle timeout; draining closes open sockets with 1001 so the drain completes; an
 upgrade the engine refuses is answered with its status, OpenAI-shaped; the key is checked first.
 """
 
@@ -72,6 +73,36 @@ async def test_bounds_message_size_and_idle_time(
         assert await ws.receive_str(timeout=5) == "one"
         message = await ws.receive(timeout=5)  # then nothing for 300 ms
         assert message.type is aiohttp.WSMsgType.CLOSE and message.data == 1001
+    await gateway.wait_idle()
+
+
+async def test_open_sockets_are_bounded(
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start(wait_ready=True, websocketMaxOpen=1)
+    async with http.ws_connect(gateway.url + "/v1/realtime") as ws:
+        await ws.send_str("one")
+        assert await ws.receive_str(timeout=5) == "one"
+        async with http.get(
+            gateway.url + "/v1/realtime",
+            headers={
+                "Connection": "Upgrade",
+                "Upgrade": "websocket",
+                "Sec-WebSocket-Version": "13",
+                "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+            },
+        ) as response:
+            assert response.status == 429 and "Retry-After" in response.headers
+            assert (await response.json())["error"]["code"] == "websockets_full"
+        async with http.get(gateway.url + "/metrics") as response:
+            exposition = await response.text()
+        assert "noctaya_gateway_websockets 1.0" in exposition
+        assert "noctaya_gateway_max_websockets 1.0" in exposition
+        assert 'noctaya_gateway_rejections_total{reason="websockets_full"} 1.0' in exposition
+    await gateway.wait_idle()  # the first socket's relay has ended: its place is free
+    async with http.ws_connect(gateway.url + "/v1/realtime") as ws:
+        await ws.send_str("two")
+        assert await ws.receive_str(timeout=5) == "two"
     await gateway.wait_idle()
 
 
