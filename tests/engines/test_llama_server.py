@@ -30,7 +30,8 @@ from tests.e2e.test_backend_gone import connections_settled
 from tests.engines import model
 from tests.engines.conftest import ROOT
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+# one worker runs the tier: each test runs llama.cpp replicas, which would crowd each other out
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("engines")]
 MESSAGES: Any = [{"role": "user", "content": "hello there"}]
 LONG: Any = {"ignore_eos": True}  # llama.cpp: generate exactly max_tokens (random weights stop anywhere)
 FAST = ("--retry-grace", "300ms", "--served-model", model.MODEL_NAME)
