@@ -6,7 +6,8 @@ and wakes the backend); the gateway's own routes answer other methods with 405 a
 (OpenAI list shape, through the SDK) and a status route its status, opening no lease and taking no
 slot, while warm they are proxied; without a served model the route is proxied like any other; an
 unknown ``/v1`` path still wakes the backend; the client's ``Authorization`` is stripped before
-forwarding unless ``forwardAuthorization`` is set; a 401 carries ``WWW-Authenticate: Bearer``.
+forwarding unless ``forwardAuthorization`` is set; a 401 carries ``WWW-Authenticate: Bearer``; the
+backend's own errors (a text/plain 404, a 500) pass through as they are, never rewrapped.
 """
 
 from __future__ import annotations
@@ -144,3 +145,31 @@ async def test_fake_engine_answers_through_any_path(http: aiohttp.ClientSession)
             assert response.status == 200  # the engine's own /health, proxied
         async with http.get(gateway.url + "/nope") as response:
             assert response.status == 404  # the engine's 404, passed through
+
+
+async def test_the_backends_own_errors_pass_through_untouched(
+    serve_app: Any, http: aiohttp.ClientSession
+) -> None:
+    async def health(request: web.Request) -> web.Response:
+        return web.Response()
+
+    async def missing(request: web.Request) -> web.Response:
+        return web.Response(status=404, text="File Not Found", headers={"X-Engine": "llama"})
+
+    async def broken(request: web.Request) -> web.Response:
+        return web.json_response({"detail": "engine error"}, status=500)
+
+    app = web.Application()
+    app.router.add_get("/health", health)
+    app.router.add_post("/completion", missing)
+    app.router.add_post("/v1/chat/completions", broken)
+    async with testing.GatewayStarter(backend_url=await serve_app(app)) as starter:
+        gateway = await starter.start(wait_ready=True)
+        async with http.post(gateway.url + "/completion", json={"prompt": "x"}) as response:
+            assert response.status == 404 and response.content_type == "text/plain"
+            assert response.headers["X-Engine"] == "llama"
+            assert await response.text() == "File Not Found"
+        async with http.post(gateway.url + "/v1/chat/completions", json={"model": "m"}) as response:
+            assert response.status == 500 and await response.json() == {"detail": "engine error"}
+        async with http.get(gateway.url + "/metrics") as response:
+            assert 'noctaya_gateway_rejections_total{reason="not_found"} 0.0' in await response.text()
