@@ -82,10 +82,13 @@ async def test_cold_start_chat_completions_and_streaming(start_dev: Any, llama_c
 
     ttft, arrivals, text = await timed_stream(client, tokens=200)  # a few ms a token: ~0.5 s
     assert text and len(arrivals) >= 100, len(arrivals)
-    # relayed as generated, not in one burst at the end: the chunks span most of the stream's time
-    # and come in many separate moments (a loaded machine may bunch a few, never all)
+    # relayed as generated, not in one burst at the end: the chunks come in many separate moments
+    # spread over the generation (a loaded machine may bunch a few, never all; it only slows the
+    # engine, which spreads them more). The time to the first chunk is the engine's prompt work, which
+    # load stretches at will, so it is not compared.
+    assert ttft > 0
     span = arrivals[-1] - arrivals[0]
-    assert span >= 0.5 * (span + ttft), (span, ttft)
+    assert span >= 0.05, span  # 200 tokens at a few ms each; one burst would be well under 5 ms
     moments = 1 + sum(1 for a, b in itertools.pairwise(arrivals) if b - a > 0.0005)
     assert moments >= 20, moments
     assert dev.state()["status"]["activations"] >= 1
