@@ -10,6 +10,8 @@
   the client's ``Authorization`` is dropped unless ``forward_authorization`` is set.
 - The backend has ``backend_header_timeout`` to send its response headers (then 504
   ``backend_timeout``); a client that stops reading is cut by the connection layer's write timeout.
+- Backend connections are pooled, except one that carries an event stream: it is closed after the
+  stream (see :func:`_unpooled`).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
@@ -27,7 +29,7 @@ import aiohttp
 from aiohttp import web, web_protocol
 from multidict import CIMultiDict
 
-from noctaya.gateway import admission, errors, metrics
+from noctaya.gateway import admission, errors, metrics, streaming
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +142,17 @@ def _not_sent(exc: aiohttp.ClientOSError) -> bool:
     """aiohttp refused the request's first write because the connection was already closing."""
     cause = exc.__cause__
     return isinstance(cause, aiohttp.ClientConnectionResetError) and "closing transport" in str(cause)
+
+
+def _unpooled(upstream: aiohttp.ClientResponse) -> None:
+    """The connection of an event stream is closed after it, never pooled again: llama.cpp's server
+    closes it after the stream without saying so (no ``Connection: close``), and a request written
+    to it in that moment is lost after it was sent (a 502, since nothing that may have reached a
+    backend is sent again). A request asking for a stream says ``Connection: close`` itself, since a
+    short stream may be read whole (and its connection pooled) before its headers are seen here."""
+    connection = upstream.connection
+    if connection is not None and connection.protocol is not None:
+        connection.protocol.force_close()
 
 
 class Upstream:
@@ -278,6 +291,8 @@ class Upstream:
             if request.content_length is not None and not decoded(request):
                 headers["Content-Length"] = str(request.content_length)
             data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
+        if isinstance(data, bytes) and streaming.requests_stream(data, strict=False):
+            headers["Connection"] = "close"  # see _unpooled: the connection ends with the stream
         loop = asyncio.get_running_loop()
         started = loop.time()
         task = asyncio.current_task()
@@ -303,6 +318,8 @@ class Upstream:
         finally:
             del self._awaiting_headers[task]
         self._ttfb.observe(loop.time() - started)
+        if upstream.content_type == SSE_TYPE:
+            _unpooled(upstream)
         if sent is not None:  # the backend answered: the request (and its body) is out
             sent()
         try:

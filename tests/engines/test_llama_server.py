@@ -3,7 +3,8 @@
 With the openai SDK, through the gateway: a cold start serves chat and ``/v1/completions``, with and
 without streaming, and a stream's chunks arrive one by one as the engine writes them (timed);
 ``GET /v1/models`` is answered while cold without waking the backend; concurrent streams scale it
-1 -> 2; a replica killed mid-stream fails only that stream; the crash and scale-to-zero windows lose
+1 -> 2; a request right after a stream is served (the engine closes a stream's connection); a
+replica killed mid-stream fails only that stream; the crash and scale-to-zero windows lose
 no request that never reached an engine; idle, it scales back to zero; reject mode answers 503 with
 ``Retry-After`` and then serves; README.md's command for the example runtime (its flags and
 readiness path) runs as written.
@@ -92,6 +93,19 @@ async def test_cold_start_chat_completions_and_streaming(start_dev: Any, llama_c
     moments = 1 + sum(1 for a, b in itertools.pairwise(arrivals) if b - a > 0.0005)
     assert moments >= 20, moments
     assert dev.state()["status"]["activations"] >= 1
+
+
+@pytest.mark.timeout(90)
+async def test_requests_right_after_streams_are_served(start_dev: Any, llama_cmd: str) -> None:
+    """llama.cpp's server closes a connection after a stream without saying so (no
+    ``Connection: close``): a request sent on it then would be lost after it was written."""
+    dev = await start_dev(*FAST, backend=llama_cmd)
+    client = dev.client(timeout=60.0)
+    assert await chat(client)
+    for _ in range(40):
+        _, arrivals, text = await timed_stream(client, tokens=3)
+        assert text and arrivals
+        assert await chat(client, tokens=2)  # at once, on the gateway's pooled connections
 
 
 @pytest.mark.timeout(60)
