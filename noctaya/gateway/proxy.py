@@ -148,8 +148,9 @@ def _unpooled(upstream: aiohttp.ClientResponse) -> None:
     """The connection of an event stream is closed after it, never pooled again: llama.cpp's server
     closes it after the stream without saying so (no ``Connection: close``), and a request written
     to it in that moment is lost after it was sent (a 502, since nothing that may have reached a
-    backend is sent again). A request asking for a stream says ``Connection: close`` itself, since a
-    short stream may be read whole (and its connection pooled) before its headers are seen here."""
+    backend is sent again). A request known to ask for a stream (its body is at hand) goes over a
+    session that never pools, since a short stream may be read whole, and its connection pooled,
+    before its headers are seen here; this covers the others."""
     connection = upstream.connection
     if connection is not None and connection.protocol is not None:
         connection.protocol.force_close()
@@ -158,10 +159,13 @@ def _unpooled(upstream: aiohttp.ClientResponse) -> None:
 class Upstream:
     """Forwards requests to one backend base URL over a pooled client session.
 
-    ``session`` is set when the app starts (a client session needs a running loop).
+    ``session`` and ``stream_session`` are set when the app starts (a client session needs a running
+    loop); a request asking for a stream goes over ``stream_session``, whose connections are never
+    pooled (see :func:`_unpooled`).
     """
 
     session: aiohttp.ClientSession
+    stream_session: aiohttp.ClientSession
 
     def __init__(
         self,
@@ -291,15 +295,16 @@ class Upstream:
             if request.content_length is not None and not decoded(request):
                 headers["Content-Length"] = str(request.content_length)
             data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
-        if isinstance(data, bytes) and streaming.requests_stream(data, strict=False):
-            headers["Connection"] = "close"  # see _unpooled: the connection ends with the stream
+        streams = isinstance(data, bytes) and streaming.requests_stream(data, strict=False)
         loop = asyncio.get_running_loop()
         started = loop.time()
         task = asyncio.current_task()
         assert task is not None
         self._awaiting_headers[task] = started + self.header_timeout
         try:
-            upstream = await self._send(request, headers=headers, data=data)
+            upstream = await self._send(
+                self.stream_session if streams else self.session, request, headers=headers, data=data
+            )
         except asyncio.CancelledError:
             if task not in self._overdue:
                 raise  # the client left (or shutdown)
@@ -330,13 +335,18 @@ class Upstream:
             upstream.release()
 
     async def _send(
-        self, request: web.Request, *, headers: CIMultiDict[str], data: bytes | AsyncIterator[bytes] | None
+        self,
+        session: aiohttp.ClientSession,
+        request: web.Request,
+        *,
+        headers: CIMultiDict[str],
+        data: bytes | AsyncIterator[bytes] | None,
     ) -> aiohttp.ClientResponse:
         target = self.base_url + request.rel_url.raw_path_qs
         # ``raw_path_qs``: the origin-form target even when the client sent the absolute form
         # (``GET http://host/v1/...``), which would otherwise end up in the backend's authority
         try:
-            return await self.session.request(
+            return await session.request(
                 request.method, target, headers=headers, data=data, allow_redirects=False
             )
         except aiohttp.ClientOSError as exc:
@@ -345,7 +355,7 @@ class Upstream:
             # fresh connection
             if isinstance(data, AsyncIterator) or not _not_sent(exc):
                 raise
-        return await self.session.request(
+        return await session.request(
             request.method, target, headers=headers, data=data, allow_redirects=False
         )
 
