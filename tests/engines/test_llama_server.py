@@ -91,7 +91,7 @@ async def test_cold_start_chat_completions_and_streaming(start_dev: Any, llama_c
     span = arrivals[-1] - arrivals[0]
     assert span >= 0.05, span  # 200 tokens at a few ms each; one burst would be well under 5 ms
     moments = 1 + sum(1 for a, b in itertools.pairwise(arrivals) if b - a > 0.0005)
-    assert moments >= 20, moments
+    assert moments >= 10, moments  # a buffered relay gives 1 or 2; a loaded machine bunches down to ~15
     assert dev.state()["status"]["activations"] >= 1
 
 
