@@ -89,7 +89,9 @@ async def test_requests_right_after_the_last_replica_stopped_are_held_and_served
     client = dev.client()
     assert await ask(client) == "tok tok"  # warm: one replica
     deadline = time.monotonic() + 20
-    while "replica-1: draining" not in dev.output():  # scale to zero after the cooldown: the moment
+    # the moment the last replica stopped on scale to zero (not the instant its idle connections are
+    # closed: a request written to one at that very instant may have reached it, and is a 502)
+    while "replica-1: stopped" not in dev.output():
         assert time.monotonic() < deadline, dev.output()
         await asyncio.sleep(0.005)
 
@@ -99,8 +101,8 @@ async def test_requests_right_after_the_last_replica_stopped_are_held_and_served
 
     results = await asyncio.gather(*(later(0.05 * i) for i in range(20)), return_exceptions=True)
     assert results == ["tok tok"] * 20, results
-    # the series spans the drain, the stop and the moments after: they were held and woke it again
-    assert "keda: scale 0 -> 1" in dev.output().split("replica-1: draining", 1)[1]
+    # the series spans the moments after the stop: they were held and woke it again
+    assert "keda: scale 0 -> 1" in dev.output().split("replica-1: stopped", 1)[1]
 
 
 @pytest.mark.timeout(40)
