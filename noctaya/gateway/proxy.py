@@ -51,6 +51,8 @@ HOP_BY_HOP = frozenset(
 _NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length"}
 _NOT_RETURNED = HOP_BY_HOP | {"server", "date"}
 SSE_TYPE = "text/event-stream"
+SMALL_BODY_BYTES = 256 * 1024
+"""A request body up to this size (declared) is read whole before it is forwarded."""
 #: what aiohttp's server inflates on its own (``auto_decompress``); any other encoding it refuses
 DECODED_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd"})
 MAX_ERROR_BODY = 64 * 1024
@@ -289,7 +291,11 @@ class Upstream:
             data = body
         elif not request.body_exists:
             data = None
-        elif request.content.is_eof():  # the whole body is already in memory: no wait, no copy
+        elif request.content.is_eof() or (
+            # a small body is read whole first (it follows its headers at once), so whether it asks
+            # for a stream is known before it is sent (see _unpooled)
+            request.content_length is not None and request.content_length <= SMALL_BODY_BYTES
+        ):
             data = await self.read_body(request)
         else:
             if request.content_length is not None and not decoded(request):
