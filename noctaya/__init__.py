@@ -13,7 +13,20 @@ One package holds the library and every runnable role:
 
 Dependency direction: ``api`` <- ``runtime`` <- ``constructs`` <- ``operator``. ``gateway``, ``scaler``
 and ``dev`` never import kopf, cdk8s, jsii, a Kubernetes client, ``noctaya.operator`` or
-``noctaya.constructs``. This module imports nothing, so every role starts only what it needs.
+``noctaya.constructs``. This module imports nothing of ours, so every role starts only what it needs.
+
+It does silence jsii's Node.js version banners (cdk8s runs on jsii, which prints them on start): set
+here, before any cdk8s import that comes after ``import noctaya``, they never reach a user's terminal
+or a rendered file. A value the environment already has is kept.
 """
+
+import os as _os
+
+for _name, _value in (
+    ("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20"),
+    ("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1"),
+    ("JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION", "1"),
+):
+    _os.environ.setdefault(_name, _value)
 
 __version__ = "0.1.0"

@@ -25,8 +25,12 @@ SUBCOMMANDS: Final[dict[str, Subcommand]] = {
         "noctaya.api.command", "validate_main", "check LLMService / InferenceRuntime YAML documents"
     ),
     "crds": Subcommand("noctaya.api.command", "crds_main", "print the CustomResourceDefinitions"),
+    "docs": Subcommand("noctaya.api.reference", "main", "write the API reference (docs/api-reference.md)"),
     "synth": Subcommand(
         "noctaya.constructs.command", "main", "render LLMServices and their runtimes into manifests"
+    ),
+    "chart": Subcommand(
+        "noctaya.constructs.helmchart", "main", "write the operator's Helm chart (from the install construct)"
     ),
     "operator": Subcommand(
         "noctaya.operator.command", "main", "run the operator (kopf, Lease leader election)"

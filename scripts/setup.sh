@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)               # the cdk8s CLI (scripts/cdk8s.sh)
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)       # throwaway certificates (noctaya dev --scaler-tls, tests)
 command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux)    # child processes die with noctaya dev
 command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)     # promtool evaluates the rendered alert rules (tests)

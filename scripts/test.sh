@@ -4,6 +4,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1
+# the real tools the tests drive, built or installed when missing (each fails loudly if it cannot)
+echo "== tools"
+NOCTAYA_HELM=$(bash scripts/helm.sh); export NOCTAYA_HELM
+bash scripts/prometheus.sh
+NOCTAYA_CDK8S=$(bash scripts/cdk8s.sh); export NOCTAYA_CDK8S
 echo "== ruff";          .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== mypy (strict)"; .venv/bin/mypy
 echo "== import-linter"; .venv/bin/lint-imports

@@ -3,6 +3,9 @@
 - jsii runs quietly (the Node.js deprecation banners are not test output).
 - ``_no_asyncio_pending_tasks``: every test must leave no asyncio task behind; a leak fails the test.
 - ``reserve_port``: loopback ports held for the test, for servers that must be named before they start.
+- ``xdist_group`` marks hold under ``--dist loadgroup``: pytest-xdist 3.8 names a group by renaming
+  ``item._nodeid``, which pytest 9.2 no longer reads (a node's id is ``item._id``), so without the hook
+  below every worker ran grouped tests and each brought up its own copy of a shared fixture.
 """
 
 from __future__ import annotations
@@ -12,12 +15,29 @@ import os
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
+from _pytest.nodeid import NodeId
 
 from noctaya.dev import processes
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
 os.environ.setdefault("JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION", "1")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In an xdist worker under ``--dist loadgroup``: end each grouped test's id with ``@<group>``, the
+    suffix the controller's scheduler sends to one worker (what xdist itself means to do)."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        names = {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        }
+        suffix = "@" + "_".join(sorted(names))
+        if names and not item.nodeid.endswith(suffix):
+            item._id = NodeId.parse(item.nodeid + suffix)
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,10 @@ No operator is involved: the rendered objects are the ones the operator would ap
 
 from __future__ import annotations
 
+# isort: off
+import noctaya  # noqa: F401  (first: it silences jsii's Node.js banners before cdk8s starts)
+# isort: on
+
 import cdk8s
 from cdk8s_plus_28 import k8s
 

@@ -13,6 +13,10 @@ Run ``python examples/observability/app.py [OUTDIR]`` (default ``dist/examples/o
 
 from __future__ import annotations
 
+# isort: off
+import noctaya  # noqa: F401  (first: it silences jsii's Node.js banners before cdk8s starts)
+# isort: on
+
 import json
 import pathlib
 import sys

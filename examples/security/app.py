@@ -5,12 +5,17 @@
   ``ca.crt`` to verify KEDA); the TriggerAuthentication ``qwen-mtls-keda-client`` hands KEDA the client
   certificate from the Secret ``qwen-mtls-keda-client-tls``. Issue both with cert-manager or your PKI.
 - ``qwen-mtls`` and ``qwen-ha``: NetworkPolicies so only KEDA reaches gRPC 9090, only the service's own
-  gateways reach the aggregate scaler's reports port and the backend.
+  gateways and the monitoring namespace (its ``/metrics``) reach the aggregate scaler's reports port and
+  the backend.
 
 Run ``python examples/security/app.py [OUTDIR]`` (default ``dist/examples/security``).
 """
 
 from __future__ import annotations
+
+# isort: off
+import noctaya  # noqa: F401  (first: it silences jsii's Node.js banners before cdk8s starts)
+# isort: on
 
 import pathlib
 import sys

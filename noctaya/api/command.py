@@ -4,7 +4,9 @@
 models (and messages) the CRDs are generated from. FILE is a file, a directory (every ``*.yaml`` /
 ``*.yml`` below it, in sorted order) or ``-`` for stdin. Every problem of every document is printed,
 one a line (``file:line: Kind namespace/name: field.path: message``), and the exit status is 1; when
-all documents are valid it prints a one-line summary and exits 0. Input is read with the bounds of
+all documents are valid it prints a one-line summary and exits 0. A document of another API (a
+ConfigMap, a Deployment beside the LLMService in one file) is skipped with a one-line note naming it;
+``--strict`` makes it a problem instead. Input is read with the bounds of
 ``documents.Limits`` (no more than ``max_stream_bytes + 1`` bytes are ever read from one input).
 
 ``noctaya crds`` prints both CRDs as one multi-document YAML stream; ``-o DIR`` writes
@@ -35,13 +37,21 @@ def validate_main(argv: list[str], *, stdin: BinaryIO | None = None, stdout: Tex
     parser.add_argument(
         "files", nargs="+", metavar="FILE", help="file, directory (*.yaml, *.yml) or - for stdin"
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="print problems only, no summary")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print problems only, no notes or summary (default: off)"
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse documents of other APIs instead of skipping them (default: skip with a note)",
+    )
     options = parser.parse_args(argv)
     out = stdout if stdout is not None else sys.stdout
     limits = documents.DEFAULT_LIMITS
     problems: list[documents.Problem] = []
     kinds: collections.Counter[str] = collections.Counter()
-    total = files = 0
+    total = files = skipped = 0
+    notes: list[str] = []
     stdin_used = False
     for name, path, error in documents.input_files(options.files, stdin=True):
         if error is not None:
@@ -63,13 +73,26 @@ def validate_main(argv: list[str], *, stdin: BinaryIO | None = None, stdout: Tex
             continue
         checked, stream_problems = documents.check_stream(data, source=name, limits=limits)
         for result in checked:
+            if result.foreign and not options.strict:
+                skipped += 1
+                version = result.api_version or "no apiVersion"
+                notes.append(
+                    f"{name}:{result.document.line_of(('kind',))}: skipped {result.kind}"
+                    f"{' ' + result.name if result.name else ''} ({version}): not a Noctaya kind "
+                    "(--strict refuses it)"
+                )
+                continue
             total += 1
             problems.extend(result.problems)
             if result.ok and result.kind:
                 kinds[result.kind] += 1
         problems.extend(stream_problems)
     if not problems and total == 0:
-        problems.append(documents.Problem(source=", ".join(options.files), message="no documents found"))
+        found = "no LLMService or InferenceRuntime found" if skipped else "no documents found"
+        problems.append(documents.Problem(source=", ".join(options.files), message=found))
+    if not options.quiet:
+        for note in notes:
+            print(note, file=out)
     for problem in problems:
         print(problem, file=out)
     if problems:
@@ -78,7 +101,8 @@ def validate_main(argv: list[str], *, stdin: BinaryIO | None = None, stdout: Tex
         return 1
     if not options.quiet:
         counted = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
-        print(f"{total} document(s) valid ({counted}) in {files} file(s)", file=out)
+        extra = f"; {skipped} of other APIs skipped" if skipped else ""
+        print(f"{total} document(s) valid ({counted}) in {files} file(s){extra}", file=out)
     return 0
 
 
@@ -86,7 +110,11 @@ def crds_main(argv: list[str], *, stdout: TextIO | None = None) -> int:
     """Print the CRDs, or write them into a directory with ``-o``."""
     parser = argparse.ArgumentParser(prog="noctaya crds", description="Print the CustomResourceDefinitions.")
     parser.add_argument(
-        "-o", "--output", metavar="DIR", type=pathlib.Path, help="write one file per CRD into DIR"
+        "-o",
+        "--output",
+        metavar="DIR",
+        type=pathlib.Path,
+        help="write one file per CRD into DIR (default: print them to stdout)",
     )
     options = parser.parse_args(argv)
     out = stdout if stdout is not None else sys.stdout

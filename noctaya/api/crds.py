@@ -20,7 +20,7 @@ How a model becomes a structural OpenAPI v3 schema (what the API server requires
    the root of an LLMService also checks ``metadata.name``. The same rule objects drive the pydantic
    checks, so the messages are the same offline and in the cluster.
 4. The wrapper adds group, names (short names ``llms``/``irt``, category ``noctaya``), scope, the
-   status subresource and the printer columns of API.md.
+   status subresource and the printer columns listed in docs/api-reference.md.
 """
 
 from __future__ import annotations
@@ -228,6 +228,7 @@ def llmservice_crd() -> dict[str, Any]:
             {"name": "Phase", "type": "string", "jsonPath": ".status.phase"},
             {"name": "Runtime", "type": "string", "jsonPath": ".status.resolvedRuntime"},
             {"name": "Replicas", "type": "integer", "jsonPath": ".status.replicas"},
+            {"name": "Warm-Window", "type": "string", "jsonPath": ".status.nextWarmWindow.window"},
             _AGE,
         ],
     )

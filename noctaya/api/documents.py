@@ -8,8 +8,10 @@ anything it refuses into a ``Problem`` with the document's position and line.
 ``InferenceRuntime`` (strict JSON types, as the API server applies them: ``"5"`` is not an integer)
 and report every problem with the document's kind, namespace/name, field path, line and message:
 model errors, metadata rules (names; InferenceRuntime is cluster-scoped) and reserved fields. Unknown
-kinds and apiVersions are problems too, never silently skipped. Cross-field rules are reported next to
-field errors (see ``noctaya.api.rules``).
+kinds and apiVersions are problems too, never silently skipped; a document of another API (a kind that
+is not ours, or an apiVersion of another group) is also marked ``foreign``, which ``noctaya validate``
+reports as skipped unless ``--strict``. A missing apiVersion is named as missing. Cross-field rules
+are reported next to field errors (see ``noctaya.api.rules``).
 
 ``load_resources`` is the one-call form for tools: the objects, or ``DocumentError`` with all problems;
 ``input_files`` expands the files and directories a command line names (``noctaya validate`` / ``synth``).
@@ -98,6 +100,9 @@ class Checked:
     name: str | None
     obj: Resource | None
     problems: tuple[Problem, ...]
+    #: a document of another API (its kind is not ours, or its apiVersion names another group)
+    foreign: bool = False
+    api_version: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -233,8 +238,19 @@ def check_document(document: Document) -> Checked:
             )
         )
 
-    def done(kind: str | None, name: str | None, obj: Resource | None) -> Checked:
-        return Checked(document=document, kind=kind, name=name, obj=obj, problems=tuple(problems))
+    def done(kind: str | None, name: str | None, obj: Resource | None, *, foreign: bool = False) -> Checked:
+        shown = api_version if isinstance(api_version, str) else None
+        return Checked(
+            document=document,
+            kind=kind,
+            name=name,
+            obj=obj,
+            problems=tuple(problems),
+            foreign=foreign,
+            api_version=shown,
+        )
+
+    api_version: Any = None
 
     if not isinstance(data, dict):
         report(f"a document must be a mapping with apiVersion and kind, got {_type_name(data)}")
@@ -247,11 +263,23 @@ def check_document(document: Document) -> Checked:
         report("kind is required (LLMService or InferenceRuntime)", ("kind",), name=shown_name)
         return done(None, shown_name, None)
     model = KINDS.get(shown_kind)
-    if model is None:
+    other_group = (
+        isinstance(api_version, str) and "/" in api_version and api_version.split("/")[0] != meta.GROUP
+    )
+    if model is None or other_group:
+        where = f"apiVersion {api_version!r}" if api_version is not None else "no apiVersion"
         report(
-            f"unknown kind {shown_kind!r} (apiVersion {api_version!r}): expected LLMService or "
-            f"InferenceRuntime in {meta.API_VERSION}",
+            f"unknown kind {shown_kind!r} ({where}): expected LLMService or InferenceRuntime in "
+            f"{meta.API_VERSION}",
             ("kind",),
+            kind=shown_kind,
+            name=shown_name,
+        )
+        return done(shown_kind, shown_name, None, foreign=True)
+    if api_version is None:
+        report(
+            f"apiVersion is missing: expected {meta.API_VERSION!r}",
+            ("apiVersion",),
             kind=shown_kind,
             name=shown_name,
         )

@@ -1,8 +1,9 @@
 """InferenceRuntime (cluster-scoped, passive): a reusable serving image, its arguments and accelerator.
 
-Fields, defaults and rules are those of API.md; extensions are marked. The LLMService reconciler
-selects a runtime by name, or by vendor and ``priority``, and renders its container: ``args`` and
-literal ``env`` values may use the placeholders of ``noctaya.api.templates`` and nothing else.
+Fields, defaults and rules are listed in docs/api-reference.md (generated from these models);
+extensions are marked. The LLMService reconciler selects a runtime by name, or by vendor and
+``priority``, and renders its container: ``args`` and literal ``env`` values may use the
+placeholders of ``noctaya.api.templates`` and nothing else.
 
 Rules (pydantic check and CRD CEL share one ``meta.Rule`` where a rule spans fields):
 - ``container.image`` non-empty; ``container.port.name`` a DNS label of at most 15 characters,

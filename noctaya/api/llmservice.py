@@ -1,7 +1,8 @@
 """LLMService (namespaced): the model, runtime selection, resources, scaling, cache and endpoint.
 
-Fields, defaults and rules are those of API.md; extensions are marked. Every nested block has a
-default, so a minimal document (model source + runtime) parses into a fully defaulted object, and the
+Fields, defaults and rules are listed in docs/api-reference.md (generated from these models);
+extensions are marked. Every nested block has a default, so a minimal document (model source +
+runtime) parses into a fully defaulted object, and the
 CRD carries the same defaults (``default: {}`` on the blocks) so the API server fills in the same.
 
 Rules (each is one ``meta.Rule`` / ``meta.CrossFieldRule``: pydantic checks it and reports its message,
@@ -10,7 +11,9 @@ the CRD carries its CEL, so both refuse the same documents with the same words):
   ``noctaya.api.sources``; ``source.secretRef`` only for ``oci://``.
 - ``runtime``: exactly one of ``name`` / ``selector``; ``selector.vendor`` at least one known vendor.
 - ``scaling``: ``min <= max``; ``activationTimeout > 0``; ``scaleDownStabilization`` whole seconds in
-  0s..1h; ``drainTimeout >= 0``.
+  0s..1h; ``drainTimeout >= 0``; at most 16 ``schedules`` with unique names, each a five-field cron
+  ``start``, exactly one of ``end`` / ``duration`` and ``minReplicas <= max`` (CEL); offline, also
+  every cron field's range, the IANA ``timezone`` (zoneinfo) and a ``duration`` cron can express.
 - ``endpoint.coldStart.heartbeatInterval > 0``.
 - ``resources.sharedMemory`` (extension): whole ``Mi`` or ``Gi`` (``16Gi``, ``512Mi``), a pattern the
   CRD checks too (no CEL quantity library needed).
@@ -22,12 +25,13 @@ the CRD carries its CEL, so both refuse the same documents with the same words):
 
 from __future__ import annotations
 
+import datetime
 import enum
 from typing import Annotated, Any, Final, Literal
 
 import pydantic
 
-from noctaya.api import durations, inferenceruntime, meta, quantities, rules, servicestatus, sources
+from noctaya.api import cron, durations, inferenceruntime, meta, quantities, rules, servicestatus, sources
 
 KIND: Final = "LLMService"
 PLURAL: Final = "llmservices"
@@ -39,9 +43,11 @@ NAME_RULE: Final = meta.Rule(
     message="metadata.name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a "
     f"letter) of at most {MAX_NAME_LENGTH} characters",
 )
+#: Extension: hold the backend up until this RFC 3339 time, with no request (the gateways' ``warmUntil``)
+WARM_UNTIL_ANNOTATION: Final = "serving.noctaya.io/warm-until"
 #: ``resources.sharedMemory``: a whole number of mebibytes or gibibytes, at most 6 digits
 SHARED_MEMORY_PATTERN: Final = r"^[1-9][0-9]{0,5}(Mi|Gi)$"
-#: Cache size used when ``cache.size`` is unset (a controller default, as in API.md).
+#: Cache size used when ``cache.size`` is unset (a controller default, see docs/api-reference.md).
 DEFAULT_CACHE_SIZE: Final = quantities.Quantity.parse("50Gi")
 
 # The status lives in ``noctaya.api.servicestatus``; its names stay importable from here.
@@ -52,6 +58,7 @@ FAILURE_REASONS = servicestatus.FAILURE_REASONS
 PROGRESS_REASONS = servicestatus.PROGRESS_REASONS
 PhaseTiming = servicestatus.PhaseTiming
 Activation = servicestatus.Activation
+WarmWindow = servicestatus.WarmWindow
 LLMServiceStatus = servicestatus.LLMServiceStatus
 
 
@@ -232,6 +239,113 @@ class ExternalScaler(meta.ApiModel):
 
 
 _MIN_LE_MAX = meta.Rule(rule="self.min <= self.max", message="min must not exceed max")
+MAX_SCHEDULES: Final = 16
+CRON_PATTERN: Final = r"^\s*[0-9A-Za-z*?/,-]+(\s+[0-9A-Za-z*?/,-]+){4}\s*$"
+_CRON_RULE = meta.Rule(
+    rule=f"self.matches('{CRON_PATTERN.replace(chr(92), chr(92) * 2)}')",
+    message="must be a five-field cron expression: minute hour day-of-month month day-of-week",
+)
+_END_XOR_DURATION = meta.Rule(
+    rule="has(self.end) != has(self.duration)", message="exactly one of end or duration must be set"
+)
+_SCHEDULE_AT_MOST_MAX = meta.Rule(
+    rule="!has(self.schedules) || self.schedules.all(s, !has(s.minReplicas) || s.minReplicas <= self.max)",
+    message="a schedule's minReplicas must not exceed max",
+)
+_SCHEDULE_NAMES_UNIQUE = meta.Rule(
+    rule="self.all(s, self.exists_one(t, t.name == s.name))", message="schedule names must be unique"
+)
+_DAY_MINUTES: Final = 24 * 60
+
+
+def _check_cron(value: str) -> str:
+    try:
+        return cron.Expression.parse(value).text
+    except cron.CronError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _check_zone(value: str) -> str:
+    try:
+        cron.zone(value)
+    except cron.CronError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
+CronExpression = Annotated[
+    str,
+    pydantic.Field(min_length=1, max_length=cron.MAX_LENGTH, json_schema_extra=meta.cel(_CRON_RULE)),
+    pydantic.AfterValidator(_check_cron),
+]
+
+
+class Schedule(meta.ApiModel):
+    """Extension: a recurring window during which the backend is kept warm, whatever the demand.
+
+    Rendered as a KEDA ``cron`` trigger beside the demand trigger; KEDA scales to the highest of them,
+    so requests still scale the backend above ``minReplicas`` within a window."""
+
+    cross_field_rules = (
+        meta.CrossFieldRule(
+            cel=_END_XOR_DURATION,
+            fields=("end", "duration"),
+            holds=lambda end, duration: (end is None) != (duration is None),
+        ),
+    )
+
+    name: Annotated[str, pydantic.Field(min_length=1, max_length=63, pattern=meta.DNS_LABEL_PATTERN)]
+    """Names the window in status and in the trigger."""
+    start: CronExpression
+    """Five-field cron expression (minute hour day-of-month month day-of-week) of each window's start."""
+    end: CronExpression | None = None
+    """Cron expression of each window's end. Exactly one of end or duration."""
+    duration: rules.PositiveDuration | None = None
+    """Length of each window in whole minutes, at most 24h; needs a start at one minute and hour."""
+    timezone: Annotated[
+        str, pydantic.Field(min_length=1, max_length=64), pydantic.AfterValidator(_check_zone)
+    ] = "UTC"
+    """IANA time zone the expressions are read in."""
+    min_replicas: Annotated[int, pydantic.Field(ge=1)] = 1
+    """Backend replicas kept up during the window (KEDA's desiredReplicas); at most scaling.max."""
+
+    @pydantic.model_validator(mode="after")
+    def _expressible(self) -> Schedule:
+        if self.duration is not None:
+            minutes, rest = divmod(self.duration.nanoseconds, 60 * 10**9)
+            if rest or not 0 < minutes <= _DAY_MINUTES:
+                raise ValueError("duration: must be whole minutes, at most 24h")
+            try:
+                cron.shifted(cron.Expression.parse(self.start), minutes=minutes)
+            except cron.CronError as exc:
+                raise ValueError(f"duration: {exc}") from None
+        elif self.end == self.start:
+            raise ValueError("end: must differ from start (KEDA refuses equal start and end)")
+        return self
+
+    @property
+    def end_expression(self) -> str:
+        """The end as a cron expression: ``end``, or ``start`` shifted by ``duration``."""
+        if self.end is not None:
+            return self.end
+        assert self.duration is not None
+        minutes = self.duration.nanoseconds // (60 * 10**9)
+        return cron.shifted(cron.Expression.parse(self.start), minutes=minutes)
+
+    def window(self, now: datetime.datetime) -> cron.Window:
+        """This schedule's window at ``now`` (aware), by KEDA's rule."""
+        return cron.window(
+            start=cron.Expression.parse(self.start),
+            end=cron.Expression.parse(self.end_expression),
+            zone=cron.zone(self.timezone),
+            now=now,
+        )
+
+
+def _unique_names(schedules: list[Schedule]) -> list[Schedule]:
+    if len({s.name for s in schedules}) != len(schedules):
+        raise ValueError(_SCHEDULE_NAMES_UNIQUE.message)
+    return schedules
 
 
 class Scaling(meta.ApiModel):
@@ -239,6 +353,11 @@ class Scaling(meta.ApiModel):
 
     cross_field_rules = (
         meta.CrossFieldRule(cel=_MIN_LE_MAX, fields=("min", "max"), holds=lambda min, max: min <= max),
+        meta.CrossFieldRule(
+            cel=_SCHEDULE_AT_MOST_MAX,
+            fields=("schedules", "max"),
+            holds=lambda schedules, max: all(s.min_replicas <= max for s in schedules),
+        ),
     )
 
     min: Annotated[int, pydantic.Field(ge=0)] = 0
@@ -257,6 +376,12 @@ class Scaling(meta.ApiModel):
     """preStop drain time when the runtime enables preStopDrain."""
     external_scaler: ExternalScaler | None = None
     """How KEDA reaches the ExternalScaler."""
+    schedules: Annotated[
+        list[Schedule],
+        pydantic.Field(max_length=MAX_SCHEDULES, json_schema_extra=meta.cel(_SCHEDULE_NAMES_UNIQUE)),
+        pydantic.AfterValidator(_unique_names),
+    ] = pydantic.Field(default_factory=list)
+    """Extension: windows during which the backend is kept warm (KEDA cron triggers), at most 16."""
 
 
 # ------------------------------------------------------------------------------------------------- cache
@@ -409,6 +534,29 @@ class LLMService(meta.ApiModel):
     metadata: meta.ObjectMeta = pydantic.Field(default_factory=meta.ObjectMeta)
     spec: LLMServiceSpec
     status: LLMServiceStatus | None = None
+
+    @pydantic.model_validator(mode="after")
+    def _warm_until_is_a_time(self) -> LLMService:
+        self.warm_until  # noqa: B018  (raises ValueError naming the annotation)
+        return self
+
+    @property
+    def warm_until(self) -> datetime.datetime | None:
+        """Extension: the ``serving.noctaya.io/warm-until`` annotation, an RFC 3339 time with its zone,
+        until which the gateways hold the backend up without a request; None when unset."""
+        text = self.metadata.annotations.get(WARM_UNTIL_ANNOTATION)
+        if text is None:
+            return None
+        try:
+            moment = datetime.datetime.fromisoformat(text.strip()) if len(text) <= 64 else None
+        except ValueError:
+            moment = None
+        if moment is None or moment.tzinfo is None or "T" not in text.upper():
+            raise ValueError(
+                f"metadata.annotations[{WARM_UNTIL_ANNOTATION}]: {text[:64]!r} is not an RFC 3339 time "
+                "with a zone, e.g. 2026-12-01T18:00:00Z"
+            )
+        return moment.astimezone(datetime.UTC)
 
     @property
     def name(self) -> str:

@@ -227,7 +227,10 @@ def decode(data: bytes | str) -> str:
     if isinstance(data, str):
         text = data
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = data.decode("utf-16")
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise Refused(f"not UTF-16 text (invalid data at offset {exc.start})", None) from None
     else:
         if b"\x00" in data:
             raise Refused("binary data (NUL bytes), not YAML text", None)

@@ -1,8 +1,8 @@
 """The status an LLMService reports: phase, conditions and their reasons, cold-start timings.
 
-Fields and values are those of API.md (``phase``, ``resolvedRuntime``, ``replicas``, ``endpointURL``,
-``conditions``), with the extensions marked (``CacheReady``, ``lastActivation``). The operator writes
-it; ``noctaya.api.llmservice`` re-exports every name, so both spellings work.
+Fields and values are listed in docs/api-reference.md (``phase``, ``resolvedRuntime``, ``replicas``,
+``endpointURL``, ``conditions``), with the extensions marked (``CacheReady``, ``lastActivation``).
+The operator writes it; ``noctaya.api.llmservice`` re-exports every name, so both spellings work.
 """
 
 from __future__ import annotations
@@ -159,6 +159,23 @@ class Activation(meta.ApiModel):
     """Stage timings in order."""
 
 
+class WarmWindow(meta.ApiModel):
+    """Extension: the schedule window the backend is in, or the next one to open."""
+
+    name: Annotated[str, pydantic.Field(min_length=1, max_length=63)]
+    """The schedule (``spec.scaling.schedules[].name``)."""
+    active: bool = False
+    """True while the window is open."""
+    start: meta.Timestamp | None = None
+    """When the next window opens (unset while one is open)."""
+    end: meta.Timestamp | None = None
+    """When the open window closes, or the next one will."""
+    min_replicas: Annotated[int, pydantic.Field(ge=1)] = 1
+    """Backend replicas kept up during the window."""
+    window: Annotated[str, pydantic.Field(max_length=128)] = ""
+    """The window as an ISO 8601 interval, ``start/end`` (``now/end`` while open): the printer column."""
+
+
 class LLMServiceStatus(meta.ApiModel):
     observed_generation: Annotated[int | None, pydantic.Field(ge=0)] = None
     """The generation this status was computed for."""
@@ -174,3 +191,5 @@ class LLMServiceStatus(meta.ApiModel):
     """Ready, Degraded, AutoscalingReady and CacheReady."""
     last_activation: Activation | None = None  # extension
     """Extension: timings of the last scale-from-zero activation."""
+    next_warm_window: WarmWindow | None = None  # extension
+    """Extension: the schedule window open now, or the next to open (computed by the operator)."""

@@ -15,12 +15,7 @@ import runpy
 import sys
 
 from noctaya.api import crds
-from noctaya.constructs import command, install, output, settings, synthesis
-
-INSTALL_HEADER = (
-    "# The Noctaya operator: namespace, RBAC, Deployment, PDB. Apply the CRDs first:\n"
-    "#   kubectl apply -f dist/crds/ && kubectl apply -f dist/install.yaml\n"
-)
+from noctaya.constructs import command, install, output, settings
 
 
 def main(argv: list[str]) -> int:
@@ -29,9 +24,11 @@ def main(argv: list[str]) -> int:
     crds.write(outdir / "crds")
     # the CRDs are in crds/ already (one file each, as `noctaya crds -o` writes them); install.yaml
     # holds the rest, so a CRD change touches crds/ only
-    manifests = synthesis.render_install(props=install.OperatorInstallProps(image=settings.DEFAULT_IMAGE))
-    output.write(outdir / "install.yaml", INSTALL_HEADER + output.to_yaml(manifests))
-    status = command.main([str(examples), "-o", str(outdir / "examples"), "--no-install"])
+    output.write(
+        outdir / "install.yaml",
+        command.install_yaml(install.OperatorInstallProps(image=settings.DEFAULT_IMAGE)),
+    )
+    status = command.main([str(examples), "-o", str(outdir / "examples"), "--force"])
     if status != 0:
         return status
     for extra in ("security", "observability"):

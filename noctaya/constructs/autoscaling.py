@@ -5,6 +5,12 @@ One ``external-push`` trigger points at the scaler Service (``<name>-scaler.<ns>
 scales 1 -> N. ``scaleDownStabilization`` sets both KEDA's ``cooldownPeriod`` (how long after the last
 activity before returning to ``minReplicaCount``) and the HPA's scale-down stabilization window.
 
+Each ``spec.scaling.schedules[]`` entry adds a KEDA ``cron`` trigger (``timezone``, ``start``, ``end``,
+``desiredReplicas``; a ``duration`` becomes the ``end`` it implies) named ``schedule-<name>``. KEDA
+scales to the highest recommendation of all triggers, so during a window the backend has at least
+``minReplicas`` and demand still scales it further; outside every window the demand trigger alone
+decides, down to zero.
+
 With ``externalScaler.tls``, the trigger references the KEDA (Cluster)TriggerAuthentication that holds
 ``caCert``, ``tlsClientCert`` and ``tlsClientKey``; the scaler side mounts the server Secret. The trigger
 metadata carries the metric name and target for readers; the scaler's own config is authoritative.
@@ -22,6 +28,7 @@ from noctaya.imports import keda
 
 COMPONENT: Final = "autoscaling"
 TRIGGER_TYPE: Final = "external-push"
+CRON_TRIGGER_TYPE: Final = "cron"
 _KIND = keda.ScaledObjectSpecTriggersAuthenticationRefKind
 _AUTH_KINDS: Final = {
     "TriggerAuthentication": _KIND.TRIGGER_AUTHENTICATION,
@@ -33,6 +40,17 @@ _AUTH_KINDS: Final = {
 class AuthenticationRef:
     name: str
     kind: Literal["TriggerAuthentication", "ClusterTriggerAuthentication"] = "TriggerAuthentication"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CronWindow:
+    """One KEDA cron trigger: a window ``start``..``end`` (cron, in ``timezone``) at ``desired_replicas``."""
+
+    name: str
+    start: str
+    end: str
+    timezone: str = "UTC"
+    desired_replicas: int = 1
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -52,6 +70,8 @@ class AutoscalingProps:
     #: growth within seconds. Activation 0 -> 1 never waits for it (the StreamIsActive push does)
     polling_interval_seconds: int = 5
     authentication_ref: AuthenticationRef | None = None
+    #: ``spec.scaling.schedules``: one cron trigger each, beside the demand trigger
+    schedules: tuple[CronWindow, ...] = ()
 
     @property
     def scaler_address(self) -> str:
@@ -70,6 +90,12 @@ class Autoscaling(constructs.Construct):
             )
         if not 0 <= props.scale_down_stabilization_seconds <= 3600:
             raise ValueError("spec.scaling.scaleDownStabilization: must be within 0s..1h")
+        for window in props.schedules:
+            if not 1 <= window.desired_replicas <= props.max_replicas:
+                raise ValueError(
+                    f"spec.scaling.schedules[{window.name}].minReplicas: must be within 1..max "
+                    f"({props.max_replicas}), got {window.desired_replicas}"
+                )
         self.props = props
         ident = props.identity
         auth = None
@@ -110,7 +136,20 @@ class Autoscaling(constructs.Construct):
                             "target": str(props.target),
                         },
                         authentication_ref=auth,
-                    )
+                    ),
+                    *(
+                        keda.ScaledObjectSpecTriggers(
+                            type=CRON_TRIGGER_TYPE,
+                            name=f"schedule-{window.name}",
+                            metadata={
+                                "timezone": window.timezone,
+                                "start": window.start,
+                                "end": window.end,
+                                "desiredReplicas": str(window.desired_replicas),
+                            },
+                        )
+                        for window in props.schedules
+                    ),
                 ],
             ),
         )

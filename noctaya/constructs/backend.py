@@ -107,7 +107,8 @@ class BackendProps:
 
 
 def default_probe(*, path: str, port_name: str, startup: bool) -> dict[str, Any]:
-    """The API.md default: readiness GET path; startup GET path every 10 s, up to 60 failures."""
+    """The documented default (``spec.probes``, docs/api-reference.md): readiness GET path;
+    startup GET path every 10 s, up to 60 failures."""
     probe: dict[str, Any] = {"httpGet": {"path": path, "port": port_name}}
     if startup:
         probe.update(periodSeconds=10, failureThreshold=60)

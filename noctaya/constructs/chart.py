@@ -167,6 +167,7 @@ class LLMServiceChart(cdk8s.Chart):
             cold_routes=[route.model_dump(mode="json") for route in endpoint.cold_routes],
             served_model=endpoint.served_model_name or service.metadata.name,
             forward_authorization=endpoint.forward_authorization,
+            warm_until=None if service.warm_until is None else service.warm_until.isoformat(),
         )
         scaler_settings = gateway.overlay(
             scaler_contract.ExternalScalerSettings(), target=scaling.target, metric_name=scaling.metric.value
@@ -223,5 +224,15 @@ class LLMServiceChart(cdk8s.Chart):
                 )
                 if tls
                 else None,
+                schedules=tuple(
+                    autoscaling.CronWindow(
+                        name=schedule.name,
+                        start=schedule.start,
+                        end=schedule.end_expression,
+                        timezone=schedule.timezone,
+                        desired_replicas=schedule.min_replicas,
+                    )
+                    for schedule in scaling.schedules
+                ),
             ),
         )

@@ -4,8 +4,12 @@ Inputs are files or directories (``*.yaml``/``*.yml``, recursively, in sorted or
 LLMService and InferenceRuntime documents. They are loaded and validated by ``noctaya.api.documents``
 (the same checks as ``noctaya validate``); every InferenceRuntime of every input is a candidate for
 every LLMService (runtimes are cluster-scoped). Each LLMService selects its runtime exactly as the
-operator would and is rendered into ``DIR/<namespace>/<name>.yaml``; the operator installation (CRDs,
-RBAC, Deployment, PDB) goes to ``DIR/install.yaml`` unless ``--no-install``.
+operator would and is rendered into ``DIR/<namespace>/<name>.yaml``; with ``--install`` the operator
+installation (namespace, RBAC, Deployment, PDB — never the CRDs, which ``noctaya crds -o DIR`` writes, so
+they live in one place) goes to ``DIR/install.yaml`` too.
+
+Committed files are never overwritten by accident: a ``DIR`` that already holds files is refused
+unless ``--force`` (then only the files rendered are replaced, and only when their content changed).
 
 Output is byte-identical between runs. The aggregate scaler's token Secret is left out unless
 ``--scaler-token-file`` gives the token (it then appears in every multi-gateway output; keep such
@@ -24,7 +28,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from noctaya.api import crds, documents, inferenceruntime, llmservice
+from noctaya.api import documents, inferenceruntime, llmservice
 from noctaya.constructs import install, output, settings, synthesis
 from noctaya.runtime import selection
 
@@ -105,6 +109,19 @@ def render_all(loaded: Loaded, *, render: settings.RenderSettings) -> tuple[dict
     return files, problems
 
 
+INSTALL_HEADER = (
+    "# The Noctaya operator: namespace, RBAC, Deployment, PDB. Apply the CRDs first:\n"
+    "#   kubectl apply -f dist/crds/ && kubectl apply -f dist/install.yaml\n"
+)
+
+
+def install_yaml(props: install.OperatorInstallProps) -> str:
+    """``install.yaml``: the operator's installation without the CRDs (those are ``noctaya crds``)."""
+    if props.crds:
+        raise ValueError("install.yaml holds no CRDs: they are written by `noctaya crds -o DIR` only")
+    return INSTALL_HEADER + output.to_yaml(synthesis.render_install(props=props))
+
+
 def _token(path: pathlib.Path) -> str:
     data = path.read_bytes()[: MAX_TOKEN_BYTES + 1]
     if len(data) > MAX_TOKEN_BYTES:
@@ -129,7 +146,13 @@ def main(argv: list[str], *, stdout: TextIO | None = None, stderr: TextIO | None
         required=True,
         type=pathlib.Path,
         metavar="DIR",
-        help="directory for <namespace>/<name>.yaml and install.yaml",
+        help="directory for <namespace>/<name>.yaml (and install.yaml with --install); must be empty or "
+        "missing unless --force",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a DIR that already holds files, replacing the files rendered (default: refuse)",
     )
     defaults = settings.RenderSettings()
     parser.add_argument(
@@ -149,12 +172,47 @@ def main(argv: list[str], *, stdout: TextIO | None = None, stderr: TextIO | None
         metavar="FILE",
         help="render the aggregate scaler token Secret with this token (default: leave it out)",
     )
+    install_defaults = install.OperatorInstallProps(image=defaults.gateway_image)
     parser.add_argument(
-        "--operator-image", default=defaults.gateway_image, help="operator image (default: %(default)s)"
+        "--install",
+        action="store_true",
+        help="also write install.yaml: the operator's namespace, RBAC, Deployment and PDB (default: off)",
     )
-    parser.add_argument("--operator-namespace", default="noctaya-system", help="default: %(default)s")
-    parser.add_argument("--operator-replicas", type=int, default=2, help="default: %(default)s")
-    parser.add_argument("--no-install", action="store_true", help="do not write install.yaml")
+    parser.add_argument(
+        "--operator-image",
+        default=install_defaults.image,
+        help="with --install: operator image (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--operator-namespace",
+        default=install_defaults.namespace,
+        help="with --install: namespace of the operator and its Lease (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--operator-replicas",
+        type=int,
+        default=install_defaults.replicas,
+        help="with --install: operator replicas, one leader and standbys (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--operator-watch-namespace",
+        action="append",
+        default=[],
+        metavar="NAMESPACE",
+        help="with --install: a namespace the operator watches, repeatable; its grants on namespaced "
+        "objects become a Role there (default: every namespace, through a ClusterRole)",
+    )
+    parser.add_argument(
+        "--operator-no-leader-election",
+        action="store_true",
+        help="with --install: one replica without a Lease (default: leader election on)",
+    )
+    parser.add_argument(
+        "--operator-log-level",
+        choices=install.LOG_LEVELS,
+        default=install_defaults.log_level,
+        help="with --install: operator log level (default: %(default)s)",
+    )
     options = parser.parse_args(argv)
 
     token = None
@@ -179,28 +237,36 @@ def main(argv: list[str], *, stdout: TextIO | None = None, stderr: TextIO | None
     files: dict[str, str] = {}
     if not problems:
         files, problems = render_all(loaded, render=render)
-    if not problems and not loaded.services and options.no_install:
+    if not problems and not loaded.services and not options.install:
         problems.append(f"{', '.join(options.files)}: no LLMService found")
-    if not problems and not options.no_install:
+    if not problems and options.install:
         try:
-            manifests = synthesis.render_install(
-                props=install.OperatorInstallProps(
+            files["install.yaml"] = install_yaml(
+                install.OperatorInstallProps(
                     image=options.operator_image,
                     namespace=options.operator_namespace,
                     replicas=options.operator_replicas,
-                    crds=crds.crds(),
                     gateway_image=options.gateway_image,
                     default_gateway_replicas=options.gateway_replicas,
+                    watch_namespaces=tuple(dict.fromkeys(options.operator_watch_namespace)),
+                    leader_election=not options.operator_no_leader_election,
+                    log_level=options.operator_log_level,
                 )
             )
         except ValueError as exc:
             print(f"noctaya synth: {exc}", file=err)
             return 2
-        files["install.yaml"] = output.to_yaml(manifests)
     if problems:
         for problem in problems:
             print(problem, file=err)
         print(f"noctaya synth: {len(problems)} problem(s); nothing written", file=err)
+        return 1
+    if not options.force and options.output.is_dir() and any(options.output.iterdir()):
+        print(
+            f"noctaya synth: {options.output} already holds files; nothing written "
+            "(--force replaces the files rendered)",
+            file=err,
+        )
         return 1
     try:
         changed = sum(

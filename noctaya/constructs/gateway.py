@@ -63,6 +63,7 @@ FIELD_SOURCES: Final[Mapping[str, str]] = {
     "coldRoutes": "spec.endpoint.coldRoutes",
     "servedModel": "spec.endpoint.servedModelName",
     "forwardAuthorization": "spec.endpoint.forwardAuthorization",
+    "warmUntil": "metadata.annotations[serving.noctaya.io/warm-until]",
 }
 
 

@@ -1,12 +1,26 @@
 """The operator's own installation: CRDs, namespace, ServiceAccount, RBAC, Deployment and PDB.
 
-Least privilege, written out per resource:
+RBAC is exactly what the operator's code calls, rendered from one table
+(:data:`noctaya.api.access.GRANTS`; the operator tests record every request the operator makes and check
+each against this RBAC, and that no verb is unused):
 
-- cluster-wide: read InferenceRuntimes; read/patch LLMServices, their ``status`` and ``finalizers``;
-  full lifecycle of exactly the kinds an LLMService owns (Deployments, Services, ConfigMaps, Secrets,
-  PVCs, Jobs, PDBs, KEDA ScaledObjects); read Pods (failure diagnosis); write Events; read CRDs
-  (discovery: is KEDA installed?) and Namespaces (kopf's namespace scan);
-- in the operator namespace only: Leases for leader election.
+- ClusterRole ``noctaya-operator``: list/watch InferenceRuntimes and CustomResourceDefinitions (kopf
+  watches ``scaledobjects.keda.sh`` by name: is KEDA installed); with watched namespaces also
+  Namespaces (kopf's namespace scan);
+- ``noctaya-operator-watched``: list/watch LLMServices and patch their ``status``; list/watch, read
+  (``get``: an object of a name it needs that the watch has not shown), server-side apply (``patch``)
+  and prune (``delete``) the objects an LLMService owns; ``create`` the create-once ones (cache PVC,
+  prewarm Job, scaler token Secret); list/watch Pods; create Events. A ClusterRole when the operator
+  watches every namespace, one Role per namespace of ``watch_namespaces`` otherwise;
+- Role ``noctaya-operator-leader-election`` in the operator namespace: get, create and update (renew)
+  Leases — with leader election only.
+
+What remains broad, and why: RBAC cannot restrict ``list``/``watch`` by label, nor name objects whose
+names are derived from user input (``resourceNames`` would need every LLMService's name in advance). The
+operator's watches ask only for objects labelled ``serving.noctaya.io/llmservice`` and it never reads a
+Secret it does not own (client API keys are mounted by the gateways, never read by the operator), but
+its grant lets it list Secrets in every namespace it watches: set ``watch_namespaces`` (Helm value
+``watchNamespaces``) to confine that to the namespaces that hold LLMServices.
 
 The Deployment runs ``noctaya operator`` with 2 replicas (one leads through the Lease, the other
 stands by), preferred hostname anti-affinity and a PDB ``minAvailable: 1``; 1 replica is supported
@@ -23,6 +37,7 @@ import cdk8s
 import constructs
 from cdk8s_plus_28 import k8s
 
+from noctaya.api import access
 from noctaya.constructs import gateway, kube, volumes
 
 COMPONENT: Final = "operator"
@@ -34,30 +49,7 @@ HEALTH_PORT: Final = 8081
 #: runtime into the temporary directory and keeps its package cache under ``$HOME``
 SCRATCH_DIR: Final = "/tmp"
 SCRATCH_SIZE: Final = "1Gi"
-
-_RULES: Final[tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]] = (
-    # (apiGroups, resources, verbs)
-    ((GROUP,), ("inferenceruntimes",), ("get", "list", "watch")),
-    ((GROUP,), ("llmservices",), ("get", "list", "watch", "patch", "update")),
-    ((GROUP,), ("llmservices/status",), ("get", "patch", "update")),
-    ((GROUP,), ("llmservices/finalizers",), ("update",)),
-    (("apps",), ("deployments",), ("get", "list", "watch", "create", "patch", "update", "delete")),
-    (
-        ("",),
-        ("services", "configmaps", "secrets", "persistentvolumeclaims"),
-        ("get", "list", "watch", "create", "patch", "update", "delete"),
-    ),
-    (("batch",), ("jobs",), ("get", "list", "watch", "create", "patch", "delete")),
-    (("policy",), ("poddisruptionbudgets",), ("get", "list", "watch", "create", "patch", "update", "delete")),
-    (("keda.sh",), ("scaledobjects",), ("get", "list", "watch", "create", "patch", "update", "delete")),
-    (("",), ("pods",), ("get", "list", "watch")),
-    (("", "events.k8s.io"), ("events",), ("create", "patch")),
-    (("apiextensions.k8s.io",), ("customresourcedefinitions",), ("get", "list", "watch")),
-    (("",), ("namespaces",), ("get", "list", "watch")),
-)
-_LEASE_RULES: Final = (
-    (("coordination.k8s.io",), ("leases",), ("get", "list", "watch", "create", "update", "patch")),
-)
+LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -74,6 +66,13 @@ class OperatorInstallProps:
     gateway_image: str | None = None
     default_gateway_replicas: int = 1
     create_namespace: bool = True
+    #: namespaces the operator watches (``--namespace``); empty: every namespace. With namespaces, the
+    #: grants on namespaced objects are one Role per namespace instead of a ClusterRole
+    watch_namespaces: tuple[str, ...] = ()
+    #: off: one replica reconciles without a Lease (then ``replicas`` must be 1 and no Lease Role exists)
+    leader_election: bool = True
+    #: DEBUG, INFO, WARNING or ERROR
+    log_level: str = "INFO"
     resources: Mapping[str, Mapping[str, str]] = dataclasses.field(
         default_factory=lambda: {"requests": {"cpu": "100m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}}
     )
@@ -89,18 +88,37 @@ def labels() -> dict[str, str]:
     }
 
 
-def _rules(rules: Sequence[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]) -> list[k8s.PolicyRule]:
-    return [k8s.PolicyRule(api_groups=list(g), resources=list(r), verbs=list(v)) for g, r, v in rules]
+def rules(scope: access.Scope) -> list[dict[str, list[str]]]:
+    """The PolicyRules of one scope of :data:`noctaya.api.access.GRANTS`, in the table's order."""
+    return [
+        {"apiGroups": [g.group], "resources": [g.resource], "verbs": list(g.verbs)}
+        for g in access.grants(scope)
+    ]
+
+
+def _policy(scope: access.Scope) -> list[k8s.PolicyRule]:
+    return [
+        k8s.PolicyRule(api_groups=r["apiGroups"], resources=r["resources"], verbs=r["verbs"])
+        for r in rules(scope)
+    ]
 
 
 class OperatorInstall(constructs.Construct):
     """Children: ``Crd<Kind>``, ``Namespace``, ``ServiceAccount``, ``ClusterRole``, ``ClusterRoleBinding``,
-    ``LeaseRole``, ``LeaseRoleBinding``, ``Resource`` (Deployment), ``Budget``."""
+    ``WatchedRole``/``WatchedRoleBinding`` (every namespace) or ``WatchedRole-<ns>`` and
+    ``WatchedRoleBinding-<ns>`` (watched namespaces), ``LeaseRole``, ``LeaseRoleBinding`` (leader
+    election), ``Resource`` (Deployment), ``Budget`` (2 replicas or more)."""
 
     def __init__(self, scope: constructs.Construct, id: str, *, props: OperatorInstallProps) -> None:
         super().__init__(scope, id)
         if props.replicas < 1:
             raise ValueError(f"operator replicas: must be >= 1, got {props.replicas}")
+        if props.replicas > 1 and not props.leader_election:
+            raise ValueError("operator replicas: more than 1 needs leader election")
+        if props.log_level not in LOG_LEVELS:
+            raise ValueError(
+                f"operator log level: must be one of {', '.join(LOG_LEVELS)}, got {props.log_level!r}"
+            )
         self.props = props
         ns = props.namespace
         meta = labels()
@@ -130,31 +148,66 @@ class OperatorInstall(constructs.Construct):
         k8s.KubeServiceAccount(
             self, "ServiceAccount", metadata=k8s.ObjectMeta(name=NAME, namespace=ns, labels=meta)
         )
-        k8s.KubeClusterRole(
-            self, "ClusterRole", metadata=k8s.ObjectMeta(name=NAME, labels=meta), rules=_rules(_RULES)
-        )
         subject = [k8s.Subject(kind="ServiceAccount", name=NAME, namespace=ns)]
+        cluster_role = k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=NAME)
+        k8s.KubeClusterRole(
+            self,
+            "ClusterRole",
+            metadata=k8s.ObjectMeta(name=NAME, labels=meta),
+            rules=_policy(access.Scope.CLUSTER)
+            + (_policy(access.Scope.SCAN) if props.watch_namespaces else []),
+        )
         k8s.KubeClusterRoleBinding(
             self,
             "ClusterRoleBinding",
             metadata=k8s.ObjectMeta(name=NAME, labels=meta),
-            role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=NAME),
+            role_ref=cluster_role,
             subjects=subject,
         )
-        lease_name = f"{NAME}-leader-election"
-        k8s.KubeRole(
-            self,
-            "LeaseRole",
-            metadata=k8s.ObjectMeta(name=lease_name, namespace=ns, labels=meta),
-            rules=_rules(_LEASE_RULES),
-        )
-        k8s.KubeRoleBinding(
-            self,
-            "LeaseRoleBinding",
-            metadata=k8s.ObjectMeta(name=lease_name, namespace=ns, labels=meta),
-            role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=lease_name),
-            subjects=subject,
-        )
+        watched = f"{NAME}-watched"
+        if not props.watch_namespaces:
+            k8s.KubeClusterRole(
+                self,
+                "WatchedRole",
+                metadata=k8s.ObjectMeta(name=watched, labels=meta),
+                rules=_policy(access.Scope.WATCHED),
+            )
+            k8s.KubeClusterRoleBinding(
+                self,
+                "WatchedRoleBinding",
+                metadata=k8s.ObjectMeta(name=watched, labels=meta),
+                role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=watched),
+                subjects=subject,
+            )
+        for watch in props.watch_namespaces:
+            k8s.KubeRole(
+                self,
+                f"WatchedRole-{watch}",
+                metadata=k8s.ObjectMeta(name=watched, namespace=watch, labels=meta),
+                rules=_policy(access.Scope.WATCHED),
+            )
+            k8s.KubeRoleBinding(
+                self,
+                f"WatchedRoleBinding-{watch}",
+                metadata=k8s.ObjectMeta(name=watched, namespace=watch, labels=meta),
+                role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=watched),
+                subjects=subject,
+            )
+        if props.leader_election:
+            lease_name = f"{NAME}-leader-election"
+            k8s.KubeRole(
+                self,
+                "LeaseRole",
+                metadata=k8s.ObjectMeta(name=lease_name, namespace=ns, labels=meta),
+                rules=_policy(access.Scope.LEASE),
+            )
+            k8s.KubeRoleBinding(
+                self,
+                "LeaseRoleBinding",
+                metadata=k8s.ObjectMeta(name=lease_name, namespace=ns, labels=meta),
+                role_ref=k8s.RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name=lease_name),
+                subjects=subject,
+            )
 
         env = [
             k8s.EnvVar(
@@ -172,6 +225,10 @@ class OperatorInstall(constructs.Construct):
             k8s.EnvVar(name="NOCTAYA_HEALTH_LISTEN", value=f":{HEALTH_PORT}"),
             k8s.EnvVar(name="NOCTAYA_GATEWAY_IMAGE", value=props.gateway_image or props.image),
             k8s.EnvVar(name="NOCTAYA_DEFAULT_GATEWAY_REPLICAS", value=str(props.default_gateway_replicas)),
+            # comma-separated; empty: every namespace
+            k8s.EnvVar(name="NOCTAYA_NAMESPACE", value=",".join(props.watch_namespaces)),
+            k8s.EnvVar(name="NOCTAYA_LEADER_ELECTION", value=str(props.leader_election).lower()),
+            k8s.EnvVar(name="NOCTAYA_LOG_LEVEL", value=props.log_level),
             # jsii's generated bindings type-check every struct at run time unless Python runs
             # optimized; synthesis is about twice as fast without (bench/synth.py)
             k8s.EnvVar(name="PYTHONOPTIMIZE", value="1"),

@@ -9,8 +9,9 @@ constructs only wire what exists:
 - ``NetworkPolicy`` objects (the scaler Service is cluster-internal, and the gateway's health and
   metrics routes are unauthenticated, so isolation is the network's job):
   - gateway Pods: HTTP 8080 from anywhere in the cluster; gRPC 9090 only from KEDA's namespace;
-  - aggregate scaler Pods: gRPC 9090 from KEDA's namespace, reports 9091 only from this service's
-    gateways;
+  - aggregate scaler Pods: gRPC 9090 from KEDA's namespace; reports 9091 from this service's gateways
+    (demand reports, which carry the service's token) and the monitoring namespace (``/metrics`` is
+    on the same port and the ServiceMonitor scrapes it);
   - backend Pods: the serving port only from this service's gateways and the monitoring namespace.
 """
 
@@ -106,7 +107,10 @@ class ScalerSecurity(constructs.Construct):
             "scaler",
             [
                 k8s.NetworkPolicyIngressRule(ports=[_port(gateway.GRPC_PORT)], from_=[keda_peer]),
-                k8s.NetworkPolicyIngressRule(ports=[_port(gateway.REPORT_PORT)], from_=[gateways]),
+                k8s.NetworkPolicyIngressRule(
+                    ports=[_port(gateway.REPORT_PORT)],
+                    from_=[gateways, _from_namespace(props.monitoring_namespace)],
+                ),
             ],
         )
         self._policy(

@@ -49,6 +49,8 @@ def parse_seconds(value: object) -> float:
     """A Go duration string or a number of seconds, to seconds; ``ValueError`` says what is wrong."""
     if isinstance(value, bool):
         raise ValueError("expected a duration such as '10s' or '5m'")
+    if isinstance(value, int) and abs(value) > MAX_SECONDS:  # too big for a float, too
+        raise ValueError(f"duration of {value.bit_length()} bits is out of range (0 to one year)")
     if isinstance(value, int | float):
         seconds = float(value)
     elif isinstance(value, str):

@@ -18,6 +18,7 @@ ConfigMap and, through the gauges, in metrics.
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 from urllib.parse import urlsplit
@@ -45,6 +46,9 @@ MAX_COLD_ROUTES: Final = 16
 MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
 #: one open WebSocket at most: a whole message each way, held as received and again as the frame sent
 WEBSOCKET_MESSAGE_COPIES: Final = 4
+HEADER_NAME: Final = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$"
+MAX_TENANTS: Final = 4096
+MAX_SAMPLES: Final = 1000
 
 
 def check_http_url(value: str) -> str:
@@ -58,6 +62,25 @@ def check_http_url(value: str) -> str:
 
 
 HttpUrl = Annotated[str, pydantic.AfterValidator(check_http_url)]
+
+
+def _rfc3339(value: str | None) -> str | None:
+    """An RFC 3339 time with its zone, normalised to UTC ``YYYY-MM-DDTHH:MM:SSZ``."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(value) if len(value) <= 64 and "T" in value.upper() else None
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise ValueError(f"{value[:64]!r} is not an RFC 3339 time with a zone, e.g. 2026-12-01T18:00:00Z")
+    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(value: str) -> float:
+    """A ``warmUntil`` value (already checked) as Unix seconds."""
+    return datetime.datetime.fromisoformat(value).timestamp()
+
 
 ConfigError = documents.ConfigError
 
@@ -171,7 +194,7 @@ class GatewaySettings(fields.Model):
     ] = False
     websocket_max_message_bytes: Annotated[
         int,
-        pydantic.Field(ge=1, le=MAX_MESSAGE_BYTES, description="largest WebSocket message, either way"),
+        pydantic.Field(ge=1, le=MAX_MESSAGE_BYTES, description="largest WebSocket message, either way (bytes)"),
     ] = 4 * 1024 * 1024
     websocket_max_open: Annotated[
         int,
@@ -185,6 +208,63 @@ class GatewaySettings(fields.Model):
         fields.PositiveSeconds,
         pydantic.Field(description="a WebSocket with no message either way for this long is closed"),
     ] = 300.0
+    tenant_header: Annotated[
+        str | None,
+        pydantic.Field(
+            pattern=HEADER_NAME,
+            description="without API keys, the request header naming a client's tenant in the fair queue",
+        ),
+    ] = None
+    max_tenants: Annotated[
+        int,
+        pydantic.Field(
+            ge=1, le=MAX_TENANTS, description="tenants told apart in the cold queue (more share one)"
+        ),
+    ] = 64
+    retry_after_min: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="smallest Retry-After computed from observed activation times"),
+    ] = 1.0
+    retry_after_max: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="largest Retry-After computed from observed activation times"),
+    ] = 120.0
+    activation_samples: Annotated[
+        int,
+        pydantic.Field(
+            ge=1, le=MAX_SAMPLES, description="recent activation durations kept to compute Retry-After"
+        ),
+    ] = 16
+    warm_duration: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(
+            description="how long POST /noctaya/warm holds the backend up when no duration is given"
+        ),
+    ] = 600.0
+    max_warm_duration: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="longest hold POST /noctaya/warm accepts"),
+    ] = 3600.0
+    warm_until: Annotated[
+        str | None,
+        pydantic.AfterValidator(lambda value: _rfc3339(value)),
+        pydantic.Field(
+            description="hold the backend up until this RFC 3339 time without a request "
+            "(at most maxWarmDuration from the gateway's start)"
+        ),
+    ] = None
+    access_log: Annotated[
+        Literal["off", "on", "errors"],
+        pydantic.Field(
+            description="one log line per proxied request: off, on, or errors (status >= 400, every refusal)"
+        ),
+    ] = "errors"
+    access_log_max_per_second: Annotated[
+        int,
+        pydantic.Field(
+            ge=1, le=1_000_000, description="access log lines written in any one second (more are dropped)"
+        ),
+    ] = 1000
 
     max_queued_body_bytes: Annotated[
         int,
@@ -232,6 +312,10 @@ class GatewaySettings(fields.Model):
     def _bounds_agree(self) -> GatewaySettings:
         if self.max_connections_per_peer > self.max_connections:
             raise ValueError("maxConnectionsPerPeer: must not exceed maxConnections")
+        if self.retry_after_min > self.retry_after_max:
+            raise ValueError("retryAfterMin must not exceed retryAfterMax")
+        if self.warm_duration > self.max_warm_duration:
+            raise ValueError("warmDuration must not exceed maxWarmDuration")
         return self
 
     def worst_case_memory_bytes(self) -> int:

@@ -26,7 +26,7 @@ from noctaya.contract import scaler as scaler_config
 from noctaya.dev import certificates, gateways, replicas, view
 
 if TYPE_CHECKING:  # imported when the runner starts: gRPC must see GRPC_ENABLE_FORK_SUPPORT first
-    from noctaya.dev import runner
+    from noctaya.dev import keda, runner
 
 DESCRIPTION = (
     "Run gateway(s), the ExternalScaler, a local KEDA and backend replicas as local processes: point an "
@@ -83,56 +83,105 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_BACKEND,
         help="command of one backend replica, with {port} (default: the built-in fake engine)",
     )
-    p.add_argument("--readiness-path", default="/health", help="backend readiness path (default /health)")
+    p.add_argument(
+        "--readiness-path",
+        default="/health",
+        help="backend path that answers 200 once ready (default /health)",
+    )
     p.add_argument(
         "--listen", default="127.0.0.1:8080", help="where clients connect (default 127.0.0.1:8080)"
     )
-    p.add_argument("--min", type=_count(0, replicas.MAX_REPLICAS), default=0, help="minReplicaCount (0)")
-    p.add_argument("--max", type=_count(1, replicas.MAX_REPLICAS), default=3, help="maxReplicaCount (3)")
     p.add_argument(
-        "--target", type=_count(1, 1_000_000), default=10, help="per-replica demand target for 1 -> N (10)"
+        "--min",
+        type=_count(0, replicas.MAX_REPLICAS),
+        default=0,
+        help="fewest backend replicas, KEDA's minReplicaCount (default 0)",
     )
-    p.add_argument("--cooldown", type=_duration, default=30.0, help="idle time before 1 -> 0 (30s)")
-    p.add_argument("--polling-interval", type=_duration, default=5.0, help="KEDA polling interval (5s)")
+    p.add_argument(
+        "--max",
+        type=_count(1, replicas.MAX_REPLICAS),
+        default=3,
+        help="most backend replicas, KEDA's maxReplicaCount (default 3)",
+    )
+    p.add_argument(
+        "--target",
+        type=_count(1, 1_000_000),
+        default=10,
+        help="per-replica demand target for 1 -> N (default 10)",
+    )
+    p.add_argument(
+        "--cooldown", type=_duration, default=30.0, help="idle time before 1 -> 0, a duration (default 30s)"
+    )
+    p.add_argument(
+        "--polling-interval",
+        type=_duration,
+        default=5.0,
+        help="KEDA polling interval, a duration (default 5s)",
+    )
     p.add_argument(
         "--scale-down-window",
         type=_duration,
         default=None,
-        help="HPA scale-down stabilization window (default: the cooldown)",
+        help="HPA scale-down stabilization window, a duration (default: the cooldown)",
+    )
+    p.add_argument(
+        "--schedule",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a warm window, as spec.scaling.schedules[] takes it (repeatable): "
+        "'start=0 8 * * 1-5; duration=10h; timezone=Europe/Berlin; minReplicas=1' (or end=CRON, name=N) "
+        "or the same as a JSON object; default: none (no warm window)",
     )
     p.add_argument(
         "--gateways",
         type=_count(1, 16),
         default=1,
-        help="gateway processes; more than 1 also runs the aggregate scaler (1)",
+        help="gateway processes; more than 1 also runs the aggregate scaler (default 1)",
     )
     p.add_argument(
         "--scaler-tls",
         action="store_true",
-        help="run the ExternalScaler with mutual TLS (throwaway certificates)",
+        help="run the ExternalScaler with mutual TLS, throwaway certificates (default: plaintext)",
     )
-    p.add_argument("--service-name", default="dev", help="LLMService / ScaledObject name (dev)")
-    p.add_argument("--namespace", default="default", help="its namespace (default)")
-    p.add_argument("--member-ttl", default="10s", help="aggregate scaler member expiry (10s)")
+    p.add_argument("--service-name", default="dev", help="LLMService / ScaledObject name (default dev)")
+    p.add_argument("--namespace", default="default", help="namespace of that LLMService (default default)")
+    p.add_argument(
+        "--member-ttl", default="10s", help="aggregate scaler member expiry, a duration (default 10s)"
+    )
     p.add_argument(
         "--replica-drain-timeout",
         type=_duration,
         default=30.0,
-        help="longest wait for a replica's connections on scale-down (30s)",
+        help="longest wait for a replica's connections on scale-down, a duration (default 30s)",
     )
     p.add_argument(
         "--state-file",
         type=pathlib.Path,
         default=None,
-        help="keep a JSON snapshot of the live state in this file",
+        help="keep a JSON snapshot of the live state in this file (default: none)",
     )
-    p.add_argument("--run-dir", type=pathlib.Path, default=None, help="where logs and configs go")
-    p.add_argument("--plain", action="store_true", help="line-based status even on a terminal")
+    p.add_argument(
+        "--run-dir",
+        type=pathlib.Path,
+        default=None,
+        help="where logs and configs go, kept at exit (default: a temporary directory, removed at exit)",
+    )
+    p.add_argument(
+        "--keep-run-dir",
+        action="store_true",
+        help="keep the temporary run directory at exit and print where it is (default: remove it)",
+    )
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="line-based status even on a terminal (default: live on a terminal)",
+    )
     p.add_argument(
         "--log-level",
         default="WARNING",
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="log level of the gateway and scaler processes (their logs are in the run dir)",
+        help="log level of the gateway and scaler processes, logged into the run dir (default %(default)s)",
     )
     p.add_argument(
         "--api-key-file",
@@ -188,6 +237,9 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
     except pydantic.ValidationError as exc:
         raise ValueError(f"--api-key-file: {_flag_errors(exc)}") from None
     drain = gateway.drain_timeout
+    windows = tuple(
+        _schedule(text, index=index, max_replicas=args.max) for index, text in enumerate(args.schedule)
+    )
     scaling = keda.Scaling(
         name=args.service_name,
         namespace=args.namespace,
@@ -196,6 +248,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         polling_interval=max(args.polling_interval, 0.05),
         cooldown=args.cooldown,
         scale_down_window=args.cooldown if args.scale_down_window is None else args.scale_down_window,
+        schedules=windows,
     )
     return runner.Settings(
         backend_cmd=args.backend_cmd,
@@ -212,9 +265,64 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         replica_drain_timeout=args.replica_drain_timeout,
         gateway_stop_grace=drain + 5.0,
         run_dir=args.run_dir,
+        keep_run_dir=args.keep_run_dir,
         state_file=args.state_file,
         log_level=args.log_level,
     )
+
+
+def _schedule(text: str, *, index: int, max_replicas: int) -> keda.CronTrigger:
+    """One ``--schedule``, checked exactly as ``spec.scaling.schedules[]`` is; ``ValueError`` says why."""
+    from noctaya.api import cron, llmservice
+    from noctaya.dev import keda
+
+    flag = f"--schedule {text!r}"
+    document: object
+    if text.lstrip().startswith("{"):
+        try:
+            document = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"{flag}: not JSON ({exc})") from None
+    else:
+        pairs: dict[str, object] = {}
+        document = pairs
+        for item in text.split(";"):
+            if not item.strip():
+                continue
+            key, equals, value = item.partition("=")
+            if not equals:
+                raise ValueError(f"{flag}: {item.strip()!r} is not key=value")
+            pairs[key.strip()] = value.strip()
+    if isinstance(document, dict):
+        document.setdefault("name", f"schedule-{index}")
+        if "minReplicas" in document:
+            document["minReplicas"] = _replicas(document["minReplicas"], flag=flag)
+    try:
+        schedule = llmservice.Schedule.model_validate(document)
+    except pydantic.ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'schedule'}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors()
+        )
+        raise ValueError(f"{flag}: {problems}") from None
+    if schedule.min_replicas > max_replicas:
+        raise ValueError(f"{flag}: minReplicas {schedule.min_replicas} is above --max {max_replicas}")
+    return keda.CronTrigger(
+        name=schedule.name,
+        start=cron.Expression.parse(schedule.start),
+        end=cron.Expression.parse(schedule.end_expression),
+        zone=cron.zone(schedule.timezone),
+        desired_replicas=schedule.min_replicas,
+    )
+
+
+def _replicas(value: object, *, flag: str) -> object:
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            raise ValueError(f"{flag}: minReplicas {value!r} is not a whole number") from None
+    return value
 
 
 def _flag_errors(error: pydantic.ValidationError) -> str:

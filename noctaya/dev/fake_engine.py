@@ -5,8 +5,9 @@ It speaks the OpenAI wire format closely enough for the ``openai`` SDK to parse 
 ``data: [DONE]``, with ``stream_options.include_usage``), ``/v1/embeddings`` (float or base64). It
 also has what a model server has around that: ``/v1/realtime``, a WebSocket that echoes every text
 and binary message (the text ``close <code>`` closes it with that code), ``/health`` that turns
-ready after ``ready_delay`` (503 before), ``/metrics`` with a queue-depth gauge, and a graceful
-SIGTERM (health turns 503, in-flight requests finish, exit 0).
+ready after ``ready_delay`` (503 before), ``/metrics`` with a queue-depth gauge (and vLLM's
+``vllm:num_requests_running`` and ``vllm:num_requests_waiting``), and a graceful SIGTERM (health
+turns 503, in-flight requests finish, exit 0).
 
 The answer is ``tokens`` words (capped by the request's ``max_tokens``), one SSE chunk per word,
 ``token_delay`` apart. Failure modes: ``crash-mid-stream`` (the connection is cut after
@@ -311,6 +312,13 @@ async def _metrics(request: web.Request) -> web.Response:
         f"fake_engine_requests_total {engine.served}\n"
         "# HELP fake_engine_ready 1 when the health endpoint reports ready\n# TYPE fake_engine_ready gauge\n"
         f"fake_engine_ready {int(engine.ready)}\n"
+        # vLLM's names, so alert rules and dashboards written for vLLM read this engine too; it serves
+        # every request at once, so none ever waits
+        "# HELP vllm:num_requests_running Requests being processed\n# TYPE vllm:num_requests_running gauge\n"
+        f"vllm:num_requests_running {engine.active}\n"
+        "# HELP vllm:num_requests_waiting Requests waiting to be processed\n"
+        "# TYPE vllm:num_requests_waiting gauge\n"
+        "vllm:num_requests_waiting 0\n"
     )
     return web.Response(text=text, content_type="text/plain", charset="utf-8")
 

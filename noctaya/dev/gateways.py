@@ -22,27 +22,39 @@ from noctaya.dev import processes, service
 
 CHILD_START_TIMEOUT = 30.0
 RESTART_DELAY = 1.0
+RESTART_DELAY_MAX = 30.0
+"""A gateway that keeps failing is replaced after 1 s, 2 s, 4 s … at most this (a crash-loop backoff)."""
 
 
 class StartError(Exception):
     """A child process did not come up."""
 
 
-async def wait_healthy(child: processes.Child, url: str, *, session: aiohttp.ClientSession) -> None:
-    """Until ``url`` answers 200; :class:`StartError` when the child exits or takes too long."""
+async def wait_healthy(
+    child: processes.Child, url: str, *, session: aiohttp.ClientSession, own_pid: bool = False
+) -> None:
+    """Until ``url`` answers 200 (with ``own_pid``: from the child itself, per the ``pid`` of its
+    answer, not from another process that holds the port); :class:`StartError` when the child exits
+    or takes too long."""
     deadline = time.monotonic() + CHILD_START_TIMEOUT
     while True:
         if not child.running:
             raise StartError(f"{child.name} exited with code {child.returncode}:\n{child.log_tail()}")
-        with contextlib.suppress(aiohttp.ClientError, TimeoutError):
+        with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError):
             async with session.get(url) as response:
-                if response.status == 200:
+                if response.status == 200 and (not own_pid or await _pid(response) == child.pid):
                     return
         if time.monotonic() > deadline:
             raise StartError(
                 f"{child.name} did not answer {url} within {CHILD_START_TIMEOUT:g}s:\n{child.log_tail()}"
             )
         await asyncio.sleep(0.05)
+
+
+async def _pid(response: aiohttp.ClientResponse) -> int | None:
+    document = await response.json()
+    pid = document.get("pid") if isinstance(document, dict) else None
+    return pid if isinstance(pid, int) else None
 
 
 @dataclasses.dataclass(eq=False)
@@ -52,6 +64,7 @@ class GatewayProcess:
     healthy: bool = False
     queue: dict[str, Any] = dataclasses.field(default_factory=dict)
     generation: int = 1
+    failed_starts: int = 0  # in a row; the restart delay doubles with each
 
 
 class Gateways:
@@ -72,7 +85,9 @@ class Gateways:
 
     async def start(self, gateway: GatewayProcess, *, session: aiohttp.ClientSession) -> None:
         await gateway.child.start()
-        await wait_healthy(gateway.child, f"http://127.0.0.1:{gateway.port}/healthz", session=session)
+        await wait_healthy(
+            gateway.child, f"http://127.0.0.1:{gateway.port}/healthz", session=session, own_pid=True
+        )
         gateway.healthy = True
         if self.front is not None:
             self.front.add(name=gateway.child.name, port=gateway.port)
@@ -99,12 +114,15 @@ class Gateways:
                 self.on_event(
                     f"{gateway.child.name} exited with code {gateway.child.returncode}; replacing it"
                 )
-                await asyncio.sleep(RESTART_DELAY)
+                await asyncio.sleep(min(RESTART_DELAY_MAX, RESTART_DELAY * 2**gateway.failed_starts))
                 gateway.generation += 1
                 try:
                     await self.start(gateway, session=session)
                 except StartError as exc:
+                    gateway.failed_starts += 1
                     self.on_event(str(exc))
+                else:
+                    gateway.failed_starts = 0
 
     async def refresh(self, *, session: aiohttp.ClientSession) -> None:
         """Read every gateway's ``/noctaya/queue``; only healthy, non-draining ones get clients."""

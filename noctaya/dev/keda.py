@@ -12,7 +12,12 @@ What it copies from KEDA 2.17+ and the HPA (``external-push`` trigger):
 - between 1 and max the HPA rule for an ``AverageValue`` target: desired = ceil(metric / target),
   no change within a 10 % tolerance, clamped to [max(min, 1), max]; scale-down takes the highest
   recommendation of the last ``scale_down_window`` seconds (the HPA's stabilization window);
-- an empty metric spec list or a failed call is an error for that cycle: replicas stay as they are.
+- an empty metric spec list or a failed call is an error for that cycle: replicas stay as they are;
+- ``cron`` triggers (``Scaling.schedules``, from ``spec.scaling.schedules``): at each poll a trigger
+  is active when its next ``end`` comes no later than its next ``start`` (KEDA's rule, in its time
+  zone); an active one activates from 0 like any trigger and proposes ``desiredReplicas`` to the
+  HPA (an inactive one 1), and the HPA takes the highest proposal of all triggers. The wall clock is
+  ``clock`` (a fake one in tests).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+import datetime
 import logging
 import math
 import time
@@ -28,6 +34,7 @@ from typing import Protocol
 
 import grpc
 
+from noctaya.api import cron
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
 
@@ -45,6 +52,20 @@ class ScaleTarget(Protocol):
 
 
 @dataclasses.dataclass(frozen=True)
+class CronTrigger:
+    """One KEDA ``cron`` trigger: ``start`` / ``end`` in ``zone``, ``desired_replicas`` while active."""
+
+    name: str
+    start: cron.Expression
+    end: cron.Expression
+    zone: datetime.tzinfo
+    desired_replicas: int = 1
+
+    def active(self, now: datetime.datetime) -> bool:
+        return cron.window(start=self.start, end=self.end, zone=self.zone, now=now).active
+
+
+@dataclasses.dataclass(frozen=True)
 class Scaling:
     """The ScaledObject fields this loop honours (same names and meanings as KEDA's)."""
 
@@ -56,6 +77,7 @@ class Scaling:
     cooldown: float = 300.0
     scale_down_window: float = 300.0
     metric_name: str = "queueDepth"
+    schedules: tuple[CronTrigger, ...] = ()
 
 
 @dataclasses.dataclass
@@ -71,6 +93,8 @@ class Observation:
     reconnects: int = 0
     errors: int = 0
     last_error: str = ""
+    scheduled: int = 0  # replicas the active cron triggers ask for (0: none active)
+    schedule: str = ""  # the active cron triggers, or the next window to open
 
 
 class LocalKeda:
@@ -83,6 +107,7 @@ class LocalKeda:
         credentials: grpc.ChannelCredentials | None = None,
         server_name: str | None = None,  # TLS name to verify when it differs from the address host
         on_event: Callable[[str], None] = lambda _message: None,
+        clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.UTC),
     ) -> None:
         if not 0 <= scaling.min_replicas <= scaling.max_replicas or scaling.max_replicas < 1:
             raise ValueError("need 0 <= min <= max and max >= 1")
@@ -92,6 +117,7 @@ class LocalKeda:
         self.credentials = credentials
         self.server_name = server_name
         self.on_event = on_event
+        self.clock = clock
         self.seen = Observation()
         self.ref = pb.ScaledObjectRef(
             name=scaling.name, namespace=scaling.namespace, scalerMetadata={"scalerAddress": address}
@@ -180,12 +206,41 @@ class LocalKeda:
             self._error(f"polling: {exc}")
             return
         self.seen.active, self.seen.metric, self.seen.target = active, metric, target
-        self.decide(active=active, metric=metric, target=target, now=time.monotonic())
+        scheduled = self.scheduled()
+        self.decide(active=active, metric=metric, target=target, now=time.monotonic(), scheduled=scheduled)
 
-    def decide(self, *, active: bool, metric: float, target: float, now: float) -> None:
-        """One polling cycle's decision (KEDA's executor, then the HPA)."""
+    def scheduled(self) -> int:
+        """Replicas the cron triggers ask for now (the highest ``desiredReplicas`` of the active ones,
+        0 when none is active); the view is told which ones, or when the next opens."""
+        now = self.clock()
+        active = [t for t in self.scaling.schedules if t.active(now)]
+        scheduled = max((t.desired_replicas for t in active), default=0)
+        if scheduled != self.seen.scheduled:
+            what = ", ".join(t.name for t in active) if active else "none"
+            self.on_event(f"keda: cron triggers active: {what} (desiredReplicas {scheduled})")
+        self.seen.scheduled = scheduled
+        if active:
+            self.seen.schedule = f"{'+'.join(t.name for t in active)} active ({scheduled})"
+        else:
+            upcoming = [
+                (w.start, t.name)
+                for t in self.scaling.schedules
+                if (w := cron.window(start=t.start, end=t.end, zone=t.zone, now=now)).start is not None
+            ]
+            self.seen.schedule = (
+                f"{min(upcoming)[1]} opens {min(upcoming)[0].astimezone(datetime.UTC):%Y-%m-%d %H:%MZ}"
+                if upcoming
+                else ""
+            )
+        return scheduled
+
+    def decide(self, *, active: bool, metric: float, target: float, now: float, scheduled: int = 0) -> None:
+        """One polling cycle's decision (KEDA's executor, then the HPA); ``scheduled``: what the
+        active cron triggers ask for (0: none active)."""
         scaling = self.scaling
         current = self.target.desired
+        if scheduled:
+            active = True  # any active trigger makes the ScaledObject active
         if current < scaling.min_replicas:  # minReplicaCount holds whatever the scaler says
             self.on_event(f"keda: scale {current} -> {scaling.min_replicas} (minReplicaCount)")
             self.target.scale(scaling.min_replicas)
@@ -205,6 +260,8 @@ class LocalKeda:
         floor = max(scaling.min_replicas, 1)
         ratio = (metric / current) / target
         proposed = current if abs(ratio - 1.0) <= TOLERANCE else math.ceil(metric / target)
+        if scaling.schedules:  # the HPA takes the highest proposal; an inactive cron trigger's is 1
+            proposed = max(proposed, scheduled or 1)
         proposed = max(floor, min(scaling.max_replicas, proposed))
         self._recommendations.append((now, proposed))
         while self._recommendations and now - self._recommendations[0][0] > scaling.scale_down_window:

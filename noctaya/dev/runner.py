@@ -14,6 +14,10 @@ With several gateways a second local Service on the public port spreads clients 
 that answer ``/healthz``. Stopping (SIGINT/SIGTERM) stops the local KEDA, then the gateways (they
 drain), the scaler and the replicas, and only then exits: no child outlives the runner.
 ``state_file`` (JSON) mirrors the live state for scripts and tests.
+
+Logs, configs and the scaler token go to a run directory: a fresh temporary one, removed at exit
+unless ``keep_run_dir`` (then its path is the last line printed); a ``run_dir`` given is the caller's
+and is always kept.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ import logging
 import os
 import pathlib
 import secrets
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -67,7 +73,9 @@ class Settings:
     replica_stop_grace: float = 10.0
     gateway_stop_grace: float = 30.0
     service_port: int = 0
+    #: logs and configs; None: a fresh temporary directory, removed at exit unless ``keep_run_dir``
     run_dir: pathlib.Path | None = None
+    keep_run_dir: bool = False
     state_file: pathlib.Path | None = None
     log_level: str = "WARNING"
 
@@ -80,10 +88,13 @@ class DevRunner:
     def __init__(self, *, settings: Settings, out: view.View) -> None:
         self.settings = settings
         self.view = out
-        self.run_dir = (
-            settings.run_dir or pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / f"noctaya-dev-{os.getpid()}"
-        )
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        #: the directory is ours to remove only when we made it and were not asked to keep it
+        self.remove_run_dir = settings.run_dir is None and not settings.keep_run_dir
+        if settings.run_dir is None:
+            self.run_dir = pathlib.Path(tempfile.mkdtemp(prefix="noctaya-dev-"))
+        else:
+            self.run_dir = settings.run_dir
+            self.run_dir.mkdir(parents=True, exist_ok=True)
         self.backend = service.Service(port=settings.service_port)
         # with several gateways, a public Service on the listen address spreads clients over them
         front = (
@@ -136,6 +147,10 @@ class DevRunner:
         finally:
             await self._stop_all()
             self.view.event("stopped: no process left behind")
+            if self.remove_run_dir:
+                shutil.rmtree(self.run_dir, ignore_errors=True)
+            else:
+                self.view.event(f"logs and configs kept in {self.run_dir}")
             self.view.close()
         return 0
 
@@ -315,6 +330,8 @@ class DevRunner:
             readiness="; ".join(
                 f"{r.name}: {r.probe_error}" for r in d.replicas if r.probe_error and not replicas.leaving(r)
             ),
+            **_failures(queues),
+            next_warm_window=seen.schedule or None,
         )
 
     def state(self, snapshot: view.Snapshot) -> dict[str, Any]:
@@ -335,6 +352,7 @@ class DevRunner:
                 "errors": seen.errors,
                 "streamConnected": seen.stream_connected,
                 "lastError": seen.last_error,
+                "scheduled": seen.scheduled,
             },
             "replicas": [
                 {
@@ -391,6 +409,23 @@ class DevRunner:
         if s.state_file is not None:
             with contextlib.suppress(OSError):
                 s.state_file.unlink()
+
+
+def _failures(queues: list[dict[str, Any]]) -> dict[str, Any]:
+    """Failed requests and activations over every gateway, with the last reason any of them gave."""
+    counts = {"failed_requests": 0, "failed_activations": 0}
+    last: dict[str, Any] = {"last_request_failure": None, "last_activation_failure": None}
+    for queue in queues:
+        failures = queue.get("failures")
+        if not isinstance(failures, dict):
+            continue
+        counts["failed_requests"] += int(failures.get("requests") or 0)
+        counts["failed_activations"] += int(failures.get("activations") or 0)
+        last["last_request_failure"] = failures.get("lastRequestReason") or last["last_request_failure"]
+        last["last_activation_failure"] = (
+            failures.get("lastActivationReason") or last["last_activation_failure"]
+        )
+    return {**counts, **last}
 
 
 class _Stop(Exception):

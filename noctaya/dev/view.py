@@ -15,6 +15,8 @@ from typing import TextIO
 
 @dataclasses.dataclass
 class Snapshot:
+    """One status line's worth of state; README.md explains every field of :meth:`line`."""
+
     replicas_desired: int = 0
     replicas_ready: int = 0
     replicas_starting: int = 0
@@ -30,6 +32,11 @@ class Snapshot:
     gateways: int = 0
     #: what a failing readiness probe got, replica's or gateway's ("readiness /health answered 404")
     readiness: str = ""
+    failed_requests: int = 0
+    last_request_failure: str | None = None
+    failed_activations: int = 0
+    last_activation_failure: str | None = None
+    next_warm_window: str | None = None
 
     def line(self) -> str:
         replicas = f"replicas {self.replicas_ready}/{self.replicas_desired} ready"
@@ -40,12 +47,33 @@ class Snapshot:
         ]
         if extra:
             replicas += f" ({', '.join(extra)})"
-        return (
-            f"{replicas} | demand {self.demand} (queued {self.queued}, in flight {self.in_flight})"
-            f" | metric {self.metric:g}/{self.target:g} | {'active' if self.active else 'idle'}"
-            f" | activations {self.activations} | gateways {self.gateways_up}/{self.gateways}"
-            + (f" | {self.readiness}" if self.readiness else "")
-        )
+        parts = [
+            replicas,
+            f"gateway demand {self.demand} (queued {self.queued}, in flight {self.in_flight})",
+            f"keda {'active' if self.active else 'inactive'}, "
+            f"metric {self.metric:g} (target {self.target:g} per replica)",
+            f"scale-ups from 0: {self.activations}",
+            f"gateways {self.gateways_up}/{self.gateways} up",
+        ]
+        if self.next_warm_window:
+            parts.append(f"schedule: {self.next_warm_window}")
+        failures = []
+        if self.failed_requests:
+            failures.append(f"{counted(self.failed_requests, 'request')} (last: {self.last_request_failure})")
+        if self.failed_activations:
+            failures.append(
+                f"{counted(self.failed_activations, 'activation')} (last: {self.last_activation_failure})"
+            )
+        if failures:
+            parts.append("failed: " + ", ".join(failures))
+        if self.readiness:
+            parts.append(self.readiness)
+        return " | ".join(parts)
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: "1 request", "3 requests"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 class View:

@@ -11,16 +11,26 @@ autoscaler keeps bringing the backend up. The lease ends in one of two ways:
 
 So a model that never loads cannot make the gateway signal demand forever. All timing uses the event
 loop's clock and one timer handle; nothing here depends on any client connection.
+
+A warm hold (``POST /noctaya/warm``, or ``warmUntil`` in the config) keeps demand at least 1 until its
+own deadline, with no request at all: it opens an activation lease if the backend is cold, and stays
+after the lease has closed. Asking again extends the hold to the later deadline (never shortens it),
+so a repeated call changes nothing. Every activation writes one log line when it opens, succeeds
+(after how long) or expires; each success is observed by the :class:`~noctaya.gateway.history.
+ActivationHistory` that computes Retry-After.
 """
 
 from __future__ import annotations
 
 import asyncio
 import enum
+import logging
 
 from noctaya.gateway import admission as admission_
 from noctaya.gateway import demand as demand_
-from noctaya.gateway import errors, metrics
+from noctaya.gateway import errors, history, metrics
+
+logger = logging.getLogger(__name__)
 
 
 class LeaseState(enum.Enum):
@@ -40,16 +50,20 @@ class Activation:
         demand: demand_.Demand,
         admission: admission_.Admission,
         metrics: metrics.Metrics,
+        history: history.ActivationHistory | None = None,
     ) -> None:
         self.timeout = timeout
         self.grace = grace
         self._demand = demand
         self._admission = admission
         self._metrics = metrics
+        self._history = history
         self._state = LeaseState.CLOSED
         self._opened_at: float | None = None
         self._deadline: float | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._warm_until: float | None = None  # loop time the warm hold ends; None: no hold
+        self._warm_timer: asyncio.TimerHandle | None = None
 
     @property
     def state(self) -> LeaseState:
@@ -60,7 +74,18 @@ class Activation:
         """Loop time at which the lease ends (activation deadline or end of grace); None if closed."""
         return self._deadline
 
-    def ensure_open(self) -> None:
+    @property
+    def warm_until(self) -> float | None:
+        """Loop time at which the warm hold ends; None without one."""
+        return self._warm_until
+
+    def elapsed(self) -> float | None:
+        """How long the activation under way has run; None when none is."""
+        if self._state is not LeaseState.ACTIVATING or self._opened_at is None:
+            return None
+        return asyncio.get_running_loop().time() - self._opened_at
+
+    def ensure_open(self, *, cause: str = "a cold request") -> None:
         """A cold request arrived: open a lease unless one is already waiting for activation."""
         if self._state is LeaseState.ACTIVATING:
             return
@@ -72,7 +97,32 @@ class Activation:
         self._deadline = now + self.timeout
         self._timer = loop.call_at(self._deadline, self._expire)
         self._metrics.activation_started.inc()
-        self._demand.set_lease_open(True)
+        logger.info("activation opened by %s (timeout %gs)", cause, self.timeout)
+        self._sync_demand()
+
+    def warm(self, *, seconds: float, backend_ready: bool) -> float:
+        """Hold demand at 1 or more for ``seconds`` from now (or until a later hold already ends);
+        opens an activation lease if the backend is cold. Returns the hold's end (loop time)."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + seconds
+        if self._warm_until is None or until > self._warm_until:
+            if self._warm_timer is not None:
+                self._warm_timer.cancel()
+            self._warm_until = until
+            self._warm_timer = loop.call_at(until, self._end_warm)
+        if not backend_ready:
+            self.ensure_open(cause="a warm request")
+        self._sync_demand()
+        return self._warm_until
+
+    def _end_warm(self) -> None:
+        self._warm_timer = None
+        self._warm_until = None
+        logger.info("warm hold ended")
+        self._sync_demand()
+
+    def _sync_demand(self) -> None:
+        self._demand.set_lease_open(self._state is not LeaseState.CLOSED or self._warm_until is not None)
 
     def backend_ready(self) -> None:
         """The backend turned Ready: an activating lease succeeds and enters its retry grace."""
@@ -83,28 +133,42 @@ class Activation:
         self._cancel_timer()
         self._metrics.activation_succeeded.inc()
         if self._opened_at is not None:
-            self._metrics.activation_duration.observe(now - self._opened_at)
+            took = now - self._opened_at
+            self._metrics.activation_duration.observe(took)
+            if self._history is not None:
+                self._history.observe(took)
+            logger.info("activation succeeded after %.3fs", took)
         self._state = LeaseState.GRACE
         self._deadline = now + self.grace
         self._timer = loop.call_at(self._deadline, self._close)
 
     def close(self) -> None:
-        """Stop the timer and drop the lease (shutdown)."""
+        """Stop the timers and drop the lease and any warm hold (shutdown)."""
         self._cancel_timer()
+        if self._warm_timer is not None:
+            self._warm_timer.cancel()
+            self._warm_timer = None
+        self._warm_until = None
         self._close()
 
     def _expire(self) -> None:
         self._timer = None
         self._metrics.activation_expired.inc()
+        self._metrics.failures.activation(reason=f"activation_timeout: not ready within {self.timeout:g}s")
         self._close()
-        self._admission.fail_waiting(lambda: errors.activation_timeout(self.timeout))
+        failed = self._admission.fail_waiting(lambda: errors.activation_timeout(self.timeout))
+        logger.warning(
+            "activation expired: the backend was not ready within %gs; %d waiting request(s) ended",
+            self.timeout,
+            failed,
+        )
 
     def _close(self) -> None:
         self._timer = None
         self._state = LeaseState.CLOSED
         self._opened_at = None
         self._deadline = None
-        self._demand.set_lease_open(False)
+        self._sync_demand()
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:

@@ -7,19 +7,30 @@ holds is given back through one call in a ``finally``. Two states decide where a
 - backend ready, nobody queued and in-flight below ``max_in_flight``: it enters at once (warm path,
   one counter increment);
 - backend not ready: it takes one of ``max_queue`` slots (a :class:`Ticket`) and waits until the
-  backend is ready; tickets are granted strictly in arrival order, each grant moving the request from
-  the queue to in-flight in one step.
+  backend is ready; each grant moves one request from the queue to in-flight in one step.
 
-A ticket whose client leaves is removed at once (O(1)); a ticket that was granted but never used
+The queue is shared fairly between tenants (the caller names the tenant of each ticket: the API key,
+a header, or one tenant for all). Grants go round-robin over the tenants that wait, in arrival order
+within one tenant, so a tenant with a thousand queued requests delays another's first one by at most
+one grant per waiting tenant. When every slot is taken, the arrival is compared with the tenant that
+holds the most slots (longest-queue drop): if that tenant holds more than the arrival's tenant, its
+newest ticket is displaced (it ends with ``displaced()``, a 429) and the arrival takes the slot;
+otherwise the arrival itself is refused with :class:`QueueFull`. So a refusal always goes to a tenant
+holding at least as many slots as any other, which is at least its share ``max_queue / tenants``,
+and a tenant under its share always gets a slot. At most ``max_tenants`` tenants are told apart; the
+arrivals of any further tenant share one overflow tenant until one of the others has no ticket left.
+
+A ticket whose client leaves is removed at once (O(1)); a grant is O(1); only a displacement looks
+at every waiting tenant (at most ``max_tenants``). A ticket that was granted but never used
 returns its in-flight slot. Counts are mirrored into :class:`~noctaya.gateway.demand.Demand` on
 every change, from one place (``_publish``), which also wakes :meth:`Admission.wait_idle`. A drain
 cannot follow demand for that: while a lease is open, the last queued request leaving turns
 ``queued=1`` into ``lease=+1`` and demand stays 1.
 
 With ``max_wait`` set, no ticket waits longer than that from its own arrival: it ends with a fresh
-``wait_expired()`` error. Tickets queue in arrival order, so the oldest one always has the earliest
-deadline and one timer (at the head's deadline, moved along as the head expires) covers them all:
-nothing is allocated per waiter beyond its ticket and future.
+``wait_expired()`` error. Every ticket is also kept in one arrival-order index, so the oldest one
+always has the earliest deadline and one timer (at the head's deadline, moved along as the head
+expires) covers them all: nothing is allocated per waiter beyond its ticket and future.
 """
 
 from __future__ import annotations
@@ -31,9 +42,12 @@ from collections.abc import Callable
 
 from noctaya.gateway import demand as demand_
 
+OVERFLOW_TENANT = "\x00overflow"
+"""The tenant of arrivals whose own tenant cannot be tracked (``max_tenants`` already wait)."""
+
 
 class QueueFull(Exception):
-    """All cold-queue slots are taken."""
+    """All cold-queue slots are taken and the arrival's tenant holds at least as many as any other."""
 
 
 class TicketState(enum.Enum):
@@ -45,12 +59,30 @@ class TicketState(enum.Enum):
 class Ticket:
     """One queued request; ``future`` resolves when it is granted an in-flight slot."""
 
-    __slots__ = ("enqueued_at", "future", "state")
+    __slots__ = ("enqueued_at", "future", "state", "tenant")
 
-    def __init__(self, *, future: asyncio.Future[None], enqueued_at: float) -> None:
+    def __init__(self, *, future: asyncio.Future[None], enqueued_at: float, tenant: str) -> None:
         self.future = future
         self.state = TicketState.QUEUED
         self.enqueued_at = enqueued_at
+        self.tenant = tenant
+
+
+_Queue = collections.OrderedDict[int, Ticket]
+
+
+def _by_arrival(queue: _Queue, ticket: Ticket) -> None:
+    """Move ``ticket`` (just added at the end of ``queue``) back to its place by ``enqueued_at``:
+    after every ticket that arrived no later, before every later one. O(tickets ahead of it), which
+    for a request held again is the few that arrived before it and still wait."""
+    ahead = []
+    for key, other in queue.items():
+        if other.enqueued_at > ticket.enqueued_at or other is ticket:
+            break
+        ahead.append(key)
+    queue.move_to_end(id(ticket), last=False)
+    for key in reversed(ahead):
+        queue.move_to_end(key, last=False)
 
 
 class Admission:
@@ -64,13 +96,22 @@ class Admission:
         demand: demand_.Demand,
         max_wait: float | None = None,
         wait_expired: Callable[[], BaseException] = TimeoutError,
+        max_tenants: int = 64,
+        displaced: Callable[[], BaseException] = QueueFull,
     ) -> None:
+        if max_tenants < 1:
+            raise ValueError("max_tenants must be at least 1")
         self.max_queue = max_queue
         self.max_in_flight = max_in_flight
         self.max_wait = max_wait
+        self.max_tenants = max_tenants
         self._wait_expired = wait_expired
+        self._displaced = displaced
         self._demand = demand
-        self._queue: collections.OrderedDict[int, Ticket] = collections.OrderedDict()
+        self._queue: _Queue = collections.OrderedDict()  # every queued ticket, in arrival order
+        # tenant -> its queued tickets in arrival order; the dict's order is the round-robin ring
+        # (the tenant granted next first); a tenant with no ticket left is dropped at once
+        self._tenants: dict[str, _Queue] = {}
         self._in_flight = 0
         self._ready = False
         self._expiry: asyncio.TimerHandle | None = None  # at the oldest ticket's deadline
@@ -92,6 +133,15 @@ class Admission:
     @property
     def idle(self) -> bool:
         return not self._queue and self._in_flight == 0
+
+    @property
+    def tenants(self) -> int:
+        """Tenants with at least one queued ticket (at most ``max_tenants``, plus the overflow tenant)."""
+        return len(self._tenants)
+
+    def queued_by_tenant(self) -> dict[str, int]:
+        """Queued tickets per waiting tenant (for diagnostics; O(tenants))."""
+        return {tenant: len(queue) for tenant, queue in self._tenants.items()}
 
     async def wait_idle(self) -> None:
         """Return once nothing is queued or in flight."""
@@ -119,35 +169,45 @@ class Admission:
         """Give back an in-flight slot (exactly once per successful ``try_enter`` or grant)."""
         self._in_flight -= 1
         if self._queue and self._ready:
-            self._dispatch()  # hands the slot to the oldest waiter; publishes
+            self._dispatch()  # hands the slot to the next tenant's oldest waiter; publishes
         else:
             self._publish()
 
     # ------------------------------------------------------------------ cold path
-    def enqueue(self, *, arrived_at: float | None = None) -> Ticket:
-        """Take a queue slot or raise :class:`QueueFull`.
+    def enqueue(self, *, tenant: str = "", arrived_at: float | None = None) -> Ticket:
+        """Take a queue slot for ``tenant`` or raise :class:`QueueFull` (see the module docstring).
 
         ``arrived_at`` (loop time): a request held again after its forward found the backend gone
-        (nothing reached it). It keeps its place by arrival, ahead of every later arrival, and its
-        wait stays bounded from that arrival."""
+        (nothing reached it). It keeps its place by arrival, both in its tenant's queue and in the
+        arrival index, ahead of every later arrival; its wait stays bounded from that arrival. A
+        tenant that has no other ticket waiting takes the head of the round-robin ring: its turn
+        was already given once and lost through no fault of its own."""
+        tenants = self._tenants
+        if tenant not in tenants and len(tenants) >= self.max_tenants:
+            tenant = OVERFLOW_TENANT
+        own = tenants.get(tenant)
         if len(self._queue) >= self.max_queue:
-            raise QueueFull
+            self._displace_for(len(own) if own is not None else 0)  # raises QueueFull when fair
+            own = tenants.get(tenant)  # displacing may have dropped the last ticket of a tenant
+            if own is None and len(tenants) >= self.max_tenants:
+                tenant = OVERFLOW_TENANT
+                own = tenants.get(tenant)
         loop = asyncio.get_running_loop()
         ticket = Ticket(
-            future=loop.create_future(), enqueued_at=loop.time() if arrived_at is None else arrived_at
+            future=loop.create_future(),
+            enqueued_at=loop.time() if arrived_at is None else arrived_at,
+            tenant=tenant,
         )
-        queue = self._queue
-        queue[id(ticket)] = ticket
+        key = id(ticket)
+        self._queue[key] = ticket
+        if own is None:
+            own = tenants[tenant] = collections.OrderedDict()  # joins the ring at its end
+            if arrived_at is not None:
+                self._ring_to_front(tenant)
+        own[key] = ticket
         if arrived_at is not None:
-            # the few tickets that arrived earlier still (held again too) stay ahead of it
-            ahead = []
-            for key, other in queue.items():
-                if other.enqueued_at > arrived_at or other is ticket:
-                    break
-                ahead.append(key)
-            queue.move_to_end(id(ticket), last=False)
-            for key in reversed(ahead):
-                queue.move_to_end(key, last=False)
+            _by_arrival(self._queue, ticket)
+            _by_arrival(own, ticket)
         self._publish()
         if self.max_wait is not None:
             deadline = ticket.enqueued_at + self.max_wait
@@ -160,11 +220,35 @@ class Admission:
             self._dispatch()
         return ticket
 
+    def _ring_to_front(self, tenant: str) -> None:
+        """Make ``tenant`` the next one granted (O(tenants), only for a ticket held again)."""
+        tenants = self._tenants
+        own = tenants.pop(tenant)
+        rest = list(tenants.items())
+        tenants.clear()
+        tenants[tenant] = own
+        tenants.update(rest)
+
+    def _displace_for(self, held: int) -> None:
+        """The queue is full and the arrival's tenant holds ``held`` slots: displace the newest ticket
+        of the tenant holding the most, if that is more than ``held``; else raise QueueFull."""
+        longest: _Queue | None = None
+        for queue in self._tenants.values():
+            if longest is None or len(queue) > len(longest):
+                longest = queue
+        if longest is None or len(longest) <= held:
+            raise QueueFull
+        _, ticket = longest.popitem(last=True)
+        self._forget(ticket)
+        ticket.state = TicketState.DONE
+        if not ticket.future.done():
+            ticket.future.set_exception(self._displaced())
+
     def leave(self, ticket: Ticket) -> None:
         """The request is over (served, failed or its client left): free what the ticket holds."""
         if ticket.state is TicketState.QUEUED:
             ticket.state = TicketState.DONE
-            del self._queue[id(ticket)]
+            self._unqueue(ticket)
             if not ticket.future.done():
                 ticket.future.cancel()
             self._publish()
@@ -180,6 +264,7 @@ class Admission:
     def fail_waiting(self, make_error: Callable[[], BaseException]) -> int:
         """End every queued ticket with a fresh ``make_error()`` (activation timeout, drain)."""
         failed = 0
+        self._tenants.clear()
         while self._queue:
             _, ticket = self._queue.popitem(last=False)
             ticket.state = TicketState.DONE
@@ -189,9 +274,35 @@ class Admission:
         self._publish()
         return failed
 
+    def _unqueue(self, ticket: Ticket) -> None:
+        """Remove a queued ticket from both indexes (O(1))."""
+        key = id(ticket)
+        del self._queue[key]
+        own = self._tenants[ticket.tenant]
+        del own[key]
+        if not own:
+            del self._tenants[ticket.tenant]
+
+    def _forget(self, ticket: Ticket) -> None:
+        """Remove from the arrival index a ticket already taken out of its tenant's queue."""
+        del self._queue[id(ticket)]
+        if not self._tenants[ticket.tenant]:
+            del self._tenants[ticket.tenant]
+
+    def _next_ticket(self) -> Ticket:
+        """The oldest ticket of the tenant whose turn it is; that tenant moves to the ring's end."""
+        tenants = self._tenants
+        tenant = next(iter(tenants))
+        own = tenants.pop(tenant)
+        _, ticket = own.popitem(last=False)
+        if own:
+            tenants[tenant] = own  # back of the ring
+        del self._queue[id(ticket)]
+        return ticket
+
     def _dispatch(self) -> None:
         while self._queue and self._in_flight < self.max_in_flight:
-            _, ticket = self._queue.popitem(last=False)
+            ticket = self._next_ticket()
             if ticket.future.done():  # its waiter was cancelled (client gone) and has yet to leave
                 ticket.state = TicketState.DONE
                 continue
@@ -223,7 +334,7 @@ class Admission:
             if deadline > now:
                 self._expiry = loop.call_at(deadline, self._expire_overdue)
                 break
-            queue.popitem(last=False)
+            self._unqueue(ticket)
             ticket.state = TicketState.DONE
             if not ticket.future.done():
                 ticket.future.set_exception(self._wait_expired())

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -36,6 +38,7 @@ from aiohttp import web
 from noctaya.contract import demand as demand_mod
 from noctaya.contract import gateway as config
 from noctaya.gateway import (
+    accesslog,
     activation,
     admission,
     auth,
@@ -43,6 +46,7 @@ from noctaya.gateway import (
     draining,
     errors,
     heartbeat,
+    history,
     keys,
     metrics,
     proxy,
@@ -51,6 +55,8 @@ from noctaya.gateway import (
     websocket,
 )
 from noctaya.serving import connections
+
+logger = logging.getLogger(__name__)
 
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 """What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
@@ -87,7 +93,22 @@ def make_app(
     app = web.Application(client_max_size=config.max_body_bytes)
     the_connections = connections.ConnectionTable(limits=connection_limits(config))
     the_demand = demand.Demand()
-    the_metrics = metrics.Metrics(max_queue=config.max_queue, max_in_flight=config.max_in_flight)
+    the_metrics = metrics.Metrics(
+        max_queue=config.max_queue, max_in_flight=config.max_in_flight, max_tenants=config.max_tenants
+    )
+    the_metrics.bounds(
+        access_log_max_per_second=config.access_log_max_per_second,
+        activation_samples=config.activation_samples,
+        retry_after_min=config.retry_after_min,
+        retry_after_max=config.retry_after_max,
+        max_warm_duration=config.max_warm_duration,
+    )
+    the_history = history.ActivationHistory(
+        samples=config.activation_samples,
+        floor=config.retry_after_min,
+        cap=config.retry_after_max,
+        fallback=config.retry_after,
+    )
     the_admission = admission.Admission(
         max_queue=config.max_queue,
         max_in_flight=config.max_in_flight,
@@ -96,6 +117,9 @@ def make_app(
         # backend that went cold again, still ends activation_timeout after its own arrival
         max_wait=config.activation_timeout,
         wait_expired=lambda: errors.activation_timeout(config.activation_timeout),
+        max_tenants=config.max_tenants,
+        # a newcomer under its share takes the slot of the newest request of the tenant holding most
+        displaced=lambda: errors.queue_full(the_history.retry_after(elapsed=the_activation.elapsed())),
     )
     the_activation = activation.Activation(
         timeout=config.activation_timeout,
@@ -103,6 +127,7 @@ def make_app(
         demand=the_demand,
         admission=the_admission,
         metrics=the_metrics,
+        history=the_history,
     )
 
     def on_readiness(ready: bool) -> None:
@@ -134,7 +159,9 @@ def make_app(
     the_drain = draining.Drain(admission=the_admission, timeout=config.drain_timeout)
     the_budget = admission.ByteBudget(
         limit=config.max_queued_body_bytes,
-        refusal=lambda: errors.queue_bytes_full(config.max_queued_body_bytes, config.retry_after),
+        refusal=lambda: errors.queue_bytes_full(
+            config.max_queued_body_bytes, the_history.retry_after(elapsed=the_activation.elapsed())
+        ),
     )
     the_metrics.bind(
         queued=lambda: the_admission.queued,
@@ -146,6 +173,9 @@ def make_app(
         draining=lambda: float(the_drain.draining),
         lease_open=lambda: float(the_demand.lease_open),
         connections=the_connections,
+        tenants=lambda: the_admission.tenants,
+        warm_hold=lambda: float(the_activation.warm_until is not None),
+        retry_after=lambda: the_history.retry_after(elapsed=the_activation.elapsed()),
     )
     app[keys.CONFIG] = config
     app[keys.DEMAND] = the_demand
@@ -159,6 +189,7 @@ def make_app(
     app[keys.CONNECTIONS] = the_connections
     app[keys.DRAIN] = the_drain
     app[keys.METRICS] = the_metrics
+    app[keys.HISTORY] = the_history
 
     upstream = proxy.Upstream(
         base_url=config.backend_url,
@@ -171,7 +202,7 @@ def make_app(
     app[UPSTREAM] = upstream
     sockets = websocket.Sockets(
         max_open=config.websocket_max_open,
-        retry_after=config.retry_after,
+        retry_after=lambda: the_history.retry_after(elapsed=the_activation.elapsed()),
         max_message_bytes=config.websocket_max_message_bytes,
         idle_timeout=config.websocket_idle_timeout,
         forward_authorization=config.forward_authorization,
@@ -192,6 +223,12 @@ def make_app(
         heartbeat=app[HEARTBEAT],
         sockets=sockets,
         budget=the_budget,
+        history=the_history,
+        access=accesslog.AccessLog(
+            mode=config.access_log,
+            max_per_second=config.access_log_max_per_second,
+            on_drop=the_metrics.access_log_dropped.inc,
+        ),
     )
     routing.setup_routes(app, handler=handler)
     app.cleanup_ctx.append(_backend_context)
@@ -253,6 +290,7 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
         connector=aiohttp.TCPConnector(limit=2, force_close=True),
         cookie_jar=aiohttp.DummyCookieJar(),
     )
+    _warm_until(app)
     tasks = (
         asyncio.create_task(app[keys.READINESS].run(session), name="noctaya-gateway-readiness"),
         asyncio.create_task(app[HEARTBEAT].run(), name="noctaya-gateway-heartbeat"),
@@ -269,3 +307,21 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
         app[keys.ACTIVATION].close()
         app[keys.ADMISSION].close()
         await session.close()
+
+
+def _warm_until(app: web.Application) -> None:
+    """``warmUntil`` (the LLMService's warm-until annotation): a warm hold from the start, bounded by
+    ``maxWarmDuration``; one in the past holds nothing."""
+    settings = app[keys.CONFIG]
+    if settings.warm_until is None:
+        return
+    seconds = config.parse_time(settings.warm_until) - time.time()
+    if seconds <= 0:
+        logger.info("warmUntil %s has passed: no warm hold", settings.warm_until)
+        return
+    held = min(seconds, settings.max_warm_duration)
+    app[keys.ACTIVATION].warm(seconds=held, backend_ready=app[keys.READINESS].ready)
+    app[keys.METRICS].warm_requests.inc()
+    logger.info(
+        "warm hold until %s: %gs (maxWarmDuration %gs)", settings.warm_until, held, settings.max_warm_duration
+    )

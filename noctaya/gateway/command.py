@@ -66,7 +66,7 @@ def _help(field: pydantic.fields.FieldInfo) -> str:
     text = field.description or f"config field {field.alias}"
     default = field.default
     if field.is_required():
-        return f"{text} (required)"
+        return f"{text} (no default: required)"
     if default is None:
         return f"{text} (default: unset)"
     if isinstance(default, float):
@@ -79,8 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
         prog="noctaya gateway",
         description="Run the OpenAI-compatible gateway in front of one model backend.",
     )
-    parser.add_argument("--config", metavar="FILE", help="YAML or JSON config file (flags override it)")
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument(
+        "--config", metavar="FILE", help="YAML or JSON config file; flags override it (default: none)"
+    )
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="log level (default: %(default)s)",
+    )
     for name, field in config_.GatewayConfig.model_fields.items():
         if name in _SECTIONS:
             continue
@@ -107,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
                 dest=f"field:{section}.{field.alias}",
                 help=f"{section}: {_help(field)}",
             )
-    parser.add_argument("--no-scaler", action="store_true", help="run no co-located scaler (scaler: null)")
+    parser.add_argument(
+        "--no-scaler", action="store_true", help="run no co-located scaler (scaler: null; default: run one)"
+    )
     return parser
 
 
@@ -161,7 +170,10 @@ async def serve(
     try:
         listen = config.listen_address
         site = web.TCPSite(runner, listen.bind_host, listen.port, backlog=4096, reuse_address=True)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot listen on {config.listen}: {exc.strerror or exc}") from None
         bound = ", ".join(f"http://{a[0]}:{a[1]}" for a in runner.addresses if isinstance(a, tuple))
         logger.info(
             "gateway listening on %s, backend %s (%s mode)", bound, config.backend_url, config.cold_start_mode

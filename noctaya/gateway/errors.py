@@ -28,6 +28,7 @@ class Reason(enum.StrEnum):
     INVALID_ENCODING = "invalid_encoding"
     MALFORMED = "malformed_request"
     EXPECTATION_FAILED = "expectation_failed"
+    INVALID_WARM_REQUEST = "invalid_warm_request"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     TOO_LARGE = "too_large"
@@ -57,6 +58,7 @@ SPECS: Mapping[Reason, Spec] = {
     Reason.INVALID_ENCODING: Spec(400, "invalid_request_error", "invalid_content_encoding"),
     Reason.MALFORMED: Spec(400, "invalid_request_error", "malformed_request"),
     Reason.EXPECTATION_FAILED: Spec(417, "invalid_request_error", "expectation_failed"),
+    Reason.INVALID_WARM_REQUEST: Spec(400, "invalid_request_error", "invalid_warm_request"),
     Reason.NOT_FOUND: Spec(404, "invalid_request_error", "not_found"),
     Reason.METHOD_NOT_ALLOWED: Spec(405, "invalid_request_error", "method_not_allowed"),
     Reason.TOO_LARGE: Spec(413, "invalid_request_error", "request_too_large"),
@@ -175,16 +177,20 @@ def malformed(detail: str) -> GatewayError:
 def not_found(path: str) -> GatewayError:
     return GatewayError(
         reason=Reason.NOT_FOUND,
-        message=f"no gateway route {path} (its own: /healthz, /metrics, /noctaya/queue)",
+        message=f"no gateway route {path} (its own: /healthz, /metrics, /noctaya/queue, /noctaya/warm)",
     )
 
 
-def method_not_allowed(method: str, path: str) -> GatewayError:
+def method_not_allowed(method: str, path: str, *, allow: str = "GET, HEAD") -> GatewayError:
     return GatewayError(
         reason=Reason.METHOD_NOT_ALLOWED,
         message=f"{method} is not allowed on the gateway's own route {path}",
-        headers={"Allow": "GET, HEAD"},
+        headers={"Allow": allow},
     )
+
+
+def invalid_warm(detail: str) -> GatewayError:
+    return GatewayError(reason=Reason.INVALID_WARM_REQUEST, message=detail)
 
 
 def expectation_failed() -> GatewayError:

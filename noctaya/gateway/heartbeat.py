@@ -23,12 +23,13 @@ from aiohttp import web
 logger = logging.getLogger(__name__)
 
 KEEPALIVE = b": keepalive\n\n"
-"""An SSE comment: clients ignore it, every hop sees bytes flowing."""
+"""An SSE comment: clients ignore it, every hop sees bytes flowing. A held stream's comments also say
+how long it has waited (``: keepalive 12.5s``)."""
 SLOTS = 10
 """The interval is cut into this many ticks; a stream is written on one tick per interval."""
 
-Registry = dict[web.StreamResponse, web.RequestHandler]
-"""Held response -> its request's protocol (for the write-paused state)."""
+Registry = dict[web.StreamResponse, tuple[web.RequestHandler, float]]
+"""Held response -> its request's protocol (for the write-paused state) and loop time it arrived."""
 
 
 class Heartbeat:
@@ -49,10 +50,11 @@ class Heartbeat:
     def held(self) -> int:
         return sum(len(slot) for slot in self._slots)
 
-    def hold(self, response: web.StreamResponse, *, request: web.BaseRequest) -> None:
-        """Send ``response`` a heartbeat every interval until :meth:`release`."""
+    def hold(self, response: web.StreamResponse, *, request: web.BaseRequest, since: float) -> None:
+        """Send ``response`` a heartbeat every interval until :meth:`release`; each says how long it
+        has been since ``since`` (loop time: the request's arrival)."""
         # the slot written last: its next turn is one interval after that write
-        self._slots[self._next - 1][response] = request.protocol
+        self._slots[self._next - 1][response] = (request.protocol, since)
 
     def release(self, response: web.StreamResponse) -> None:
         """Stop heartbeats on ``response`` (its request was granted, failed or left); idempotent."""
@@ -87,13 +89,14 @@ class Heartbeat:
 
 async def _write(held: Registry) -> int:
     written = 0
-    for response, protocol in list(held.items()):
+    now = asyncio.get_running_loop().time()
+    for response, (protocol, since) in list(held.items()):
         if protocol.writing_paused or response not in held:
             continue
         try:
             # Completes without suspending: the transport is not paused, so aiohttp's drain (every
             # 64 KiB written) returns at once.
-            await response.write(KEEPALIVE)
+            await response.write(b": keepalive %.1fs\n\n" % (now - since))
         except (ConnectionError, RuntimeError):  # the client is gone; its handler is being cancelled
             held.pop(response, None)
         except Exception:  # one broken stream must not stop the heartbeats of all the others

@@ -10,7 +10,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from noctaya.contract import gateway as config
-from noctaya.gateway import activation, admission, auth, demand, draining, metrics, readiness
+from noctaya.gateway import activation, admission, auth, demand, draining, history, metrics, readiness
 from noctaya.serving import connections
 
 CONFIG = web.AppKey("noctaya.gateway.config", config.GatewayConfig)
@@ -21,4 +21,5 @@ READINESS = web.AppKey("noctaya.gateway.readiness", readiness.Readiness)
 AUTH = web.AppKey("noctaya.gateway.auth", auth.KeyFile)
 DRAIN = web.AppKey("noctaya.gateway.drain", draining.Drain)
 METRICS = web.AppKey("noctaya.gateway.metrics", metrics.Metrics)
+HISTORY = web.AppKey("noctaya.gateway.history", history.ActivationHistory)
 CONNECTIONS = web.AppKey("noctaya.gateway.connections", connections.ConnectionTable)

@@ -47,11 +47,44 @@ def route_label(path: str) -> str:
     return "other"
 
 
+class Failures:
+    """How many requests and activations failed and the last reason of each, for ``/noctaya/queue``
+    (and so the view of ``noctaya dev``): a request failed when it was answered 429 or 5xx (a client
+    that leaves or sends a bad request is not a failure of the gateway); an activation failed when it
+    hit the activation timeout. The counters of the registry count the same events."""
+
+    __slots__ = ("activations", "last_activation", "last_request", "requests")
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.activations = 0
+        self.last_request: str | None = None
+        self.last_activation: str | None = None
+
+    def request(self, *, status: int, reason: str | None) -> None:
+        if status == 429 or status >= 500:
+            self.requests += 1
+            self.last_request = reason or f"HTTP {status}"
+
+    def activation(self, *, reason: str) -> None:
+        self.activations += 1
+        self.last_activation = reason
+
+    def document(self) -> dict[str, object]:
+        return {
+            "requests": self.requests,
+            "lastRequestReason": self.last_request,
+            "activations": self.activations,
+            "lastActivationReason": self.last_activation,
+        }
+
+
 class Metrics:
     """All collectors of one gateway app."""
 
-    def __init__(self, *, max_queue: int, max_in_flight: int) -> None:
+    def __init__(self, *, max_queue: int, max_in_flight: int, max_tenants: int = 64) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        self.failures = Failures()
         r = self.registry
         self.requests = Counter(
             f"{PREFIX}requests",
@@ -136,6 +169,51 @@ class Metrics:
             "Connections closed at once because a connection bound was reached",
             registry=r,
         )
+        Gauge(f"{PREFIX}max_tenants", "Configured tenants told apart in the cold queue", registry=r).set(
+            max_tenants
+        )
+        self.queue_tenants = Gauge(
+            f"{PREFIX}queue_tenants", "Tenants holding at least one cold-queue slot", registry=r
+        )
+        self.warm_requests = Counter(
+            f"{PREFIX}warm_requests", "Warm holds asked for (POST /noctaya/warm and warmUntil)", registry=r
+        )
+        self.warm_hold = Gauge(
+            f"{PREFIX}warm_hold", "1 while a warm hold keeps demand up without a request", registry=r
+        )
+        self.access_log_dropped = Counter(
+            f"{PREFIX}access_log_dropped", "Access log lines dropped over accessLogMaxPerSecond", registry=r
+        )
+        self.retry_after = Gauge(
+            f"{PREFIX}retry_after_seconds",
+            "Retry-After a cold request refused now is given (measured activation time, floored and capped)",
+            registry=r,
+        )
+        self.max_access_log_per_second = Gauge(
+            f"{PREFIX}access_log_max_per_second",
+            "Configured access log lines written in any one second (accessLogMaxPerSecond)",
+            registry=r,
+        )
+        self.activation_samples_max = Gauge(
+            f"{PREFIX}activation_samples_max",
+            "Configured activation durations kept to compute Retry-After (activationSamples)",
+            registry=r,
+        )
+        self.retry_after_min = Gauge(
+            f"{PREFIX}retry_after_min_seconds",
+            "Configured floor of the measured Retry-After (retryAfterMin)",
+            registry=r,
+        )
+        self.retry_after_max = Gauge(
+            f"{PREFIX}retry_after_max_seconds",
+            "Configured cap of the measured Retry-After (retryAfterMax)",
+            registry=r,
+        )
+        self.max_warm_duration = Gauge(
+            f"{PREFIX}max_warm_duration_seconds",
+            "Configured longest warm hold (maxWarmDuration)",
+            registry=r,
+        )
         self._request_children: dict[tuple[str, int], Counter] = {}
         for route in ROUTES:  # the common outcome exists from the start; other codes as they happen
             self.request(route, 200, count=0)
@@ -159,6 +237,9 @@ class Metrics:
         draining: Callable[[], float],
         lease_open: Callable[[], float],
         connections: connections_.ConnectionTable,
+        tenants: Callable[[], float] = lambda: 0.0,
+        warm_hold: Callable[[], float] = lambda: 0.0,
+        retry_after: Callable[[], float] = lambda: 0.0,
     ) -> None:
         """Read the state gauges from the live objects at scrape time."""
         self.pending.set_function(queued)
@@ -176,6 +257,25 @@ class Metrics:
         connections.on_malformed = lambda code: self.rejected(
             errors.Reason.INVALID_ENCODING if code == "invalid_content_encoding" else errors.Reason.MALFORMED
         )
+        self.queue_tenants.set_function(tenants)
+        self.warm_hold.set_function(warm_hold)
+        self.retry_after.set_function(retry_after)
+
+    def bounds(
+        self,
+        *,
+        access_log_max_per_second: int,
+        activation_samples: int,
+        retry_after_min: float,
+        retry_after_max: float,
+        max_warm_duration: float,
+    ) -> None:
+        """Export the configured bounds of the cold path beside the values they bound."""
+        self.max_access_log_per_second.set(access_log_max_per_second)
+        self.activation_samples_max.set(activation_samples)
+        self.retry_after_min.set(retry_after_min)
+        self.retry_after_max.set(retry_after_max)
+        self.max_warm_duration.set(max_warm_duration)
 
     def request(self, route: str, code: int, count: int = 1) -> None:
         child = self._request_children.get((route, code))

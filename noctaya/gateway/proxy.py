@@ -56,6 +56,8 @@ SMALL_BODY_BYTES = 256 * 1024
 #: what aiohttp's server inflates on its own (``auto_decompress``); any other encoding it refuses
 DECODED_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd"})
 MAX_ERROR_BODY = 64 * 1024
+COLD_START_HEADER = "Noctaya-Cold-Start"
+"""On an answer to a request that waited for a cold start: the seconds it waited."""
 SSE_HEADERS = {"Content-Type": SSE_TYPE, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
@@ -282,9 +284,11 @@ class Upstream:
         *,
         body: bytes | None,
         sse: web.StreamResponse | None,
+        cold_start: float | None = None,
         sent: Callable[[], None] | None = None,
     ) -> web.StreamResponse:
-        """Send ``request`` to the backend and relay the answer; ``sse`` = SSE headers already sent."""
+        """Send ``request`` to the backend and relay the answer; ``sse`` = SSE headers already sent;
+        ``cold_start`` = seconds the request waited for a cold start (``Noctaya-Cold-Start``)."""
         headers = request_headers(request, forward_authorization=self.forward_authorization)
         data: bytes | AsyncIterator[bytes] | None
         if body is not None:
@@ -335,8 +339,10 @@ class Upstream:
             sent()
         try:
             if sse is not None:
+                if cold_start is not None:
+                    await _try_write(sse, b": cold start %.3fs\n\n" % cold_start)
                 return await self._relay_into_sse(upstream, sse)
-            return await self._relay(request, upstream)
+            return await self._relay(request, upstream, cold_start=cold_start)
         finally:
             upstream.release()
 
@@ -365,8 +371,12 @@ class Upstream:
             request.method, target, headers=headers, data=data, allow_redirects=False
         )
 
-    async def _relay(self, request: web.Request, upstream: aiohttp.ClientResponse) -> web.StreamResponse:
+    async def _relay(
+        self, request: web.Request, upstream: aiohttp.ClientResponse, *, cold_start: float | None
+    ) -> web.StreamResponse:
         headers = response_headers(upstream)
+        if cold_start is not None:
+            headers[COLD_START_HEADER] = f"{cold_start:.3f}"
         content = upstream.content
         if content.is_eof() and request.method != "HEAD":
             # The whole body arrived with the headers (typical of small answers): nothing to wait

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 
 import aiohttp
 from aiohttp import web
@@ -55,10 +56,10 @@ class Sockets:
         max_message_bytes: int,
         idle_timeout: float,
         forward_authorization: bool,
-        retry_after: float,
+        retry_after: Callable[[], float],
     ) -> None:
         self.max_open = max_open
-        self.retry_after = retry_after
+        self.retry_after = retry_after  # the measured Retry-After now (``history``)
         self._taken = 0  # open or opening: what ``max_open`` bounds
         self.max_message_bytes = max_message_bytes
         self.idle_timeout = idle_timeout
@@ -88,7 +89,7 @@ class Sockets:
     ) -> web.WebSocketResponse:
         """Connect to the backend, answer the client's handshake, relay until either side closes."""
         if self._taken >= self.max_open:
-            raise errors.websockets_full(self.max_open, self.retry_after)
+            raise errors.websockets_full(self.max_open, self.retry_after())
         self._taken += 1
         try:
             return await self._relay(request, session=session, base_url=base_url)

@@ -16,6 +16,7 @@ Modules, from the outside in:
 - ``rendering`` — ``LLMServiceChart`` synthesis on one thread, cached per service;
 - ``applying`` — server-side apply, hash-skip, create-once, prune, write fencing;
 - ``health`` / ``status`` — pure derivation of health, conditions, phase and transitions;
+- ``schedules`` — ``status.nextWarmWindow`` from the schedules, and when to recompute it;
 - ``events``, ``metrics``, ``probing`` — Kubernetes Events, Prometheus metrics, ``/healthz``;
 - ``apiclient`` — REST paths of the managed kinds over ``kubernetes_asyncio``; ``settings`` — flags/env.
 

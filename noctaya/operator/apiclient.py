@@ -22,7 +22,11 @@ import aiohttp
 from kubernetes_asyncio import client as k8s_client
 from kubernetes_asyncio.client import exceptions as k8s_exceptions
 
+from noctaya import __version__
+
 Body = dict[str, Any]
+#: sent with every request, so audit logs and API Priority and Fairness can tell the operator apart
+USER_AGENT: Final = f"noctaya-operator/{__version__}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,6 +119,7 @@ class Client:
 
     def __init__(self, *, api: k8s_client.ApiClient, request_timeout: float = 30.0) -> None:
         self._api = api
+        self._api.user_agent = USER_AGENT
         self._timeout = request_timeout
 
     @property

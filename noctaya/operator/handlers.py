@@ -7,9 +7,10 @@ and every handler here is a few lines: record the body in the
 so a burst of Pod events costs one reconcile per service, and no reconcile ever runs twice at once for
 the same service.
 
-What marks an LLMService: its own creation, spec change (generation), resume after a restart, or
-deletion; a change of any object labelled with its name (Deployments, Pods, Jobs, ScaledObjects and the
-other owned kinds); a change of an InferenceRuntime it names, selects by vendor, or resolved to before
+What marks an LLMService: its own creation, spec change (generation), a change of its warm-until
+annotation (which renders into the gateways' config), resume after a restart, or deletion; a change
+of any object labelled with its name (Deployments, Pods, Jobs, ScaledObjects and the other owned
+kinds); a change of an InferenceRuntime it names, selects by vendor, or resolved to before
 (kopf index ``llmservices_by_runtime``); the KEDA ScaledObject CRD appearing or disappearing.
 
 A fresh :class:`kopf.OperatorRegistry` is made per operator instance (:func:`make_registry`), and the
@@ -26,6 +27,7 @@ from typing import Any, Final
 import kopf
 from kopf._cogs.structs import references  # Selector: the public key type of label_selectors
 
+from noctaya.api import llmservice
 from noctaya.api import meta as api_meta
 from noctaya.operator import inventory as inventory_
 from noctaya.operator import queueing, reconciliation
@@ -83,6 +85,11 @@ def runtime_keys(spec: Mapping[str, Any], status: Mapping[str, Any]) -> set[tupl
     return keys
 
 
+def _warm_until(meta: Mapping[str, Any]) -> object:
+    annotations = meta.get("annotations")
+    return annotations.get(llmservice.WARM_UNTIL_ANNOTATION) if isinstance(annotations, Mapping) else None
+
+
 def make_registry() -> kopf.OperatorRegistry:
     registry = kopf.OperatorRegistry()
 
@@ -118,6 +125,7 @@ def make_registry() -> kopf.OperatorRegistry:
             or bmeta.get("generation") != meta.get("generation")
             or bmeta.get("uid") != meta.get("uid")
             or bool(meta.get("deletionTimestamp"))
+            or _warm_until(bmeta) != _warm_until(meta)  # an annotation: no new generation
         ):
             ctx.queue.add(key)
 

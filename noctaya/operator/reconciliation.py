@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import datetime
 import logging
 import secrets
 import time
@@ -45,6 +46,7 @@ from noctaya.operator import (
     health,
     metrics,
     rendering,
+    schedules,
     status,
 )
 from noctaya.operator import (
@@ -253,9 +255,13 @@ class Reconciler:
         for obj in report.live.values():
             self._inv.put_owned(obj)
         self._count(report)
-        return applied_outcome(
-            outcome, report, self._inv.find(key, KEDA_GROUP_VERSION, "ScaledObject", ident.scaled_object)
-        ), None
+        warm, recheck = schedules.next_warm_window(
+            service.spec.scaling.schedules, now=datetime.datetime.now(datetime.UTC)
+        )
+        outcome = dataclasses.replace(outcome, warm_window=warm)
+        scaled_object = self._inv.find(key, KEDA_GROUP_VERSION, "ScaledObject", ident.scaled_object)
+        # the window opens or closes at ``recheck``: the status moves on time
+        return applied_outcome(outcome, report, scaled_object), recheck
 
     def _parse_service(self, key: inventory_.ServiceKey, body: Mapping[str, Any]) -> llmservice.LLMService:
         """The parsed LLMService, parsed once per resourceVersion."""
@@ -327,7 +333,12 @@ class Reconciler:
                 self._metrics.objects.labels(action=action).inc(n)
 
     async def _report(
-        self, key: inventory_.ServiceKey, body: Mapping[str, Any], *, generation: int, outcome: status.Outcome
+        self,
+        key: inventory_.ServiceKey,
+        body: Mapping[str, Any],
+        *,
+        generation: int,
+        outcome: status.Outcome,
     ) -> None:
         ident = naming.ServiceIdentity(name=key[1], namespace=key[0])
         observed = health.assess(
@@ -345,7 +356,12 @@ class Reconciler:
         ):
             activation = observed.activation
         new = status.compose(
-            previous=previous, generation=generation, health=observed, outcome=outcome, activation=activation
+            previous=previous,
+            generation=generation,
+            health=observed,
+            outcome=outcome,
+            activation=activation,
+            warm_window=outcome.warm_window,
         )
         if status.same_status(previous, new):
             return

@@ -108,7 +108,10 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NS",
         help="watch this namespace (repeatable, or comma-separated); default: all namespaces",
     )
-    p.add_argument("--gateway-image", help="image of the gateway and aggregate scaler containers")
+    p.add_argument(
+        "--gateway-image",
+        help=f"image of gateways and aggregate scalers (default {OperatorSettings.gateway_image})",
+    )
     p.add_argument(
         "--default-gateway-replicas",
         type=int,
@@ -120,15 +123,29 @@ def _parser() -> argparse.ArgumentParser:
         "--lease-namespace", help="namespace of the Lease (default: the pod's namespace, else noctaya-system)"
     )
     p.add_argument("--identity", help="this replica's identity in the Lease (default: hostname)")
-    p.add_argument("--lease-duration", type=float, help="seconds (default 15)")
-    p.add_argument("--lease-renew-deadline", type=float, dest="renew_deadline", help="seconds (default 10)")
-    p.add_argument("--lease-retry-period", type=float, dest="retry_period", help="seconds (default 2)")
+    p.add_argument(
+        "--lease-duration",
+        type=float,
+        help="a standby takes over this long after the last renewal, in seconds (default 15)",
+    )
+    p.add_argument(
+        "--lease-renew-deadline",
+        type=float,
+        dest="renew_deadline",
+        help="the leader steps down after failing to renew this long, in seconds (default 10)",
+    )
+    p.add_argument(
+        "--lease-retry-period",
+        type=float,
+        dest="retry_period",
+        help="interval of renewals and acquisition attempts, in seconds (default 2)",
+    )
     p.add_argument(
         "--no-leader-election",
         action="store_false",
         dest="leader_election",
         default=None,
-        help="reconcile without a Lease (one replica only)",
+        help="reconcile without a Lease, one replica only (default: leader election on)",
     )
     p.add_argument("--workers", type=int, help="concurrent reconciles (default 4)")
     p.add_argument("--request-timeout", type=float, help="seconds per Kubernetes API request (default 30)")
@@ -142,10 +159,14 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds between checks for the KEDA CRD while a service waits for it (default 30)",
     )
     p.add_argument("--health-listen", help="[host]:port of /healthz and /metrics (default :8081; '' off)")
-    p.add_argument("--log-format", choices=["text", "json"])
-    p.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    p.add_argument("--log-format", choices=["text", "json"], help="log line format (default text)")
+    p.add_argument(
+        "--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log level (default INFO)"
+    )
     p.add_argument("--kubeconfig", help="kubeconfig file (default: in-cluster, then ~/.kube/config)")
-    p.add_argument("--server", help="API server URL, overriding the kubeconfig (for local runs)")
+    p.add_argument(
+        "--server", help="API server URL overriding the kubeconfig, for local runs (default: unset)"
+    )
     return p
 
 

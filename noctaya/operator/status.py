@@ -8,9 +8,9 @@ only moves when ``status`` changes, every condition carries the reconciled ``obs
 
 Every condition type and reason comes from :mod:`noctaya.api.servicestatus` (``ConditionType``,
 ``Reason``): the writer only takes those enums, so the operator can write nothing the API does not
-declare. Types: ``Ready``, ``Degraded``, ``AutoscalingReady`` (API.md) and the extensions ``Reconciled``
-(spec, runtime selection and apply problems) and ``CacheReady`` (prewarm, create-once cache objects and
-replicas that do not fit on the node of a ReadWriteOnce cache).
+declare. Types: ``Ready``, ``Degraded``, ``AutoscalingReady`` (docs/api-reference.md) and the
+extensions ``Reconciled`` (spec, runtime selection and apply problems) and ``CacheReady`` (prewarm,
+create-once cache objects and replicas that do not fit on the node of a ReadWriteOnce cache).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ class Outcome:
     blocked: health_.Finding | None = None  # spec/runtime/apply problem (no change applied)
     cache_problem: health_.Finding | None = None  # a create-once cache object differs from the spec
     other_problem: health_.Finding | None = None  # a create-once object differs, or a name is taken
+    warm_window: Mapping[str, Any] | None = None  # status.nextWarmWindow (noctaya.operator.schedules)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -217,8 +218,10 @@ def compose(
     outcome: Outcome,
     activation: health_.Activation | None,
     now: str | None = None,
+    warm_window: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The complete ``status`` for one LLMService."""
+    """The complete ``status`` for one LLMService (``warm_window``: ``nextWarmWindow``, see
+    ``noctaya.operator.schedules``)."""
     now = now or now_iso()
     previous = previous or {}
     wanted = [
@@ -244,6 +247,8 @@ def compose(
         status["lastActivation"] = activation.as_status()
     elif previous.get("lastActivation"):
         status["lastActivation"] = previous["lastActivation"]
+    if warm_window is not None:
+        status["nextWarmWindow"] = dict(warm_window)
     return {k: v for k, v in status.items() if v is not None}
 
 

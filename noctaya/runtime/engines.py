@@ -3,8 +3,8 @@
 A family is data, not code that runs an engine: the readiness path and port the engine uses when the
 InferenceRuntime does not say otherwise, the metric names it exports (for ``spec.metrics`` defaults and
 the observability examples), and the environment that makes its hub client read from ModelScope
-instead of Hugging Face. ``vllm`` is the default family (API.md); ``sglang``, ``tgi`` and ``llamacpp``
-are extensions.
+instead of Hugging Face. ``vllm`` is the default family (``spec.family`` in docs/api-reference.md);
+``sglang``, ``tgi`` and ``llamacpp`` are extensions.
 
 The InferenceRuntime stays authoritative: its ``container.port`` and ``health`` probes, when given,
 win over these conventions.

@@ -23,7 +23,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Sum the demand reports of several gateways and serve one KEDA ExternalScaler.",
     )
     parser.add_argument("--config", required=True, metavar="FILE", help="ScalerConfig YAML or JSON")
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="log level (default: %(default)s)",
+    )
     return parser
 
 

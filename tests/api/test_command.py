@@ -67,6 +67,49 @@ def test_problems_of_every_document_and_exit_1(tmp_path: pathlib.Path) -> None:
     ]
 
 
+FOREIGN = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: ai}
+---
+apiVersion: other.example.com/v1
+kind: LLMService
+metadata: {name: theirs}
+"""
+
+
+def test_foreign_kinds_are_skipped_with_a_note_and_refused_with_strict(tmp_path: pathlib.Path) -> None:
+    source = tmp_path / "mixed.yaml"
+    source.write_text(FOREIGN + "---\n" + RUNTIME)
+    code, out = _run([str(source)])
+    assert (code, out.splitlines()) == (
+        0,
+        [
+            f"{source}:2: skipped ConfigMap ai/settings (v1): not a Noctaya kind (--strict refuses it)",
+            f"{source}:6: skipped LLMService theirs (other.example.com/v1): not a Noctaya kind "
+            "(--strict refuses it)",
+            "1 document(s) valid (1 InferenceRuntime) in 1 file(s); 2 of other APIs skipped",
+        ],
+    )
+    assert _run(["-q", str(source)]) == (0, "")
+    code, out = _run(["--strict", str(source)])
+    assert code == 1 and "unknown kind 'ConfigMap' (apiVersion 'v1')" in out and "2 problem(s)" in out
+    only = tmp_path / "only.yaml"
+    only.write_text(FOREIGN)
+    code, out = _run([str(only)])
+    assert code == 1 and "no LLMService or InferenceRuntime found" in out
+
+
+def test_a_missing_api_version_is_named_missing(tmp_path: pathlib.Path) -> None:
+    source = tmp_path / "a.yaml"
+    source.write_text(RUNTIME.replace("apiVersion: serving.noctaya.io/v1alpha1\n", ""))
+    code, out = _run([str(source)])
+    assert code == 1
+    assert (
+        "InferenceRuntime cpu: apiVersion: apiVersion is missing: expected 'serving.noctaya.io/v1alpha1'"
+        in out
+    )
+
+
 def test_directories_recurse_into_yaml_files_only(tmp_path: pathlib.Path) -> None:
     (tmp_path / "sub" / "deeper").mkdir(parents=True)
     (tmp_path / "sub" / "b.yml").write_text(RUNTIME.replace("cpu}", "b}"))

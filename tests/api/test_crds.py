@@ -10,7 +10,7 @@ Aspects:
 - every CEL rule compiles (cel-python) and has a message; the strings and lists a rule reads are
   bounded (``maxLength``/``maxItems``) so the API server's cost estimate stays finite;
 - names, short names (``llms``, ``irt``), category ``noctaya``, scope, status subresource and the
-  printer columns of API.md;
+  printer columns of docs/api-reference.md;
 - the committed ``dist/crds`` files are exactly what the generator writes today;
 - the generator refuses what a structural schema cannot express (a union of two models) instead of
   writing a wrong CRD.
@@ -144,7 +144,8 @@ def test_names_scope_subresources_and_columns() -> None:
     assert llms["spec"]["scope"] == "Namespaced" and irt["spec"]["scope"] == "Cluster"
     assert llms["spec"]["names"]["shortNames"] == ["llms"] and irt["spec"]["names"]["shortNames"] == ["irt"]
     columns = {c["name"]: c for c in llms["spec"]["versions"][0]["additionalPrinterColumns"]}
-    assert list(columns) == ["Phase", "Runtime", "Replicas", "Age"]
+    assert list(columns) == ["Phase", "Runtime", "Replicas", "Warm-Window", "Age"]
+    assert columns["Warm-Window"]["jsonPath"] == ".status.nextWarmWindow.window"  # extension
     assert columns["Phase"]["jsonPath"] == ".status.phase"
     assert columns["Runtime"]["jsonPath"] == ".status.resolvedRuntime"
     assert columns["Replicas"] == {"name": "Replicas", "type": "integer", "jsonPath": ".status.replicas"}

@@ -1,4 +1,5 @@
-"""Invalid documents, one per rule of API.md (``data/invalid.yaml``), refused offline and by the CRD.
+"""Invalid documents, one per rule of docs/api-reference.md (``data/invalid.yaml``), refused offline
+and by the CRD.
 
 Aspects:
 - every case is refused by ``noctaya validate`` (the command itself, on the document written to a

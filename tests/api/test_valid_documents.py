@@ -8,7 +8,7 @@ Aspects:
   agree with the models' (a document defaulted by the CRD parses to the same object);
 - every CEL rule of both CRDs evaluates to true on at least one valid document (the passing side of
   each rule; the failing side is in ``test_invalid_documents``);
-- API.md's defaults, read from the minimal documents;
+- the documented defaults (docs/api-reference.md), read from the minimal documents;
 - together the documents use every field of both models (status included);
 - reserved fields parse and pass the CRD, and ``noctaya validate`` reports each as
   "reserved, not implemented".

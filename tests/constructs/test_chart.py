@@ -330,6 +330,37 @@ def test_scaled_object(rendered: Rendered) -> None:
     assert mtls["authenticationRef"] == {"name": "qwen-mtls-keda-client", "kind": "TriggerAuthentication"}
 
 
+def test_schedules_become_cron_triggers_beside_the_demand_trigger(
+    rendered: Rendered, make_service: MakeService, make_runtime: MakeRuntime
+) -> None:
+    """KEDA's cron trigger metadata: timezone, start, end (a duration becomes the end it implies) and
+    desiredReplicas as a string; the demand trigger stays first."""
+    triggers = one(rendered["qwen-nvidia"], "ScaledObject")["spec"]["triggers"]
+    assert [t["type"] for t in triggers] == ["external-push", "cron"]
+    assert triggers[1] == {
+        "type": "cron",
+        "name": "schedule-office-hours",
+        "metadata": {
+            "timezone": "Europe/Berlin",
+            "start": "0 8 * * 1-5",
+            "end": "0 18 * * 1-5",
+            "desiredReplicas": "1",
+        },
+    }
+    schedules = [
+        {"name": "late", "start": "30 22 * * 5", "duration": "4h", "minReplicas": 2},
+        {"name": "weekday", "start": "0 9 * * MON-FRI", "end": "0 17 * * MON-FRI", "timezone": "Asia/Tokyo"},
+    ]
+    manifests = render(make_service(scaling={"max": 3, "schedules": schedules}), make_runtime())
+    cron = [t for t in one(manifests, "ScaledObject")["spec"]["triggers"] if t["type"] == "cron"]
+    assert [(t["name"], t["metadata"]["start"], t["metadata"]["end"]) for t in cron] == [
+        ("schedule-late", "30 22 * * 5", "30 2 * * 6"),  # Friday 22:30 + 4h is Saturday 02:30
+        ("schedule-weekday", "0 9 * * MON-FRI", "0 17 * * MON-FRI"),
+    ]
+    assert [t["metadata"]["desiredReplicas"] for t in cron] == ["2", "1"]
+    assert cron[0]["metadata"]["timezone"] == "UTC"
+
+
 def test_mtls_mounts_the_server_secret_where_grpc_is_served(
     rendered: Rendered, make_service: MakeService, make_runtime: MakeRuntime
 ) -> None:

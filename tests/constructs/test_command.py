@@ -72,16 +72,19 @@ def _tree(directory: pathlib.Path) -> dict[str, bytes]:
 
 
 def test_examples_render_byte_identically(tmp_path: pathlib.Path) -> None:
-    status, out, err = _run(str(EXAMPLES), "-o", str(tmp_path / "a"))
+    status, out, err = _run(str(EXAMPLES), "-o", str(tmp_path / "a"), "--install")
     assert status == 0, err
     assert "rendered 10 LLMService(s)" in out
     first = _tree(tmp_path / "a")
     assert "install.yaml" in first and "llm/qwen-nvidia.yaml" in first and len(first) == 11
-    status, out, _ = _run(str(EXAMPLES), "-o", str(tmp_path / "a"))
+    status, out, _ = _run(str(EXAMPLES), "-o", str(tmp_path / "a"), "--install", "--force")
     assert status == 0 and "0 changed" in out
     assert _tree(tmp_path / "a") == first
-    assert _run(str(EXAMPLES), "-o", str(tmp_path / "b"))[0] == 0
+    assert _run(str(EXAMPLES), "-o", str(tmp_path / "b"), "--install")[0] == 0
     assert _tree(tmp_path / "b") == first
+    # the CRDs live in one place (`noctaya crds`), never in install.yaml; it is dist/install.yaml
+    assert b"CustomResourceDefinition" not in first["install.yaml"]
+    assert first["install.yaml"] == (ROOT / "dist" / "install.yaml").read_bytes()
     for document in yaml.safe_load_all(first["llm/qwen-ha.yaml"]):
         assert document["metadata"]["namespace"] == "llm"
     assert not any(d["kind"] == "Secret" for d in yaml.safe_load_all(first["llm/qwen-ha.yaml"]))
@@ -124,6 +127,44 @@ def test_problems_name_file_document_and_field(tmp_path: pathlib.Path, documents
     assert not (tmp_path / "out").exists()
 
 
+def test_committed_files_are_not_overwritten_unless_asked(tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    status, _, err = _run(str(EXAMPLES), "-o", str(out))
+    assert status == 1 and "already holds files" in err and "--force" in err
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert _run(str(EXAMPLES), "-o", str(out), "--force")[0] == 0
+    assert (out / "notes.txt").read_text() == "mine" and not (out / "install.yaml").exists()
+    assert (out / "llm" / "qwen-nvidia.yaml").is_file()
+
+
+def test_install_options(tmp_path: pathlib.Path) -> None:
+    status, _, err = _run(
+        str(EXAMPLES / "runtimes"),
+        "-o",
+        str(tmp_path / "out"),
+        "--install",
+        "--operator-replicas",
+        "1",
+        "--operator-no-leader-election",
+        "--operator-watch-namespace",
+        "llm",
+        "--operator-log-level",
+        "DEBUG",
+    )
+    assert status == 0, err
+    objects = list(yaml.safe_load_all((tmp_path / "out" / "install.yaml").read_text()))
+    kinds = [(o["kind"], o["metadata"].get("namespace")) for o in objects]
+    assert ("Role", "llm") in kinds and ("PodDisruptionBudget", "noctaya-system") not in kinds
+    env = {e["name"]: e.get("value") for e in objects[-1]["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["NOCTAYA_NAMESPACE"] == "llm" and env["NOCTAYA_LOG_LEVEL"] == "DEBUG"
+    status, _, err = _run(
+        str(EXAMPLES / "runtimes"), "-o", str(tmp_path / "two"), "--install", "--operator-no-leader-election"
+    )
+    assert status == 2 and "leader election" in err
+
+
 def test_missing_input_and_usage_errors(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = _run(str(tmp_path / "nope.yaml"), "-o", str(tmp_path / "out"))
     assert status == 1 and "no such file or directory" in err
@@ -138,9 +179,7 @@ def test_scaler_token_file(tmp_path: pathlib.Path) -> None:
     source.write_text(_service(replicas=2) + "---" + _runtime())
     token = tmp_path / "token"
     token.write_text("0123456789abcdef\n")
-    status, _, err = _run(
-        str(source), "-o", str(tmp_path / "out"), "--scaler-token-file", str(token), "--no-install"
-    )
+    status, _, err = _run(str(source), "-o", str(tmp_path / "out"), "--scaler-token-file", str(token))
     assert status == 0, err
     secret = next(
         d

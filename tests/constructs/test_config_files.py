@@ -78,3 +78,35 @@ def test_values_a_process_would_refuse_are_refused_at_render_time(
     service, runtime = make_service(**spec), make_runtime(**runtime_spec)  # the CRD accepts both
     with pytest.raises(ValueError, match=re.escape(fragment)):
         synthesis.render_llmservice(service=service, runtime=runtime, settings=settings.RenderSettings())
+
+
+def test_the_warm_until_annotation_reaches_every_gateway_as_warm_until(
+    make_runtime: Callable[..., inferenceruntime.InferenceRuntime],
+) -> None:
+    """The annotation becomes ``warmUntil`` in UTC (a changed value rolls the gateways through the
+    config hash); without it the field is null; a malformed one is refused when the document is read,
+    naming the annotation."""
+
+    def service(annotations: dict[str, str]) -> llmservice.LLMService:
+        return llmservice.LLMService.model_validate(
+            {
+                "metadata": {"name": "qwen", "namespace": "ai", "annotations": annotations},
+                "spec": {
+                    "model": {"source": {"uri": "hf://Qwen/Qwen2.5-7B-Instruct"}},
+                    "runtime": {"selector": {"vendor": ["nvidia"]}},
+                },
+            }
+        )
+
+    def rendered(annotations: dict[str, str]) -> dict[str, Any]:
+        manifests = synthesis.render_llmservice(
+            service=service(annotations), runtime=make_runtime(), settings=settings.RenderSettings()
+        )
+        return _config(manifests, "qwen-gateway")
+
+    warm = rendered({llmservice.WARM_UNTIL_ANNOTATION: "2026-12-01T19:30:00+01:00"})
+    assert warm["warmUntil"] == "2026-12-01T18:30:00Z"
+    assert gateway_config.build_config(warm).warm_until == "2026-12-01T18:30:00Z"
+    assert rendered({})["warmUntil"] is None
+    with pytest.raises(ValueError, match=r"serving.noctaya.io/warm-until\]: 'tonight' is not an RFC 3339"):
+        service({llmservice.WARM_UNTIL_ANNOTATION: "tonight"})

@@ -19,7 +19,7 @@ from typing import Any
 import constructs
 import pytest
 
-from noctaya.api import sources
+from noctaya.api import access, sources
 from noctaya.constructs import autoscaling, backend, cache, install, naming, prewarm, scaler, settings
 from noctaya.runtime import delivery
 
@@ -185,18 +185,23 @@ def test_operator_install(synth: Synth) -> None:
         "ServiceAccount",
         "ClusterRole",
         "ClusterRoleBinding",
+        "ClusterRole",
+        "ClusterRoleBinding",
         "Role",
         "RoleBinding",
         "Deployment",
         "PodDisruptionBudget",
     ]
-    cluster_role = next(m for m in manifests if m["kind"] == "ClusterRole")
-    resources = {r for rule in cluster_role["rules"] for r in rule["resources"]}
-    assert "leases" not in resources and "*" not in resources
-    assert {"llmservices/status", "scaledobjects", "customresourcedefinitions", "events"} <= resources
-    for rule in cluster_role["rules"]:
-        if "customresourcedefinitions" in rule["resources"] or "pods" in rule["resources"]:
-            assert set(rule["verbs"]) == {"get", "list", "watch"}
+    # RBAC is the table of noctaya.api.access, nothing more (tests/operator/test_access.py)
+    roles = {m["metadata"]["name"]: m["rules"] for m in manifests if m["kind"] in {"ClusterRole", "Role"}}
+    assert roles == {
+        "noctaya-operator": install.rules(access.Scope.CLUSTER),
+        "noctaya-operator-watched": install.rules(access.Scope.WATCHED),
+        "noctaya-operator-leader-election": install.rules(access.Scope.LEASE),
+    }
+    assert all(
+        "*" not in r["verbs"] + r["resources"] + r["apiGroups"] for rules in roles.values() for r in rules
+    )
     role = next(m for m in manifests if m["kind"] == "Role")
     assert role["metadata"]["namespace"] == "noctaya-system"
     assert role["rules"][0]["resources"] == ["leases"]
@@ -226,6 +231,43 @@ def test_operator_install(synth: Synth) -> None:
     assert "PodDisruptionBudget" not in [m["kind"] for m in single] and "Namespace" not in [
         m["kind"] for m in single
     ]
+    confined = synth(
+        lambda c: install.OperatorInstall(
+            c,
+            "i",
+            props=install.OperatorInstallProps(
+                image="op:1", replicas=1, leader_election=False, watch_namespaces=("a", "b")
+            ),
+        )
+    )
+    placed = sorted(
+        (m["kind"], m["metadata"].get("namespace"), m["metadata"]["name"])
+        for m in confined
+        if "Role" in m["kind"]
+    )
+    assert placed == [
+        ("ClusterRole", None, "noctaya-operator"),
+        ("ClusterRoleBinding", None, "noctaya-operator"),
+        ("Role", "a", "noctaya-operator-watched"),
+        ("Role", "b", "noctaya-operator-watched"),
+        ("RoleBinding", "a", "noctaya-operator-watched"),
+        ("RoleBinding", "b", "noctaya-operator-watched"),
+    ]
+    cluster = next(m for m in confined if m["kind"] == "ClusterRole")["rules"]
+    assert cluster == install.rules(access.Scope.CLUSTER) + install.rules(access.Scope.SCAN)
+    env = {
+        e["name"]: e.get("value")
+        for e in next(m for m in confined if m["kind"] == "Deployment")["spec"]["template"]["spec"][
+            "containers"
+        ][0]["env"]
+    }
+    assert env["NOCTAYA_NAMESPACE"] == "a,b" and env["NOCTAYA_LEADER_ELECTION"] == "false"
+    with pytest.raises(ValueError, match="leader election"):
+        synth(
+            lambda c: install.OperatorInstall(
+                c, "i", props=install.OperatorInstallProps(image="op:1", leader_election=False)
+            )
+        )
 
 
 def test_props_hash_ignores_defaulted_fields() -> None:

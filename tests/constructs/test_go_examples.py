@@ -1,14 +1,14 @@
 """LLMServices written for the Go implementation render what its users rely on.
 
 ``tests/data/go/`` holds field-for-field equivalents of the Go project's example LLMServices and
-InferenceRuntimes (API.md fields only, no Noctaya extension). Aspects, for each of them: it parses and
-its runtime is selected as there; the public Service ``<name>`` is the gateway (port 80 named ``http``
--> the gateway's 8080) and ``<name>-backend`` the backend (the runtime's port), each selecting only its
-own Pods; the gateway's ``backendUrl`` points at ``<name>-backend``; the ScaledObject ``<name>`` scales
-Deployment ``<name>-backend`` with ``pollingInterval: 5``, the spec's bounds and cooldown, through
-``<name>-scaler.<ns>.svc:9090``; ``status.endpointURL`` is ``http://<name>.<ns>.svc/v1``; and the
-condition types and reasons a Go user watches for are the ones the operator declares.
-"""
+InferenceRuntimes (v1alpha1 fields of the Go implementation only, no Noctaya extension). Aspects, for
+each of them: it parses and its runtime is selected as there; the public Service ``<name>`` is the
+gateway (port 80 named ``http`` -> the gateway's 8080) and ``<name>-backend`` the backend (the runtime's
+port), each selecting only its own Pods; the gateway's ``backendUrl`` points at ``<name>-backend``; the
+ScaledObject ``<name>`` scales Deployment ``<name>-backend`` with ``pollingInterval: 5``, the spec's
+bounds and cooldown, through ``<name>-scaler.<ns>.svc:9090``; ``status.endpointURL`` is
+``http://<name>.<ns>.svc/v1``; and the condition types and reasons a Go user watches for are the ones the
+operator declares."""
 
 from __future__ import annotations
 

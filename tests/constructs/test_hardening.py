@@ -59,6 +59,7 @@ def test_network_policies(synth: Synth) -> None:
     }
     keda = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "keda"}}}
     gateways = {"podSelector": {"matchLabels": IDENTITY.selector_labels("gateway")}}
+    monitoring = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}
     gateway = policies["m-gateway-ingress"]
     assert gateway["podSelector"]["matchLabels"] == IDENTITY.selector_labels("gateway")
     assert gateway["ingress"] == [
@@ -67,7 +68,8 @@ def test_network_policies(synth: Synth) -> None:
     ]
     assert policies["m-scaler-ingress"]["ingress"] == [
         {"from": [keda], "ports": [{"port": 9090, "protocol": "TCP"}]},
-        {"from": [gateways], "ports": [{"port": 9091, "protocol": "TCP"}]},
+        # demand reports from the gateways; /metrics (same port) from the monitoring namespace
+        {"from": [gateways, monitoring], "ports": [{"port": 9091, "protocol": "TCP"}]},
     ]
     backend = policies["m-backend-ingress"]["ingress"][0]
     assert backend["from"][0] == gateways and backend["ports"] == [{"port": 8000, "protocol": "TCP"}]

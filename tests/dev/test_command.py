@@ -71,6 +71,13 @@ def test_gateway_options_pass_through() -> None:
         (["--member-ttl", "soon"], "memberTtl"),
         (["--member-ttl", "0s"], "memberTtl"),
         (["--service-name", "Not_A_Name"], "service.name"),
+        (["--schedule", "start=0 8 * *; duration=1h"], "need 5: minute hour"),
+        (["--schedule", "start=0 8 * * *; duration=1h; timezone=Mars/Olympus"], "not an IANA time zone"),
+        (["--schedule", "start=0 8 * * *; end=0 9 * * *; duration=1h"], "exactly one of end or duration"),
+        (["--schedule", "start=0 8 * * *; duration=1h; minReplicas=4"], "above --max 3"),
+        (["--schedule", "start=0 8 * * *; duration=1h; minReplicas=lots"], "not a whole number"),
+        (["--schedule", "start 0 8 * * *"], "is not key=value"),
+        (["--schedule", "{nope"], "not JSON"),
     ],
 )
 def test_bad_options_exit_2_naming_the_option(
@@ -78,6 +85,28 @@ def test_bad_options_exit_2_naming_the_option(
 ) -> None:
     assert command.main(argv) == 2
     assert named in capsys.readouterr().err
+
+
+def test_schedules_become_the_local_keda_cron_triggers() -> None:
+    s = settings(
+        "--schedule",
+        "start=0 8 * * MON-FRI; duration=10h; timezone=Europe/Berlin; minReplicas=2",
+        "--schedule",
+        '{"name": "night", "start": "0 22 * * *", "end": "0 6 * * *"}',
+    )
+    office, night = s.scaling.schedules
+    assert (office.name, office.start.text, office.end.text) == (
+        "schedule-0",
+        "0 8 * * MON-FRI",
+        "0 18 * * MON-FRI",
+    )
+    assert (office.desired_replicas, str(office.zone)) == (2, "Europe/Berlin")
+    assert (night.name, night.end.text, night.desired_replicas, str(night.zone)) == (
+        "night",
+        "0 6 * * *",
+        1,
+        "UTC",
+    )
 
 
 @pytest.mark.parametrize("argv", [["--gateways", "0"], ["--max", "0"], ["--cooldown", "later"]])

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
 import pytest
 
+from noctaya.api import cron
 from noctaya.contract import demand, fields
 from noctaya.dev import keda
 from noctaya.scaler import server, servicer
@@ -226,3 +228,76 @@ async def test_polling_asks_for_the_metric_lowercased_and_the_scaler_answers() -
         local = keda.LocalKeda(address=f"127.0.0.1:{bound.port}", scaling=scaling(), target=target)
         await local.poll_once(pb_grpc.ExternalScalerStub(channel))
     assert (local.seen.errors, local.seen.metric, target.calls) == (0, 30.0, [3])
+
+
+class Clock:
+    """A wall clock the test moves by hand."""
+
+    def __init__(self, now: datetime.datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime.datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += datetime.timedelta(**delta)
+
+
+def noon_window(desired: int) -> keda.CronTrigger:
+    return keda.CronTrigger(
+        name="lunch",
+        start=cron.Expression.parse("0 12 * * *"),
+        end=cron.Expression.parse("0 13 * * *"),
+        zone=cron.zone("UTC"),
+        desired_replicas=desired,
+    )
+
+
+async def test_a_schedule_that_opens_a_minute_from_now_scales_up_then_down_on_a_fake_clock() -> None:
+    """No demand at all: the cron trigger alone activates 0 -> 1 when its window opens, the HPA takes
+    its desiredReplicas, and the backend returns to 0 one cooldown after the window closed."""
+    clock = Clock(datetime.datetime(2026, 12, 1, 11, 59, 0, tzinfo=datetime.UTC))
+    signal, target = demand.DemandSignal(), Target()
+    events: list[str] = []
+    async with (
+        scaler(signal, 0) as bound,
+        grpc.aio.insecure_channel(f"127.0.0.1:{bound.port}") as channel,
+    ):
+        local = keda.LocalKeda(
+            address=f"127.0.0.1:{bound.port}",
+            scaling=scaling(schedules=(noon_window(2),), cooldown=300.0),
+            target=target,
+            clock=clock,
+            on_event=events.append,
+        )
+        stub = pb_grpc.ExternalScalerStub(channel)
+        await local.poll_once(stub)
+        assert target.desired == 0 and local.seen.scheduled == 0
+        assert local.seen.schedule == "lunch opens 2026-12-01 12:00Z"
+        clock.advance(seconds=59)
+        await local.poll_once(stub)
+        assert target.desired == 0  # 11:59:59: not yet
+        clock.advance(seconds=1)
+        await local.poll_once(stub)
+        assert target.calls == [1]  # 12:00: activated from 0 like any trigger
+        assert local.seen.scheduled == 2 and local.seen.schedule == "lunch active (2)"
+        await local.poll_once(stub)
+        assert target.calls == [1, 2]  # then the HPA takes the trigger's desiredReplicas
+    assert any("cron triggers active: lunch (desiredReplicas 2)" in e for e in events)
+    clock.now = datetime.datetime(2026, 12, 1, 13, 0, 0, tzinfo=datetime.UTC)  # the window closes
+    local.decide(active=False, metric=0, target=10, now=local.last_active + 299, scheduled=local.scheduled())
+    assert target.desired == 1  # inactive: the cron trigger proposes 1, the cooldown has not passed
+    local.decide(active=False, metric=0, target=10, now=local.last_active + 300, scheduled=local.scheduled())
+    assert target.desired == 0
+
+
+def test_demand_above_the_schedule_scales_higher_and_the_schedule_holds_the_floor() -> None:
+    clock = Clock(datetime.datetime(2026, 12, 1, 12, 30, tzinfo=datetime.UTC))
+    target = Target(desired=2)
+    local = keda.LocalKeda(
+        address="unused:1", scaling=scaling(schedules=(noon_window(2),)), target=target, clock=clock
+    )
+    local.decide(active=True, metric=40, target=10, now=0, scheduled=local.scheduled())
+    assert target.desired == 4  # demand wins above the window's 2
+    local.decide(active=False, metric=0, target=10, now=100, scheduled=local.scheduled())
+    assert target.desired == 2  # no demand: the window holds 2, no cooldown to 0 while it is open

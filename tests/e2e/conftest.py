@@ -155,10 +155,11 @@ async def start_dev(tmp_path: pathlib.Path, reserve_port: Callable[[], int]) -> 
         gateways: int = 1,
         cooldown: str = "1s",
         polling: str = "200ms",
+        run_dir: bool = True,
     ) -> Dev:
         """``engine``: keyword arguments of :func:`engine_cmd` for the built-in fake engine."""
         port = reserve_port()  # held until teardown: the runner's front binds it, nobody else can
-        run_dir = tmp_path / f"run{len(started)}"
+        directory = tmp_path / f"run{len(started)}"
         state_file = tmp_path / f"state{len(started)}.json"
         log = tmp_path / f"dev{len(started)}.log"
         argv = [
@@ -171,8 +172,7 @@ async def start_dev(tmp_path: pathlib.Path, reserve_port: Callable[[], int]) -> 
             "--plain",
             "--state-file",
             str(state_file),
-            "--run-dir",
-            str(run_dir),
+            *(["--run-dir", str(directory)] if run_dir else []),
             "--backend-cmd",
             backend or engine_cmd(**(engine or {})),
             "--gateways",
@@ -187,7 +187,7 @@ async def start_dev(tmp_path: pathlib.Path, reserve_port: Callable[[], int]) -> 
         ]
         with log.open("wb") as out:
             proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)  # noqa: ASYNC220
-        dev = Dev(proc=proc, port=port, run_dir=run_dir, state_file=state_file, log=log)
+        dev = Dev(proc=proc, port=port, run_dir=directory, state_file=state_file, log=log)
         started.append(dev)
         deadline = time.monotonic() + 30
         while not state_file.exists():

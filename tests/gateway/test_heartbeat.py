@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator, Callable
 
 import aiohttp
@@ -17,6 +18,9 @@ import pytest
 from aiohttp import web
 
 from noctaya.gateway import heartbeat, testing
+
+KEEPALIVE = re.compile(rb": keepalive [0-9]+\.[0-9]s\n")
+"""A held stream's comment: how long it has waited, to the tenth of a second."""
 
 
 class Holder:
@@ -33,7 +37,7 @@ class Holder:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        self.ticker.hold(response, request=request)
+        self.ticker.hold(response, request=request, since=asyncio.get_running_loop().time())
         self.protocols.append(request.protocol)
         try:
             if self.fill:
@@ -72,7 +76,7 @@ async def test_each_round_writes_one_comment_per_held_stream(served: tuple[Holde
         assert await holder.ticker.beat() == 3
         for response in responses:
             for _ in range(2):
-                assert await response.content.readline() == b": keepalive\n"
+                assert KEEPALIVE.fullmatch(await response.content.readline())
                 assert await response.content.readline() == b"\n"
         holder.release.set()
         for response in responses:  # released: the body goes on with no further comment
@@ -93,7 +97,7 @@ async def test_ticker_beats_every_interval(served: tuple[Holder, str]) -> None:
             beats = 0
             while beats < 4:
                 line = await response.content.readline()
-                beats += line == b": keepalive\n"
+                beats += KEEPALIVE.fullmatch(line) is not None
             # held in one slot: 4 beats come 3 to 4 intervals of 50 ms after the stream opened
             assert 0.15 <= loop.time() - started <= 0.2 + 1e-6
     finally:
@@ -111,7 +115,7 @@ async def test_a_gone_client_is_dropped_and_others_keep_beating(served: tuple[Ho
         gone.close()  # the connection closes; the server cancels that handler
         await until(lambda: holder.ticker.held == 1)
         assert await holder.ticker.beat() == 1
-        assert await kept.content.readline() == b": keepalive\n"
+        assert KEEPALIVE.fullmatch(await kept.content.readline())
         kept.release()
 
 
@@ -129,5 +133,5 @@ async def test_a_stream_whose_client_does_not_read_is_skipped_not_waited_on(
         await until(lambda: not holder.protocols[0].writing_paused)
         assert await holder.ticker.beat() == 1
         tail = b""
-        while not tail.endswith(b": keepalive\n\n"):
+        while not re.search(rb": keepalive [0-9.]+s\n\n$", tail):
             tail += await asyncio.wait_for(response.content.readany(), 2.0)

@@ -18,7 +18,11 @@ itself (discovery stays kmock's):
   only status) and finalizers with ``deletionTimestamp``;
 - owner-reference garbage collection on delete (background cascade, ``Orphan`` respected);
 - Deployment ``spec.replicas`` defaulting to 1, as the real server does;
-- an outage switch: while down, every request is ``503`` and open watches end.
+- an outage switch: while down, every request is ``503`` and open watches end;
+- ``accesses``: the distinct ``(verb, group, resource, namespace)`` of every request the operator sent
+  (its User-Agent is ``noctaya-operator/…`` or kopf's), for the RBAC tests (``tests/operator/access.py``);
+  ``secret_requests``: the distinct ``(access, name, labelSelector)`` of its requests on Secrets, for the
+  check that it touches only the Secrets it owns.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import json
 import re
 import uuid
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Final, NamedTuple
 
 import aiohttp.web
 import attrs
@@ -46,6 +50,44 @@ _NAMESPACES = re.compile(r"^/api/v1/namespaces(?:/([^/]+))?/?$")
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 _EVENT_LOG = 2000  # watch events kept per resource for resuming watches
 _MAX_EVENTS_OBJECTS = 1000  # core Events kept per namespace (the real server expires them after 1h)
+
+
+#: User-Agents of the operator's two clients: its own (``noctaya.operator.apiclient``) and kopf's
+OPERATOR_AGENTS: Final = ("noctaya-operator/", "kopf/")
+
+
+class Access(NamedTuple):
+    """One kind of request as RBAC sees it; ``namespace`` is None for cluster-wide and cluster-scoped."""
+
+    verb: str
+    group: str
+    resource: str  # plural or plural/subresource
+    namespace: str | None
+
+
+def access_of(request: aiohttp.web.BaseRequest) -> Access | None:
+    """The RBAC view of a request; None for a non-resource URL (discovery, /version)."""
+    parts = [p for p in request.path.split("/") if p]
+    if parts[:1] == ["api"] and len(parts) >= 2:
+        group, rest = "", parts[2:]
+    elif parts[:1] == ["apis"] and len(parts) >= 3:
+        group, rest = parts[1], parts[3:]
+    else:
+        return None
+    if not rest:
+        return None
+    namespace: str | None = None
+    if rest[0] == "namespaces" and len(rest) >= 3:
+        namespace, rest = rest[1], rest[2:]
+    plural, name, sub = rest[0], (rest[1] if len(rest) > 1 else None), (rest[2] if len(rest) > 2 else None)
+    method = request.method.upper()
+    if method == "GET":
+        verb = "get" if name else ("watch" if request.query.get("watch") in {"true", "1"} else "list")
+    else:
+        verb = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}.get(method, method)
+        if verb == "delete" and name is None:
+            verb = "deletecollection"
+    return Access(verb=verb, group=group, resource=f"{plural}/{sub}" if sub else plural, namespace=namespace)
 
 
 def now_iso() -> str:
@@ -167,6 +209,10 @@ class ApiServer(kmock.KubernetesEmulator):
     )
     _applied: dict[tuple[Key, str], dict[str, Any]] = attrs.field(factory=dict, init=False)
     _listeners: list[Listener] = attrs.field(factory=list, init=False)
+    #: distinct requests of the operator (a set: it stays small however long a benchmark runs)
+    accesses: set[Access] = attrs.field(factory=set, init=False)
+    #: distinct (access, object name or "", labelSelector or "") of the operator's requests on Secrets
+    secret_requests: set[tuple[Access, str, str]] = attrs.field(factory=set, init=False)
 
     # ------------------------------------------------------------------ helpers for tests
     def declare(self, resource: str, *, kind: str, namespaced: bool = True, status: bool = True) -> None:
@@ -248,6 +294,13 @@ class ApiServer(kmock.KubernetesEmulator):
     async def __call__(self, raw_request: aiohttp.web.BaseRequest) -> aiohttp.web.StreamResponse:
         """Parse and serve one request; requests are not recorded (memory stays flat in benchmarks)."""
         await raw_request.read()
+        agent = raw_request.headers.get("User-Agent", "")
+        if agent.startswith(OPERATOR_AGENTS) and (access := access_of(raw_request)) is not None:
+            self.accesses.add(access)
+            if access.group == "" and access.resource == "secrets":
+                parts = [p for p in raw_request.path.split("/") if p]
+                name = parts[parts.index("secrets") + 1] if parts[-1] != "secrets" else ""
+                self.secret_requests.add((access, name, raw_request.query.get("labelSelector", "")))
         if not self.available:
             return _status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
         try:

@@ -35,6 +35,7 @@ if str(ROOT) not in sys.path:  # the helpers are imported as tests.operator.<mod
 from noctaya.api import servicestatus  # noqa: E402
 from noctaya.constructs import synthesis  # noqa: E402
 from noctaya.operator import events, running, settings  # noqa: E402
+from tests.operator import access  # noqa: E402
 from tests.operator.apiserver import ApiServer  # noqa: E402
 from tests.operator.cluster import SimulatedCluster, Timings  # noqa: E402
 from tests.operator.scenario import (  # noqa: E402
@@ -194,6 +195,20 @@ async def operators(server: ApiServer) -> AsyncIterator[StartOperator]:
             await replica.shutdown()
         elif not replica.api.closed if hasattr(replica.api, "closed") else False:
             await replica.api.close()
+    # every request the replicas made is one their installation's RBAC allows
+    objects: list[Any] = []
+    for config in {
+        (r.operator.config.namespaces, r.operator.config.lease_namespace, r.operator.config.leader_election)
+        for r in replicas
+    }:
+        objects += await access.rbac(
+            watch_namespaces=config[0], namespace=config[1], leader_election=config[2]
+        )
+    if replicas:
+        refused = access.refused(server.accesses, objects)
+        assert not refused, f"requests the operator's RBAC does not allow: {refused}"
+        foreign = access.foreign_secret_requests(server.secret_requests)
+        assert not foreign, f"requests on Secrets the operator does not own: {foreign}"
 
 
 async def _wait_for(

@@ -1,11 +1,10 @@
 """A Go user's LLMService through the real operator: the status they read is the one they know.
 
-The Go-style ``qwen`` LLMService and its runtime (``tests/data/go/``, API.md fields only) are created
-in the emulator; the operator reports ``Ready=True/Available``, ``Degraded=False/Healthy``,
-``AutoscalingReady=True/ScaledObjectApplied``, ``endpointURL`` ``http://qwen.llm.svc/v1`` and the
-public Service ``qwen`` is the gateway's; scaled to zero it reads ``Ready=False/ScaledToZero``,
-``Degraded=False/Inactive``, phase ``ScaledToZero``.
-"""
+The Go-style ``qwen`` LLMService and its runtime (``tests/data/go/``, v1alpha1 fields of the Go
+implementation only) are created in the emulator; the operator reports ``Ready=True/Available``,
+``Degraded=False/Healthy``, ``AutoscalingReady=True/ScaledObjectApplied``, ``endpointURL``
+``http://qwen.llm.svc/v1`` and the public Service ``qwen`` is the gateway's; scaled to zero it reads
+``Ready=False/ScaledToZero``, ``Degraded=False/Inactive``, phase ``ScaledToZero``."""
 
 from __future__ import annotations
 
