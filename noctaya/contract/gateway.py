@@ -194,7 +194,9 @@ class GatewaySettings(fields.Model):
     ] = False
     websocket_max_message_bytes: Annotated[
         int,
-        pydantic.Field(ge=1, le=MAX_MESSAGE_BYTES, description="largest WebSocket message, either way (bytes)"),
+        pydantic.Field(
+            ge=1, le=MAX_MESSAGE_BYTES, description="largest WebSocket message, either way (bytes)"
+        ),
     ] = 4 * 1024 * 1024
     websocket_max_open: Annotated[
         int,
