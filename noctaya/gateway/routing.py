@@ -135,15 +135,20 @@ _COLD_HEADERS = {"Cache-Control": "no-store"}
 
 class Exchange:
     """Per-request state that error handling and the access log need: the SSE response once its
-    headers are out, whether the request met a cold backend, and how long it waited in the cold
-    queue (None: it never queued), whether it was granted a slot or not."""
+    headers are out, the client's WebSocket once upgraded, whether the request met a cold backend,
+    and how long it waited in the cold queue (None: it never queued), whether it was granted a slot
+    or not."""
 
-    __slots__ = ("cold", "sse", "wait")
+    __slots__ = ("cold", "socket", "sse", "wait")
 
     def __init__(self) -> None:
         self.sse: web.StreamResponse | None = None
+        self.socket: web.WebSocketResponse | None = None  # a relayed WebSocket, once upgraded
         self.cold = False
         self.wait: float | None = None
+
+    def upgraded(self, socket: web.WebSocketResponse) -> None:
+        self.socket = socket
 
     def waited(self, *, since: float) -> float:
         """The wait is the time since ``since`` (loop time: the ticket's arrival); return it. A
@@ -238,6 +243,10 @@ class ProxyHandler:
                 except (ConnectionError, RuntimeError):
                     pass
         except asyncio.CancelledError:
+            if exchange.socket is not None:  # an upgraded socket the client closed (or left): a 101
+                self.metrics.request(route, 101)
+                self._log(request, route, exchange, 101, started, code=None, response=exchange.socket)
+                raise
             self.metrics.request(route, 499)  # client closed the connection
             self._log(request, route, exchange, 499, started, code="client_closed")
             raise
@@ -273,7 +282,7 @@ class ProxyHandler:
             duration=asyncio.get_running_loop().time() - started,
             sent=0 if sent is None else sent_bytes(sent),
             code=code,
-            upgrade="websocket" if isinstance(response, web.WebSocketResponse) else None,
+            upgrade=None if exchange.socket is None else "websocket",
         )
 
     async def _handle(self, request: web.Request, exchange: Exchange) -> web.StreamResponse:
@@ -335,7 +344,10 @@ class ProxyHandler:
                         if charge is not None:
                             charge.release()
                         return await self.sockets.relay(
-                            request, session=self.upstream.session, base_url=self.upstream.base_url
+                            request,
+                            session=self.upstream.session,
+                            base_url=self.upstream.base_url,
+                            opened=exchange.upgraded,
                         )
                     return await self.upstream.forward(
                         request,

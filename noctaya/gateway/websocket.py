@@ -85,19 +85,31 @@ class Sockets:
         return headers
 
     async def relay(
-        self, request: web.Request, *, session: aiohttp.ClientSession, base_url: str
+        self,
+        request: web.Request,
+        *,
+        session: aiohttp.ClientSession,
+        base_url: str,
+        opened: Callable[[web.WebSocketResponse], None] = lambda _socket: None,
     ) -> web.WebSocketResponse:
-        """Connect to the backend, answer the client's handshake, relay until either side closes."""
+        """Connect to the backend, answer the client's handshake, relay until either side closes;
+        ``opened`` is told the client's socket once its handshake is answered (a relay that ends with
+        the client gone ends by cancellation, never returning it)."""
         if self._taken >= self.max_open:
             raise errors.websockets_full(self.max_open, self.retry_after())
         self._taken += 1
         try:
-            return await self._relay(request, session=session, base_url=base_url)
+            return await self._relay(request, session=session, base_url=base_url, opened=opened)
         finally:
             self._taken -= 1
 
     async def _relay(
-        self, request: web.Request, *, session: aiohttp.ClientSession, base_url: str
+        self,
+        request: web.Request,
+        *,
+        session: aiohttp.ClientSession,
+        base_url: str,
+        opened: Callable[[web.WebSocketResponse], None],
     ) -> web.WebSocketResponse:
         protocols = tuple(
             p.strip() for v in request.headers.getall(_PROTOCOL, ()) for p in v.split(",") if p.strip()
@@ -130,6 +142,7 @@ class Sockets:
         except BaseException:
             await upstream.close()
             raise
+        opened(client)
         task = asyncio.current_task()
         assert task is not None
         self._open.add(task)
