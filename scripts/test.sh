@@ -9,7 +9,7 @@ echo "== tools"
 NOCTAYA_HELM=$(bash scripts/helm.sh); export NOCTAYA_HELM
 bash scripts/prometheus.sh
 NOCTAYA_CDK8S=$(bash scripts/cdk8s.sh); export NOCTAYA_CDK8S
-echo "== ruff";          .venv/bin/ruff check . && .venv/bin/ruff format --check .
+echo "== ruff";          .venv/bin/ruff check .; .venv/bin/ruff format --check .
 echo "== mypy (strict)"; .venv/bin/mypy
 echo "== import-linter"; .venv/bin/lint-imports
 if [ -z "${NOCTAYA_LLAMA_SERVER:-}" ] && { [ $# -eq 0 ] || [[ " $* " == *engines* ]]; }; then
