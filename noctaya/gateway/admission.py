@@ -20,6 +20,11 @@ holding at least as many slots as any other, which is at least its share ``max_q
 and a tenant under its share always gets a slot. At most ``max_tenants`` tenants are told apart; the
 arrivals of any further tenant share one overflow tenant until one of the others has no ticket left.
 
+A request held again after a refused connect (nothing reached a backend) comes back with its first
+arrival time: it takes a slot of its own tenant like any arrival (the same displacement rule), goes
+ahead of that tenant's later arrivals in both indexes, and keeps its deadline; a tenant that had no
+other ticket waiting goes to the head of the ring, since its turn was given once and lost.
+
 A ticket whose client leaves is removed at once (O(1)); a grant is O(1); only a displacement looks
 at every waiting tenant (at most ``max_tenants``). A ticket that was granted but never used
 returns its in-flight slot. Counts are mirrored into :class:`~noctaya.gateway.demand.Demand` on
