@@ -9,7 +9,13 @@ echo "== tools"
 NOCTAYA_HELM=$(bash scripts/helm.sh); export NOCTAYA_HELM
 bash scripts/prometheus.sh
 NOCTAYA_CDK8S=$(bash scripts/cdk8s.sh); export NOCTAYA_CDK8S
-echo "== ruff";          .venv/bin/ruff check . && .venv/bin/ruff format --check .
+echo "== ruff";          .venv/bin/ruff check .; .venv/bin/ruff format --check .
 echo "== mypy (strict)"; .venv/bin/mypy
 echo "== import-linter"; .venv/bin/lint-imports
+if [ -z "${NOCTAYA_LLAMA_SERVER:-}" ] && { [ $# -eq 0 ] || [[ " $* " == *engines* ]]; }; then
+  # the real-engine tier (tests/engines) runs llama.cpp's server, built once per version and cached
+  echo "== llama.cpp server (built from the llama-cpp-python sdist; cached by version)"
+  NOCTAYA_LLAMA_SERVER=$(nice -n 10 bash scripts/llama-server.sh)
+  export NOCTAYA_LLAMA_SERVER
+fi
 echo "== pytest";        .venv/bin/python -m pytest -n "${NOCTAYA_TEST_WORKERS:-4}" --dist loadgroup "$@"
