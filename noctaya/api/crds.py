@@ -82,6 +82,8 @@ def _wire_default(value: Any) -> Any:
         return value.value
     if isinstance(value, bool | int | str | float):
         return value
+    if isinstance(value, list) and all(isinstance(item, pydantic.BaseModel) for item in value):
+        return [item.model_dump(mode="json", by_alias=True) for item in value]  # a list with items
     raise CRDError(f"cannot write default {value!r} into a CRD")
 
 

@@ -453,6 +453,32 @@ class ColdStart(meta.ApiModel):
     """Interval of SSE keepalive comments while a streaming request waits."""
 
 
+#: a cold route's exact path: RFC 3986 path characters, no query or fragment
+COLD_ROUTE_PATH = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$"
+MAX_COLD_ROUTES = 16
+
+
+class ColdRouteAnswer(enum.StrEnum):
+    MODELS = "models"
+    STATUS = "status"
+
+
+class ColdRoute(meta.ApiModel):
+    """Extension: a GET/HEAD route the gateway answers itself while the backend is cold, without
+    waking it; proxied as usual once warm."""
+
+    path: Annotated[str, pydantic.Field(min_length=1, max_length=256, pattern=COLD_ROUTE_PATH)]
+    """Exact request path, e.g. ``/v1/models`` or ``/health``."""
+    answer: ColdRouteAnswer = ColdRouteAnswer.STATUS
+    """models: the served model as an OpenAI model list; status: an empty answer with ``status``."""
+    status: Annotated[int, pydantic.Field(ge=200, le=599)] = 200
+    """HTTP status of a ``status`` answer."""
+
+
+def _default_cold_routes() -> list[ColdRoute]:
+    return [ColdRoute(path="/v1/models", answer=ColdRouteAnswer.MODELS)]
+
+
 class Endpoint(meta.ApiModel):
     """The gateway in front of the backend."""
 
@@ -468,6 +494,17 @@ class Endpoint(meta.ApiModel):
     """Behaviour while the backend is cold."""
     replicas: Annotated[int | None, pydantic.Field(ge=1)] = None  # extension
     """Extension: gateway replicas; the operator-wide default (1) when unset."""
+    cold_routes: Annotated[list[ColdRoute], pydantic.Field(max_length=MAX_COLD_ROUTES)] = pydantic.Field(
+        default_factory=_default_cold_routes
+    )  # extension
+    """Extension: routes answered while the backend is cold, without waking it (default: ``GET
+    /v1/models`` answers the served model). Any other path, unknown ``/v1/*`` ones too, wakes it."""
+    served_model_name: Annotated[str | None, pydantic.Field(min_length=1, max_length=256)] = None  # extension
+    """Extension: the model id a cold ``models`` route answers; the LLMService's name when unset (the
+    example runtimes serve the model under that name)."""
+    forward_authorization: bool = False  # extension
+    """Extension: pass the client's ``Authorization`` header to the engine (for engines started with
+    their own ``--api-key``); stripped by default."""
 
 
 # -------------------------------------------------------------------------------------------------- spec

@@ -164,6 +164,9 @@ class LLMServiceChart(cdk8s.Chart):
             heartbeat_interval=endpoint.cold_start.heartbeat_interval.total_seconds,
             activation_timeout=scaling.activation_timeout.total_seconds,
             drain_timeout=scaling.drain_timeout.total_seconds,
+            cold_routes=[route.model_dump(mode="json") for route in endpoint.cold_routes],
+            served_model=endpoint.served_model_name or service.metadata.name,
+            forward_authorization=endpoint.forward_authorization,
             warm_until=None if service.warm_until is None else service.warm_until.isoformat(),
         )
         scaler_settings = gateway.overlay(

@@ -60,6 +60,9 @@ FIELD_SOURCES: Final[Mapping[str, str]] = {
     "target": "spec.scaling.target",
     "metricName": "spec.scaling.metric",
     "maxMemberDemand": "spec.endpoint.maxQueue",
+    "coldRoutes": "spec.endpoint.coldRoutes",
+    "servedModel": "spec.endpoint.servedModelName",
+    "forwardAuthorization": "spec.endpoint.forwardAuthorization",
     "warmUntil": "metadata.annotations[serving.noctaya.io/warm-until]",
 }
 
@@ -194,7 +197,10 @@ def check_memory(props: GatewayProps) -> None:
             f"gateway memory limit {limit}: the gateway's bounds admit up to {worst // mib} MiB "
             f"({gateway_contract.BASELINE_MEMORY_BYTES // mib} MiB at rest + maxQueuedBodyBytes "
             f"{settings.max_queued_body_bytes // mib} MiB + maxConnections {settings.max_connections} x "
-            f"{gateway_contract.CONNECTION_MEMORY_BYTES // 1024} KiB); raise the limit or lower those bounds"
+            f"{gateway_contract.CONNECTION_MEMORY_BYTES // 1024} KiB + websocketMaxOpen "
+            f"{settings.websocket_max_open} x {gateway_contract.WEBSOCKET_MESSAGE_COPIES} x "
+            f"websocketMaxMessageBytes {settings.websocket_max_message_bytes // 1024} KiB); raise the "
+            "limit or lower those bounds"
         )
 
 

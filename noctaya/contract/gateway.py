@@ -40,6 +40,12 @@ BASELINE_MEMORY_BYTES: Final = 96 << 20
 #: (2 x 64 KiB), and the transport's write buffer
 CONNECTION_MEMORY_BYTES: Final = 384 << 10
 READINESS_PATH: Final = r"^/[^\s?#]*$"
+#: a route's exact path: RFC 3986 path characters, no query or fragment
+ROUTE_PATH: Final = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$"
+MAX_COLD_ROUTES: Final = 16
+MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
+#: one open WebSocket at most: a whole message each way, held as received and again as the frame sent
+WEBSOCKET_MESSAGE_COPIES: Final = 4
 HEADER_NAME: Final = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$"
 MAX_TENANTS: Final = 4096
 MAX_SAMPLES: Final = 1000
@@ -77,6 +83,25 @@ def parse_time(value: str) -> float:
 
 
 ConfigError = documents.ConfigError
+
+
+class ColdRoute(fields.Model):
+    """A ``GET`` (or ``HEAD``) route the gateway answers itself while the backend is cold, without
+    taking a queue slot or opening an activation lease; proxied as usual once the backend is warm."""
+
+    path: Annotated[str, pydantic.Field(max_length=256, pattern=ROUTE_PATH, description="exact request path")]
+    answer: Annotated[
+        Literal["models", "status"],
+        pydantic.Field(
+            description="models: the served model as an OpenAI model list; status: an empty answer"
+        ),
+    ] = "status"
+    status: Annotated[int, pydantic.Field(ge=200, le=599, description="HTTP status of a 'status' answer")] = (
+        200
+    )
+
+
+DEFAULT_COLD_ROUTES: Final = (ColdRoute(path="/v1/models", answer="models"),)
 
 
 class GatewaySettings(fields.Model):
@@ -140,11 +165,51 @@ class GatewaySettings(fields.Model):
         fields.PositiveSeconds, pydantic.Field(description="timeout of one backend connect")
     ] = 5.0
     connect_retries: Annotated[
-        int, pydantic.Field(ge=0, le=10, description="connect attempts after the first, before a 502")
-    ] = 2
+        int,
+        pydantic.Field(
+            ge=0,
+            le=10,
+            description="times a request whose connect is refused is held again as cold, before a 502",
+        ),
+    ] = 3
     body_timeout: Annotated[
         fields.PositiveSeconds, pydantic.Field(description="longest time to receive a request body")
     ] = 30.0
+    cold_routes: Annotated[
+        tuple[ColdRoute, ...],
+        pydantic.Field(
+            max_length=MAX_COLD_ROUTES,
+            description="GET routes answered from what the gateway knows while cold (no lease opens)",
+        ),
+    ] = DEFAULT_COLD_ROUTES
+    served_model: Annotated[
+        str | None,
+        pydantic.Field(min_length=1, max_length=256, description="model id a cold 'models' route answers"),
+    ] = None
+    forward_authorization: Annotated[
+        bool,
+        pydantic.Field(
+            description="pass the client's Authorization header to the backend (engines run with --api-key)"
+        ),
+    ] = False
+    websocket_max_message_bytes: Annotated[
+        int,
+        pydantic.Field(
+            ge=1, le=MAX_MESSAGE_BYTES, description="largest WebSocket message, either way (bytes)"
+        ),
+    ] = 4 * 1024 * 1024
+    websocket_max_open: Annotated[
+        int,
+        pydantic.Field(
+            ge=1,
+            le=MAX_CONNECTIONS,
+            description="WebSockets open at once (each may hold a few messages of the largest size)",
+        ),
+    ] = 16
+    websocket_idle_timeout: Annotated[
+        fields.PositiveSeconds,
+        pydantic.Field(description="a WebSocket with no message either way for this long is closed"),
+    ] = 300.0
     tenant_header: Annotated[
         str | None,
         pydantic.Field(
@@ -237,6 +302,14 @@ class GatewaySettings(fields.Model):
         ),
     ] = 256
 
+    @pydantic.field_validator("cold_routes")
+    @classmethod
+    def _distinct_paths(cls, routes: tuple[ColdRoute, ...]) -> tuple[ColdRoute, ...]:
+        paths = [route.path for route in routes]
+        if len(set(paths)) != len(paths):
+            raise ValueError("each cold route path may appear once")
+        return routes
+
     @pydantic.model_validator(mode="after")
     def _bounds_agree(self) -> GatewaySettings:
         if self.max_connections_per_peer > self.max_connections:
@@ -249,11 +322,13 @@ class GatewaySettings(fields.Model):
 
     def worst_case_memory_bytes(self) -> int:
         """What the gateway can hold at most under these bounds: a baseline, the queued bodies, and
-        the buffers of every open connection (request and response flow control, request head)."""
+        the buffers of every open connection (request and response flow control, request head), and
+        the messages every open WebSocket may hold."""
         return (
             BASELINE_MEMORY_BYTES
             + self.max_queued_body_bytes
             + self.max_connections * CONNECTION_MEMORY_BYTES
+            + self.websocket_max_open * WEBSOCKET_MESSAGE_COPIES * self.websocket_max_message_bytes
         )
 
 

@@ -51,6 +51,8 @@ def _gateway_help(name: str) -> str:
     field = gateway_config.GatewaySettings.model_fields[name]
     default = DEV_GATEWAY_DEFAULTS.get(name, field.default)
     shown = fields.format_seconds(default) if isinstance(default, float) else default
+    if isinstance(default, tuple):  # structured: shown (and given) as JSON
+        shown = json.dumps([item.model_dump(mode="json") for item in default]).replace("%", "%%")
     return f"gateway: {field.description} (default {shown})"
 
 
@@ -214,8 +216,13 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
     except scaler_config.ConfigError as exc:
         raise ValueError(f"--service-name, --namespace or --member-ttl: {exc}") from None
     tunables: dict[str, Any] = {**DEV_GATEWAY_DEFAULTS, "readiness_path": args.readiness_path}
-    for name in gateway_config.GatewaySettings.model_fields:
+    for name, field in gateway_config.GatewaySettings.model_fields.items():
         value = getattr(args, name, None) if name not in OWN_FLAGS else None
+        if value is not None and isinstance(field.default, tuple | list | dict):
+            try:  # a structured setting (--cold-routes) is given as JSON
+                value = json.loads(value)
+            except ValueError as exc:
+                raise ValueError(f"{_gateway_flag(name)}: not JSON ({exc})") from None
         if value is not None:
             tunables[name] = value
     # check the gateway options now, so a bad one is reported here and not by a child process

@@ -3,10 +3,11 @@
 It speaks the OpenAI wire format closely enough for the ``openai`` SDK to parse every answer:
 ``/v1/models``, ``/v1/chat/completions`` and ``/v1/completions`` (plain JSON, or SSE chunks ending in
 ``data: [DONE]``, with ``stream_options.include_usage``), ``/v1/embeddings`` (float or base64). It
-also has what a model server has around that: ``/health`` that turns ready after ``ready_delay``
-(503 before), ``/metrics`` with a queue-depth gauge (and vLLM's ``vllm:num_requests_running`` and
-``vllm:num_requests_waiting``), and a graceful SIGTERM (health turns 503,
-in-flight requests finish, exit 0).
+also has what a model server has around that: ``/v1/realtime``, a WebSocket that echoes every text
+and binary message (the text ``close <code>`` closes it with that code), ``/health`` that turns
+ready after ``ready_delay`` (503 before), ``/metrics`` with a queue-depth gauge (and vLLM's
+``vllm:num_requests_running`` and ``vllm:num_requests_waiting``), and a graceful SIGTERM (health
+turns 503, in-flight requests finish, exit 0).
 
 The answer is ``tokens`` words (capped by the request's ``max_tokens``), one SSE chunk per word,
 ``token_delay`` apart. Failure modes: ``crash-mid-stream`` (the connection is cut after
@@ -281,6 +282,27 @@ async def _embeddings(request: web.Request) -> web.Response:
     )
 
 
+MAX_REALTIME_MESSAGE = 16 * 1024 * 1024
+
+
+async def _realtime(request: web.Request) -> web.StreamResponse:
+    """Echo WebSocket: text and binary messages come back as sent; ``close <code>`` closes."""
+    socket = web.WebSocketResponse(max_msg_size=MAX_REALTIME_MESSAGE, protocols=("realtime",))
+    if not socket.can_prepare(request).ok:
+        return _error(400, "this route takes a WebSocket upgrade", "upgrade_required")
+    await socket.prepare(request)
+    async for message in socket:
+        if message.type is web.WSMsgType.TEXT:
+            if message.data.startswith("close "):
+                code = int(message.data.split()[1]) if message.data.split()[1].isdigit() else 1000
+                await socket.close(code=code, message=b"asked to close")
+                break
+            await socket.send_str(message.data)
+        elif message.type is web.WSMsgType.BINARY:
+            await socket.send_bytes(message.data)
+    return socket
+
+
 async def _metrics(request: web.Request) -> web.Response:
     engine = request.app[ENGINE]
     text = (
@@ -308,6 +330,7 @@ def make_app(engine: FakeEngine | None = None) -> web.Application:
     app.router.add_get("/health", _health)
     app.router.add_get("/metrics", _metrics)
     app.router.add_get("/v1/models", _models)
+    app.router.add_get("/v1/realtime", _realtime)
     app.router.add_post("/v1/chat/completions", _Generation(engine=engine, chat=True).handle)
     app.router.add_post("/v1/completions", _Generation(engine=engine, chat=False).handle)
     app.router.add_post("/v1/embeddings", _embeddings)

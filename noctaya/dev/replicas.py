@@ -5,10 +5,12 @@ replica is the command with ``{port}`` replaced by a free port; it joins the loc
 its readiness path answers 2xx (probed every 100 ms while starting, every second once ready, three
 failures in a row take it out) and leaves it on scale-down, where it is drained first: no new
 connections, then a wait until none of its open connections is moving bytes (a stream still
-running keeps it; idle keep-alive connections do not), bounded by ``drain_timeout``, then SIGTERM
+running keeps it; idle keep-alive ones do not, and are closed), bounded by ``drain_timeout``, then SIGTERM
 (the engine finishes what it holds and closes idle connections), then SIGKILL after ``stop_grace``.
-A replica that exits on its own is replaced, with a crash-loop backoff (1 s doubling to 30 s,
-reset by a Ready replica).
+A replica that exits on its own leaves the Service the moment it exits (as a Pod whose container
+died leaves its endpoints) and is replaced, with a crash-loop backoff (1 s doubling to 30 s, reset
+by a Ready replica). What the readiness probe last got (a status, a refused connect) is kept per
+replica and reported once per change, so a wrong readiness path shows at once, not as a hang.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def render_command(template: str, *, port: int) -> list[str]:
     return argv
 
 
-def _leaving(replica: Replica) -> bool:
+def leaving(replica: Replica) -> bool:
     return replica.phase in (Phase.DRAINING, Phase.STOPPED, Phase.FAILED)
 
 
@@ -69,6 +71,8 @@ class Replica:
     started: float = dataclasses.field(default_factory=time.monotonic)
     ready_at: float | None = None
     failures: int = 0
+    #: the last failing readiness outcome ("readiness /health answered 404"); None once it passes
+    probe_error: str | None = None
 
 
 class Deployment:
@@ -175,19 +179,46 @@ class Deployment:
             self._failed(replica)
             return
         self.on_event(f"{replica.name}: started on port {replica.port} (pid {replica.child.pid})")
+        self._spawn(self._watch(replica), "noctaya-dev-replica-watch")
         await self._probe(replica)
+
+    async def _watch(self, replica: Replica) -> None:
+        """Take a replica that exits on its own out of the Service at once."""
+        process = replica.child.process
+        if process is None:
+            return
+        await process.wait()
+        if not leaving(replica):
+            self._failed(replica)
+
+    def _probed(self, replica: Replica, outcome: str | None) -> None:
+        """Remember what the probe got; report a failing outcome once per change."""
+        if outcome != replica.probe_error:
+            replica.probe_error = outcome
+            if outcome is not None:
+                self.on_event(f"{replica.name}: {outcome}")
 
     async def _probe(self, replica: Replica) -> None:
         assert self._session is not None
         url = f"http://127.0.0.1:{replica.port}{self.readiness_path}"
         while replica.phase in (Phase.STARTING, Phase.READY) and replica.child.running:
+            outcome: str | None
             try:
-                async with self._session.get(url) as response:
+                async with self._session.get(url, allow_redirects=False) as response:
                     ok = 200 <= response.status < 300
-            except (aiohttp.ClientError, TimeoutError):
+                    outcome = None if ok else f"readiness {self.readiness_path} answered {response.status}"
+            except (aiohttp.ClientError, TimeoutError) as exc:
                 ok = False
-            if _leaving(replica):
+                # a refused connect while starting is the engine still loading: not worth a line
+                refused = isinstance(exc, aiohttp.ClientConnectorError)
+                outcome = (
+                    replica.probe_error
+                    if refused
+                    else f"readiness {self.readiness_path} failed: {type(exc).__name__} {exc}".rstrip()
+                )
+            if leaving(replica):
                 return  # changed while the probe was in flight
+            self._probed(replica, outcome)
             if ok:
                 replica.failures = 0
                 if replica.phase is Phase.STARTING:
@@ -227,6 +258,9 @@ class Deployment:
             self.on_event(f"{replica.name}: draining ({endpoint.connections} open connections)")
             while endpoint.busy(quiet=QUIET) and time.monotonic() < deadline:  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
+            # idle keep-alive connections are closed before the engine gets SIGTERM: a client that
+            # would send on one then opens a new one, which the Service refuses or routes elsewhere
+            endpoint.close_idle(quiet=QUIET)
         code = await replica.child.stop(grace=self.stop_grace)
         self.service.forget(replica.name)
         replica.phase = Phase.STOPPED

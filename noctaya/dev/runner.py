@@ -327,6 +327,9 @@ class DevRunner:
             activations=seen.activations,
             gateways_up=self.gateways.healthy,
             gateways=len(self.gateways.members),
+            readiness="; ".join(
+                f"{r.name}: {r.probe_error}" for r in d.replicas if r.probe_error and not replicas.leaving(r)
+            ),
             **_failures(queues),
             next_warm_window=seen.schedule or None,
         )
@@ -352,7 +355,13 @@ class DevRunner:
                 "scheduled": seen.scheduled,
             },
             "replicas": [
-                {"name": r.name, "port": r.port, "pid": r.child.pid, "phase": r.phase.value}
+                {
+                    "name": r.name,
+                    "port": r.port,
+                    "pid": r.child.pid,
+                    "phase": r.phase.value,
+                    "readiness": r.probe_error,
+                }
                 for r in self.deployment.replicas
             ],
             "restarts": self.deployment.restarts,

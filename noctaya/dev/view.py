@@ -30,6 +30,8 @@ class Snapshot:
     activations: int = 0
     gateways_up: int = 0
     gateways: int = 0
+    #: what a failing readiness probe got, replica's or gateway's ("readiness /health answered 404")
+    readiness: str = ""
     failed_requests: int = 0
     last_request_failure: str | None = None
     failed_activations: int = 0
@@ -64,6 +66,8 @@ class Snapshot:
             )
         if failures:
             parts.append("failed: " + ", ".join(failures))
+        if self.readiness:
+            parts.append(self.readiness)
         return " | ".join(parts)
 
 

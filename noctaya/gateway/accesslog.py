@@ -4,7 +4,9 @@ Each line is one JSON object: ``status``, ``method``, ``route`` (the bounded lab
 never the raw path or query), ``path`` (``warm`` or ``cold``: whether the request met a cold
 backend, queued or refused), ``wait`` (seconds in the cold queue, granted or not; None if it never
 queued), ``duration`` (seconds in the gateway), ``bytes`` (body
-bytes sent to the client) and, for a refusal, ``code`` (the OpenAI error code). It never carries a
+bytes sent to the client), ``upgrade`` (``websocket``, only for a relayed WebSocket: its line is
+written once the socket closed, ``duration`` being how long it was open) and, for a refusal,
+``code`` (the OpenAI error code). It never carries a
 key, a header value or a body. ``accessLog`` chooses: ``off``, ``on`` (every request) or ``errors``
 (status 400 and above, clients that left: 499, and every refusal: a held stream that fails after its
 200 headers went out is logged with that 200 and the refusal's ``code``).
@@ -58,6 +60,7 @@ class AccessLog:
         duration: float,
         sent: int,
         code: str | None = None,
+        upgrade: str | None = None,
     ) -> None:
         if not self.wants(status, code=code) or not logger.isEnabledFor(logging.INFO):
             return
@@ -78,6 +81,8 @@ class AccessLog:
             "duration": round(duration, 6),
             "bytes": sent,
         }
+        if upgrade is not None:
+            line["upgrade"] = upgrade
         if code is not None:
             line["code"] = code
         if self._dropped:

@@ -20,6 +20,11 @@ holding at least as many slots as any other, which is at least its share ``max_q
 and a tenant under its share always gets a slot. At most ``max_tenants`` tenants are told apart; the
 arrivals of any further tenant share one overflow tenant until one of the others has no ticket left.
 
+A request held again after a refused connect (nothing reached a backend) comes back with its first
+arrival time: it takes a slot of its own tenant like any arrival (the same displacement rule), goes
+ahead of that tenant's later arrivals in both indexes, and keeps its deadline; a tenant that had no
+other ticket waiting goes to the head of the ring, since its turn was given once and lost.
+
 A ticket whose client leaves is removed at once (O(1)); a grant is O(1); only a displacement looks
 at every waiting tenant (at most ``max_tenants``). A ticket that was granted but never used
 returns its in-flight slot. Counts are mirrored into :class:`~noctaya.gateway.demand.Demand` on
@@ -69,6 +74,20 @@ class Ticket:
 
 
 _Queue = collections.OrderedDict[int, Ticket]
+
+
+def _by_arrival(queue: _Queue, ticket: Ticket) -> None:
+    """Move ``ticket`` (just added at the end of ``queue``) back to its place by ``enqueued_at``:
+    after every ticket that arrived no later, before every later one. O(tickets ahead of it), which
+    for a request held again is the few that arrived before it and still wait."""
+    ahead = []
+    for key, other in queue.items():
+        if other.enqueued_at > ticket.enqueued_at or other is ticket:
+            break
+        ahead.append(key)
+    queue.move_to_end(id(ticket), last=False)
+    for key in reversed(ahead):
+        queue.move_to_end(key, last=False)
 
 
 class Admission:
@@ -160,8 +179,14 @@ class Admission:
             self._publish()
 
     # ------------------------------------------------------------------ cold path
-    def enqueue(self, *, tenant: str = "") -> Ticket:
-        """Take a queue slot for ``tenant`` or raise :class:`QueueFull` (see the module docstring)."""
+    def enqueue(self, *, tenant: str = "", arrived_at: float | None = None) -> Ticket:
+        """Take a queue slot for ``tenant`` or raise :class:`QueueFull` (see the module docstring).
+
+        ``arrived_at`` (loop time): a request held again after its forward found the backend gone
+        (nothing reached it). It keeps its place by arrival, both in its tenant's queue and in the
+        arrival index, ahead of every later arrival; its wait stays bounded from that arrival. A
+        tenant that has no other ticket waiting takes the head of the round-robin ring: its turn
+        was already given once and lost through no fault of its own."""
         tenants = self._tenants
         if tenant not in tenants and len(tenants) >= self.max_tenants:
             tenant = OVERFLOW_TENANT
@@ -173,18 +198,41 @@ class Admission:
                 tenant = OVERFLOW_TENANT
                 own = tenants.get(tenant)
         loop = asyncio.get_running_loop()
-        ticket = Ticket(future=loop.create_future(), enqueued_at=loop.time(), tenant=tenant)
+        ticket = Ticket(
+            future=loop.create_future(),
+            enqueued_at=loop.time() if arrived_at is None else arrived_at,
+            tenant=tenant,
+        )
         key = id(ticket)
         self._queue[key] = ticket
         if own is None:
             own = tenants[tenant] = collections.OrderedDict()  # joins the ring at its end
+            if arrived_at is not None:
+                self._ring_to_front(tenant)
         own[key] = ticket
+        if arrived_at is not None:
+            _by_arrival(self._queue, ticket)
+            _by_arrival(own, ticket)
         self._publish()
-        if self._expiry is None and self.max_wait is not None:
-            self._expiry = loop.call_at(ticket.enqueued_at + self.max_wait, self._expire_overdue)
+        if self.max_wait is not None:
+            deadline = ticket.enqueued_at + self.max_wait
+            if self._expiry is None:
+                self._expiry = loop.call_at(deadline, self._expire_overdue)
+            elif arrived_at is not None and deadline < self._expiry.when():
+                self._expiry.cancel()
+                self._expiry = loop.call_at(deadline, self._expire_overdue)
         if self._ready:  # the backend turned ready but in-flight was full: maybe room now
             self._dispatch()
         return ticket
+
+    def _ring_to_front(self, tenant: str) -> None:
+        """Make ``tenant`` the next one granted (O(tenants), only for a ticket held again)."""
+        tenants = self._tenants
+        own = tenants.pop(tenant)
+        rest = list(tenants.items())
+        tenants.clear()
+        tenants[tenant] = own
+        tenants.update(rest)
 
     def _displace_for(self, held: int) -> None:
         """The queue is full and the arrival's tenant holds ``held`` slots: displace the newest ticket

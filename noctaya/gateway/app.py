@@ -52,6 +52,7 @@ from noctaya.gateway import (
     proxy,
     readiness,
     routing,
+    websocket,
 )
 from noctaya.serving import connections
 
@@ -196,8 +197,19 @@ def make_app(
         body_timeout=config.body_timeout,
         metrics=the_metrics,
         header_timeout=config.backend_header_timeout,
+        forward_authorization=config.forward_authorization,
     )
     app[UPSTREAM] = upstream
+    sockets = websocket.Sockets(
+        max_open=config.websocket_max_open,
+        retry_after=lambda: the_history.retry_after(elapsed=the_activation.elapsed()),
+        max_message_bytes=config.websocket_max_message_bytes,
+        idle_timeout=config.websocket_idle_timeout,
+        forward_authorization=config.forward_authorization,
+    )
+    the_metrics.websockets.set_function(lambda: sockets.open)
+    the_metrics.max_websockets.set(config.websocket_max_open)
+    the_drain.on_begin(sockets.close_all)  # open WebSockets would hold a drain up forever
     app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
     handler = routing.ProxyHandler(
         config=config,
@@ -209,6 +221,7 @@ def make_app(
         metrics=the_metrics,
         upstream=upstream,
         heartbeat=app[HEARTBEAT],
+        sockets=sockets,
         budget=the_budget,
         history=the_history,
         access=accesslog.AccessLog(
@@ -250,18 +263,31 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
         skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
         cookie_jar=aiohttp.DummyCookieJar(),
     )
+    streams = aiohttp.ClientSession(  # requests asking for a stream: a connection each, never pooled
+        connector=aiohttp.TCPConnector(
+            limit=config.max_in_flight + 8, limit_per_host=0, force_close=True, ttl_dns_cache=10
+        ),
+        auto_decompress=False,
+        timeout=session.timeout,
+        skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
+        cookie_jar=aiohttp.DummyCookieJar(),
+    )
     app[UPSTREAM].session = session
+    app[UPSTREAM].stream_session = streams
     try:
         yield
     finally:
+        await streams.close()
         await session.close()
 
 
 async def _loops_context(app: web.Application) -> AsyncIterator[None]:
     """The probe loop, the heartbeat ticker and the backend-header watchdog; on exit they stop, then
     the lease and queue timers."""
+    # a new connection per probe: a kept-alive one would go on reaching a backend Pod that has left
+    # the Service (terminating), while a request's new connection is refused or sent elsewhere
     session = aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=2, keepalive_timeout=UPSTREAM_KEEPALIVE),
+        connector=aiohttp.TCPConnector(limit=2, force_close=True),
         cookie_jar=aiohttp.DummyCookieJar(),
     )
     _warm_until(app)

@@ -32,6 +32,7 @@ from typing import Any
 import pydantic
 import pydantic.fields
 import uvloop
+import yaml
 from aiohttp import web
 from pydantic import alias_generators
 
@@ -132,6 +133,11 @@ def config_from_args(args: argparse.Namespace) -> config_.GatewayConfig:
             if not isinstance(nested, dict):
                 nested = target[part] = {}
             target = nested
+        if path == ["coldRoutes"]:  # structured: given as JSON (or YAML) on the command line
+            try:
+                value = yaml.safe_load(value)
+            except yaml.YAMLError as exc:
+                raise documents.ConfigError(f"--cold-routes: not JSON or YAML ({exc})") from None
         target[path[-1]] = value
     if args.no_scaler:
         document["scaler"] = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from noctaya.gateway import admission as admission_
 from noctaya.gateway import errors
@@ -24,13 +25,21 @@ class Drain:
         self.timeout = timeout
         self._admission = admission
         self._draining = False
+        self._on_begin: list[Callable[[], None]] = []
 
     @property
     def draining(self) -> bool:
         return self._draining
 
+    def on_begin(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once when draining begins (open WebSockets are closed then)."""
+        self._on_begin.append(callback)
+
     def begin(self) -> None:
-        self._draining = True
+        if not self._draining:
+            self._draining = True
+            for callback in self._on_begin:
+                callback()
 
     async def wait_idle(self, *, within: float | None = None) -> bool:
         """Begin draining and wait until idle; True if idle in time. Leftover queued requests fail."""

@@ -30,6 +30,7 @@ class Reason(enum.StrEnum):
     EXPECTATION_FAILED = "expectation_failed"
     INVALID_WARM_REQUEST = "invalid_warm_request"
     NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
     TOO_LARGE = "too_large"
     BODY_TIMEOUT = "body_timeout"
     QUEUE_FULL = "queue_full"
@@ -40,6 +41,8 @@ class Reason(enum.StrEnum):
     DRAINING = "draining"
     BACKEND_UNAVAILABLE = "backend_unavailable"
     BACKEND_TIMEOUT = "backend_timeout"
+    WEBSOCKET_REFUSED = "websocket_refused"
+    WEBSOCKETS_FULL = "websockets_full"
 
 
 class Spec(NamedTuple):
@@ -57,6 +60,7 @@ SPECS: Mapping[Reason, Spec] = {
     Reason.EXPECTATION_FAILED: Spec(417, "invalid_request_error", "expectation_failed"),
     Reason.INVALID_WARM_REQUEST: Spec(400, "invalid_request_error", "invalid_warm_request"),
     Reason.NOT_FOUND: Spec(404, "invalid_request_error", "not_found"),
+    Reason.METHOD_NOT_ALLOWED: Spec(405, "invalid_request_error", "method_not_allowed"),
     Reason.TOO_LARGE: Spec(413, "invalid_request_error", "request_too_large"),
     Reason.BODY_TIMEOUT: Spec(408, "invalid_request_error", "request_timeout"),
     Reason.QUEUE_FULL: Spec(429, "rate_limit_exceeded", "queue_full"),
@@ -67,6 +71,9 @@ SPECS: Mapping[Reason, Spec] = {
     Reason.DRAINING: Spec(503, "service_unavailable", "draining"),
     Reason.BACKEND_UNAVAILABLE: Spec(502, "backend_error", "backend_unavailable"),
     Reason.BACKEND_TIMEOUT: Spec(504, "backend_error", "backend_timeout"),
+    # the status is the backend's own refusal of the upgrade (a 502 unless it is an HTTP error)
+    Reason.WEBSOCKET_REFUSED: Spec(502, "backend_error", "websocket_refused"),
+    Reason.WEBSOCKETS_FULL: Spec(429, "rate_limit_exceeded", "websockets_full"),
 }
 
 
@@ -97,18 +104,29 @@ def sse_event(*, message: str, type: str, code: str) -> bytes:
 class GatewayError(Exception):
     """A refusal: its :class:`Reason` fixes the HTTP status and the OpenAI ``type`` and ``code``."""
 
-    def __init__(self, *, reason: Reason, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        reason: Reason,
+        message: str,
+        retry_after: float | None = None,
+        headers: Mapping[str, str] | None = None,
+        status: int | None = None,
+    ) -> None:
         super().__init__(message)
         spec = SPECS[reason]
         self.reason = reason
-        self.status = spec.status
+        self.status = spec.status if status is None else status
+        self.headers = headers
         self.type = spec.type
         self.code = spec.code
         self.message = message
         self.retry_after = retry_after
 
     def to_response(self) -> web.Response:
-        headers = None if self.retry_after is None else {"Retry-After": str(max(1, round(self.retry_after)))}
+        headers = dict(self.headers or {})
+        if self.retry_after is not None:
+            headers["Retry-After"] = str(max(1, round(self.retry_after)))
         return response(
             status=self.status, message=self.message, type=self.type, code=self.code, headers=headers
         )
@@ -130,7 +148,9 @@ def protocol_error_body(status: int, code: str, message: str) -> bytes:
 
 def unauthorized() -> GatewayError:
     return GatewayError(
-        reason=Reason.UNAUTHORIZED, message="missing or invalid API key (use 'Authorization: Bearer <key>')"
+        reason=Reason.UNAUTHORIZED,
+        message="missing or invalid API key (use 'Authorization: Bearer <key>')",
+        headers={"WWW-Authenticate": 'Bearer realm="noctaya"'},
     )
 
 
@@ -154,12 +174,23 @@ def malformed(detail: str) -> GatewayError:
     return GatewayError(reason=Reason.MALFORMED, message=f"malformed HTTP request: {detail}")
 
 
+def not_found(path: str) -> GatewayError:
+    return GatewayError(
+        reason=Reason.NOT_FOUND,
+        message=f"no gateway route {path} (its own: /healthz, /metrics, /noctaya/queue, /noctaya/warm)",
+    )
+
+
+def method_not_allowed(method: str, path: str, *, allow: str = "GET, HEAD") -> GatewayError:
+    return GatewayError(
+        reason=Reason.METHOD_NOT_ALLOWED,
+        message=f"{method} is not allowed on the gateway's own route {path}",
+        headers={"Allow": allow},
+    )
+
+
 def invalid_warm(detail: str) -> GatewayError:
     return GatewayError(reason=Reason.INVALID_WARM_REQUEST, message=detail)
-
-
-def not_found() -> GatewayError:
-    return GatewayError(reason=Reason.NOT_FOUND, message="no route for this path; the API lives under /v1/")
 
 
 def expectation_failed() -> GatewayError:
@@ -231,6 +262,22 @@ def backend_timeout(seconds: float) -> GatewayError:
     return GatewayError(
         reason=Reason.BACKEND_TIMEOUT,
         message=f"the backend sent no response headers within {seconds:g}s",
+    )
+
+
+def websocket_refused(status: int) -> GatewayError:
+    return GatewayError(
+        reason=Reason.WEBSOCKET_REFUSED,
+        message=f"the backend refused the WebSocket upgrade (HTTP {status})",
+        status=status if 400 <= status < 600 else None,
+    )
+
+
+def websockets_full(limit: int, retry_after: float) -> GatewayError:
+    return GatewayError(
+        reason=Reason.WEBSOCKETS_FULL,
+        message=f"the gateway already holds its {limit} open WebSockets; retry later",
+        retry_after=retry_after,
     )
 
 

@@ -155,6 +155,10 @@ class Metrics:
             "Configured bound on open connections from one address",
             registry=r,
         )
+        self.websockets = Gauge(f"{PREFIX}websockets", "WebSockets open through the gateway", registry=r)
+        self.max_websockets = Gauge(
+            f"{PREFIX}max_websockets", "Configured bound on open WebSockets (websocketMaxOpen)", registry=r
+        )
         Gauge(
             f"{PREFIX}event_loop_tasks",
             "asyncio tasks alive in the gateway process (read at scrape)",

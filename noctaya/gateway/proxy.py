@@ -6,9 +6,12 @@
 - The response is relayed chunk by chunk as it arrives (``iter_any``), so SSE events pass with no
   added delay; the client's backpressure reaches the backend through the socket buffers.
 - Hop-by-hop headers (RFC 9110 §7.6.1, plus those named in ``Connection``) are dropped both ways;
-  ``X-Forwarded-For`` is extended, ``X-Forwarded-Proto/-Host`` are replaced by what the gateway saw.
+  ``X-Forwarded-For`` is extended, ``X-Forwarded-Proto/-Host`` are replaced by what the gateway saw;
+  the client's ``Authorization`` is dropped unless ``forward_authorization`` is set.
 - The backend has ``backend_header_timeout`` to send its response headers (then 504
   ``backend_timeout``); a client that stops reading is cut by the connection layer's write timeout.
+- Backend connections are pooled, except one that carries an event stream: it is closed after the
+  stream (see :func:`_unpooled`).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
@@ -26,7 +29,7 @@ import aiohttp
 from aiohttp import web, web_protocol
 from multidict import CIMultiDict
 
-from noctaya.gateway import admission, errors, metrics
+from noctaya.gateway import admission, errors, metrics, streaming
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +51,8 @@ HOP_BY_HOP = frozenset(
 _NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length"}
 _NOT_RETURNED = HOP_BY_HOP | {"server", "date"}
 SSE_TYPE = "text/event-stream"
+SMALL_BODY_BYTES = 256 * 1024
+"""A request body up to this size (declared) is read whole before it is forwarded."""
 #: what aiohttp's server inflates on its own (``auto_decompress``); any other encoding it refuses
 DECODED_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd"})
 MAX_ERROR_BODY = 64 * 1024
@@ -75,8 +80,10 @@ def decoded(request: web.BaseRequest) -> bool:
     return encoding is not None and encoding.strip().lower() in DECODED_ENCODINGS
 
 
-def request_headers(request: web.BaseRequest) -> CIMultiDict[str]:
-    """Client headers minus hop-by-hop ones, plus ``X-Forwarded-*``."""
+def request_headers(request: web.BaseRequest, *, forward_authorization: bool = False) -> CIMultiDict[str]:
+    """Client headers minus hop-by-hop ones, plus ``X-Forwarded-*``. ``Authorization`` (the client's
+    key for the gateway) is dropped unless ``forward_authorization``: an engine run with its own
+    ``--api-key`` needs it."""
     incoming = request.headers
     named = frozenset(t.strip().lower() for v in incoming.getall("Connection", ()) for t in v.split(","))
     if decoded(request):
@@ -85,6 +92,8 @@ def request_headers(request: web.BaseRequest) -> CIMultiDict[str]:
     for name, value in incoming.items():
         lower = name.lower()
         if lower in _NOT_FORWARDED or lower in named or lower.startswith("x-forwarded-"):
+            continue
+        if lower == "authorization" and not forward_authorization:
             continue
         out.add(name, value)
     peer = request.remote
@@ -133,13 +142,34 @@ async def _stream_body(request: web.BaseRequest, *, limit: int, seconds: float) 
         yield chunk
 
 
+def _not_sent(exc: aiohttp.ClientOSError) -> bool:
+    """aiohttp refused the request's first write because the connection was already closing."""
+    cause = exc.__cause__
+    return isinstance(cause, aiohttp.ClientConnectionResetError) and "closing transport" in str(cause)
+
+
+def _unpooled(upstream: aiohttp.ClientResponse) -> None:
+    """The connection of an event stream is closed after it, never pooled again: llama.cpp's server
+    closes it after the stream without saying so (no ``Connection: close``), and a request written
+    to it in that moment is lost after it was sent (a 502, since nothing that may have reached a
+    backend is sent again). A request known to ask for a stream (its body is at hand) goes over a
+    session that never pools, since a short stream may be read whole, and its connection pooled,
+    before its headers are seen here; this covers the others."""
+    connection = upstream.connection
+    if connection is not None and connection.protocol is not None:
+        connection.protocol.force_close()
+
+
 class Upstream:
     """Forwards requests to one backend base URL over a pooled client session.
 
-    ``session`` is set when the app starts (a client session needs a running loop).
+    ``session`` and ``stream_session`` are set when the app starts (a client session needs a running
+    loop); a request asking for a stream goes over ``stream_session``, whose connections are never
+    pooled (see :func:`_unpooled`).
     """
 
     session: aiohttp.ClientSession
+    stream_session: aiohttp.ClientSession
 
     def __init__(
         self,
@@ -149,8 +179,10 @@ class Upstream:
         body_timeout: float,
         metrics: metrics.Metrics,
         header_timeout: float,
+        forward_authorization: bool = False,
     ) -> None:
         self.base_url = base_url
+        self.forward_authorization = forward_authorization
         self.max_body_bytes = max_body_bytes
         self.body_timeout = body_timeout
         self.header_timeout = header_timeout
@@ -257,32 +289,31 @@ class Upstream:
     ) -> web.StreamResponse:
         """Send ``request`` to the backend and relay the answer; ``sse`` = SSE headers already sent;
         ``cold_start`` = seconds the request waited for a cold start (``Noctaya-Cold-Start``)."""
-        headers = request_headers(request)
+        headers = request_headers(request, forward_authorization=self.forward_authorization)
         data: bytes | AsyncIterator[bytes] | None
         if body is not None:
             data = body
         elif not request.body_exists:
             data = None
-        elif request.content.is_eof():  # the whole body is already in memory: no wait, no copy
+        elif request.content.is_eof() or (
+            # a small body is read whole first (it follows its headers at once), so whether it asks
+            # for a stream is known before it is sent (see _unpooled)
+            request.content_length is not None and request.content_length <= SMALL_BODY_BYTES
+        ):
             data = await self.read_body(request)
         else:
             if request.content_length is not None and not decoded(request):
                 headers["Content-Length"] = str(request.content_length)
             data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
+        streams = isinstance(data, bytes) and streaming.requests_stream(data, strict=False)
         loop = asyncio.get_running_loop()
         started = loop.time()
         task = asyncio.current_task()
         assert task is not None
         self._awaiting_headers[task] = started + self.header_timeout
         try:
-            upstream = await self.session.request(
-                request.method,
-                # the origin-form target even when the client sent the absolute form
-                # (``GET http://host/v1/...``), which would otherwise end up in the backend's authority
-                self.base_url + request.rel_url.raw_path_qs,
-                headers=headers,
-                data=data,
-                allow_redirects=False,
+            upstream = await self._send(
+                self.stream_session if streams else self.session, request, headers=headers, data=data
             )
         except asyncio.CancelledError:
             if task not in self._overdue:
@@ -302,6 +333,8 @@ class Upstream:
         finally:
             del self._awaiting_headers[task]
         self._ttfb.observe(loop.time() - started)
+        if upstream.content_type == SSE_TYPE:
+            _unpooled(upstream)
         if sent is not None:  # the backend answered: the request (and its body) is out
             sent()
         try:
@@ -312,6 +345,31 @@ class Upstream:
             return await self._relay(request, upstream, cold_start=cold_start)
         finally:
             upstream.release()
+
+    async def _send(
+        self,
+        session: aiohttp.ClientSession,
+        request: web.Request,
+        *,
+        headers: CIMultiDict[str],
+        data: bytes | AsyncIterator[bytes] | None,
+    ) -> aiohttp.ClientResponse:
+        target = self.base_url + request.rel_url.raw_path_qs
+        # ``raw_path_qs``: the origin-form target even when the client sent the absolute form
+        # (``GET http://host/v1/...``), which would otherwise end up in the backend's authority
+        try:
+            return await session.request(
+                request.method, target, headers=headers, data=data, allow_redirects=False
+            )
+        except aiohttp.ClientOSError as exc:
+            # a pooled connection the backend had just closed: the first write (headers and a body
+            # held in memory go out together) found it closing, so nothing was sent; once more on a
+            # fresh connection
+            if isinstance(data, AsyncIterator) or not _not_sent(exc):
+                raise
+        return await session.request(
+            request.method, target, headers=headers, data=data, allow_redirects=False
+        )
 
     async def _relay(
         self, request: web.Request, upstream: aiohttp.ClientResponse, *, cold_start: float | None

@@ -8,6 +8,13 @@ proxy reports a failed connect through :meth:`Readiness.mark_cold`, which flips 
 wakes the probe loop so cold-rate probing resumes without waiting out the warm period. Listeners hear
 every transition (admission dispatches its queue, the activation lease enters its grace).
 
+What the last probe got is kept in ``last_error`` ("readiness /health answered 404", "readiness
+/health failed: connection refused"), shown by ``/noctaya/queue`` and logged once per change, so a
+wrong readiness path shows at once instead of looking like a slow start.
+
+Each probe opens a new connection, so it sees what a request's new connection would: a kept-alive
+one would go on reaching a Pod that has already left the Service.
+
 No Kubernetes API is involved: the gateway has no credentials and needs none.
 """
 
@@ -17,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -41,6 +49,7 @@ class Readiness:
         wanted: Callable[[], bool] = lambda: True,
     ) -> None:
         self.url = url
+        self.path = urlsplit(url).path or "/"
         self.cold_interval = cold_interval
         self.warm_interval = warm_interval
         #: cold and nobody waiting (``wanted()`` is False); ``None``: probe at the cold rate regardless
@@ -61,8 +70,7 @@ class Readiness:
         """The proxy could not connect: treat the backend as cold until a probe passes again."""
         if self._ready:
             logger.warning("backend marked cold: %s", reason)
-            self.last_error = reason
-            self.last_problem = "the backend could not be reached"
+            self._outcome(reason, problem="the backend could not be reached")
             self._set(False)
             self._wake.set()
 
@@ -91,13 +99,28 @@ class Readiness:
                     if read > MAX_PROBE_BODY:
                         break
                 ok = 200 <= response.status < 300
-                self.last_error = None if ok else f"readiness probe returned HTTP {response.status}"
-                self.last_problem = self.last_error
+                problem = None if ok else f"readiness {self.path} answered {response.status}"
+                self._outcome(problem, problem=problem)
                 return ok
-        except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
-            self.last_error = f"readiness probe failed: {type(exc).__name__}: {exc}"
-            self.last_problem = f"readiness probe failed: {type(exc).__name__}"
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            problem = f"readiness {self.path} failed: connection refused or timed out"
+            self._outcome(f"{problem} ({type(exc).__name__}: {exc})", problem=problem)
             return False
+        except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
+            problem = f"readiness {self.path} failed: {type(exc).__name__}"
+            self._outcome(f"{problem}: {exc}".rstrip(": "), problem=problem)
+            return False
+
+    def _outcome(self, error: str | None, *, problem: str | None) -> None:
+        """Keep what the probe got (``error`` for the log, may name the backend's address;
+        ``problem`` for /noctaya/queue, no address); log each change once, not every probe period."""
+        if problem != self.last_problem:
+            if error is not None:
+                logger.warning("backend not ready: %s", error)
+            elif self.last_problem is not None:
+                logger.info("backend readiness %s passes", self.path)
+        self.last_error = error
+        self.last_problem = problem
 
     async def run(self, session: aiohttp.ClientSession) -> None:
         """Probe forever (until cancelled)."""

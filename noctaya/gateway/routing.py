@@ -1,10 +1,14 @@
-"""Routes and the ``/v1`` request path: auth, admission, waiting, forwarding.
+"""Routes and the proxied request path: auth, admission, waiting, forwarding.
+
+Every path but the gateway's own (``/healthz``, ``/metrics``, ``/noctaya/…``) is proxied. A cold
+route (``cold_routes``: ``GET /v1/models`` by default) is answered by the gateway itself while the
+backend is cold, taking no slot and opening no lease; warm, it is proxied like the rest.
 
 One proxied request goes through these steps, each failing fast with an OpenAI-shaped error:
 
 1. draining → 503 ``draining``; bad or missing key (when configured) → 401, before any slot is taken;
    a path with a ``.`` or ``..`` segment (also percent-encoded) → 400, since the client that
-   forwards it would resolve it to a backend path outside ``/v1/``; a declared body over
+   forwards it would resolve it to another backend path; a declared body over
    ``max_body_bytes`` → 413.
 2. Backend ready, nobody queued, in-flight below its bound → forwarded at once (warm path).
    Ready but in-flight full → 429 ``overloaded``.
@@ -15,11 +19,19 @@ One proxied request goes through these steps, each failing fast with an OpenAI-s
    to learn ``stream``; a streaming request gets 200 + SSE headers now and a ``: keepalive <elapsed>``
    comment every heartbeat (from the shared ticker in ``heartbeat``); then wait for the slot to be
    granted (round-robin over tenants), at most ``activation_timeout`` from arrival. ``Retry-After``
-   comes from the activation times this gateway measured (``history``).
+   comes from the activation times this gateway measured (``history``). A WebSocket upgrade is held
+   the same way (in its tenant's share), then upgraded.
 4. Forward; an answer to a request that waited for a cold start carries ``Noctaya-Cold-Start:
    <seconds waited>`` (a held stream gets a ``: cold start <seconds>`` comment instead, its headers
-   being out). A connect failure (nothing sent) marks the backend cold and goes back to step 2, at
-   most ``connect_retries`` times; nothing that reached the backend is ever sent again.
+   being out). A request that provably reached no backend (its connect was refused or timed out: a
+   Service with no ready endpoint refuses) marks the backend cold at once and is held again as a cold
+   request (step 3: same queue and tenant, same lease and bounds; it keeps its place by arrival and its
+   deadline, and its wait is counted from its arrival) at most ``connect_retries`` times, then 502.
+   Nothing that may have reached a backend is ever sent again.
+
+A cold route (``cold_routes``: ``GET /v1/models`` answering the served model, ``/health``-style
+routes answering a status) is answered by the gateway while the backend is cold: it takes no queue
+slot and opens no lease. Warm, it is proxied like any other path.
 
 Every request ends in one access-log line (``accesslog``) and one count in the request metrics.
 
@@ -34,6 +46,7 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web, web_protocol
 
@@ -47,6 +60,7 @@ from noctaya.gateway import demand as demand_
 from noctaya.gateway import draining as draining_
 from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
+from noctaya.gateway import websocket as websocket_
 from noctaya.serving import connections
 
 MAX_TENANT_BYTES = 256
@@ -74,24 +88,74 @@ def wants_stream(request: web.Request, body: bytes) -> bool:
         raise errors.invalid_json() from None
 
 
+_COLD_METHODS = frozenset({"GET", "HEAD"})
+ColdAnswer = Callable[[web.Request], web.Response]
+
+
+def cold_answers(config: config_.GatewaySettings) -> dict[str, ColdAnswer]:
+    """The cold routes by path: what the gateway answers itself while the backend is cold.
+
+    A ``models`` route needs ``served_model``; without it the route is proxied (and wakes the
+    backend) like any other."""
+    created = int(time.time())
+    answers: dict[str, ColdAnswer] = {}
+    for route in config.cold_routes:
+        if route.answer == "models":
+            if config.served_model is None:
+                continue
+            listing = json.dumps(
+                {
+                    "object": "list",
+                    "data": [
+                        {
+                            "id": config.served_model,
+                            "object": "model",
+                            "created": created,
+                            "owned_by": "noctaya",
+                        }
+                    ],
+                }
+            ).encode()
+
+            def models(_request: web.Request, body: bytes = listing) -> web.Response:
+                return web.Response(body=body, content_type=errors.JSON_TYPE, headers=_COLD_HEADERS)
+
+            answers[route.path] = models
+        else:
+
+            def status(_request: web.Request, code: int = route.status) -> web.Response:
+                return web.Response(status=code, headers=_COLD_HEADERS)
+
+            answers[route.path] = status
+    return answers
+
+
+_COLD_HEADERS = {"Cache-Control": "no-store"}
+
+
 class Exchange:
     """Per-request state that error handling and the access log need: the SSE response once its
-    headers are out, whether the request met a cold backend, and how long it waited in the cold
-    queue (None: it never queued), whether it was granted a slot or not."""
+    headers are out, the client's WebSocket once upgraded, whether the request met a cold backend,
+    and how long it waited in the cold queue (None: it never queued), whether it was granted a slot
+    or not."""
 
-    __slots__ = ("cold", "sse", "wait")
+    __slots__ = ("cold", "socket", "sse", "wait")
 
     def __init__(self) -> None:
         self.sse: web.StreamResponse | None = None
+        self.socket: web.WebSocketResponse | None = None  # a relayed WebSocket, once upgraded
         self.cold = False
         self.wait: float | None = None
 
+    def upgraded(self, socket: web.WebSocketResponse) -> None:
+        self.socket = socket
+
     def waited(self, *, since: float) -> float:
-        """Add the time queued since ``since`` (loop time) to the wait; return that time. A request
-        forwarded again after a connect failure queues again, and its waits add up."""
-        waited = asyncio.get_running_loop().time() - since
-        self.wait = waited if self.wait is None else self.wait + waited
-        return waited
+        """The wait is the time since ``since`` (loop time: the ticket's arrival); return it. A
+        request held again after a refused connect keeps its first arrival, so its wait runs from
+        there, whatever the attempts in between."""
+        self.wait = asyncio.get_running_loop().time() - since
+        return self.wait
 
 
 def tenant_of(request: web.Request, *, keyed: bool, header: str | None) -> str:
@@ -131,6 +195,7 @@ class ProxyHandler:
         metrics: metrics.Metrics,
         upstream: proxy.Upstream,
         heartbeat: heartbeat_.Heartbeat,
+        sockets: websocket_.Sockets,
         history: history.ActivationHistory,
         access: accesslog.AccessLog,
         budget: admission_.ByteBudget,
@@ -144,10 +209,12 @@ class ProxyHandler:
         self.metrics = metrics
         self.upstream = upstream
         self.heartbeat = heartbeat
+        self.sockets = sockets
         self.history = history
         self.access = access
         self.budget = budget
         self.keepalive = config.cold_start_mode == "keepalive"
+        self.cold_answers = cold_answers(config)
 
     def retry_after(self) -> float:
         """Retry-After for a cold refusal now: measured activation time left, or the fixed value."""
@@ -176,6 +243,10 @@ class ProxyHandler:
                 except (ConnectionError, RuntimeError):
                     pass
         except asyncio.CancelledError:
+            if exchange.socket is not None:  # an upgraded socket the client closed (or left): a 101
+                self.metrics.request(route, 101)
+                self._log(request, route, exchange, 101, started, code=None, response=exchange.socket)
+                raise
             self.metrics.request(route, 499)  # client closed the connection
             self._log(request, route, exchange, 499, started, code="client_closed")
             raise
@@ -211,6 +282,7 @@ class ProxyHandler:
             duration=asyncio.get_running_loop().time() - started,
             sent=0 if sent is None else sent_bytes(sent),
             code=code,
+            upgrade=None if exchange.socket is None else "websocket",
         )
 
     async def _handle(self, request: web.Request, exchange: Exchange) -> web.StreamResponse:
@@ -221,6 +293,12 @@ class ProxyHandler:
             raise errors.unauthorized()
         if _has_dot_segment(request.path):
             raise errors.invalid_path()
+        upgrade = websocket_.wants_upgrade(request)
+        if request.method in _COLD_METHODS and not upgrade and not self.admission.ready:
+            answer = self.cold_answers.get(request.path)
+            if answer is not None:  # no queue slot, no lease: the backend stays as it is
+                exchange.cold = True
+                return answer(request)
         declared = request.content_length
         if declared is not None and declared > config.max_body_bytes:
             raise errors.too_large(config.max_body_bytes)
@@ -228,14 +306,17 @@ class ProxyHandler:
         body: bytes | None = None
         charge: admission_.Charge | None = None
         failures = 0
+        arrived: float | None = None  # first admission; a request held again keeps it
         try:
             while True:
                 if admission.try_enter():
                     self.metrics.admitted_warm.inc()
+                    if arrived is None:
+                        arrived = asyncio.get_running_loop().time()
                 elif admission.ready:
                     raise errors.overloaded(config.retry_after)
                 else:  # cold: queue; the wait is awaited here, not in a helper coroutine (see below)
-                    ticket = self._enqueue_cold(request, exchange)
+                    ticket = self._enqueue_cold(request, exchange, arrived_at=arrived)
                     try:
                         if body is None:
                             charge = admission_.Charge(self.budget)
@@ -256,7 +337,18 @@ class ProxyHandler:
                         admission.leave(ticket)
                         raise
                     self._admitted_cold(ticket, exchange)
+                    if arrived is None:
+                        arrived = ticket.enqueued_at
                 try:
+                    if upgrade:  # in flight for as long as the socket is open
+                        if charge is not None:
+                            charge.release()
+                        return await self.sockets.relay(
+                            request,
+                            session=self.upstream.session,
+                            base_url=self.upstream.base_url,
+                            opened=exchange.upgraded,
+                        )
                     return await self.upstream.forward(
                         request,
                         body=body,
@@ -265,10 +357,13 @@ class ProxyHandler:
                         cold_start=exchange.wait,
                     )
                 except proxy.ConnectFailed as exc:
-                    self.readiness.mark_cold(reason=str(exc))
+                    # nothing reached a backend: stop calling it ready, hold the request like a cold one
+                    self.readiness.mark_cold(reason=f"connect to the backend failed ({exc})")
                     failures += 1
                     if failures > config.connect_retries:
-                        raise errors.bad_gateway("the backend cannot be reached") from None
+                        raise errors.bad_gateway(
+                            f"the backend refused {failures} connects in a row"
+                        ) from None
                 finally:
                     admission.release()
         finally:
@@ -282,8 +377,12 @@ class ProxyHandler:
     # heartbeats come from the shared ticker (``heartbeat``). A handler cancelled while awaiting it
     # (client gone) cancels the future too; admission passes such a ticket over until it leaves.
 
-    def _enqueue_cold(self, request: web.Request, exchange: Exchange) -> admission_.Ticket:
-        """Take a queue slot (or fail fast: reject mode, queue full); the lease opens either way."""
+    def _enqueue_cold(
+        self, request: web.Request, exchange: Exchange, *, arrived_at: float | None
+    ) -> admission_.Ticket:
+        """Take a queue slot (or fail fast: reject mode, queue full); the lease opens either way.
+        ``arrived_at``: held again after a refused connect, keeping its place and deadline from
+        that first arrival."""
         config = self.config
         exchange.cold = True
         if not self.keepalive and exchange.sse is None:
@@ -291,7 +390,7 @@ class ProxyHandler:
             raise errors.cold_reject(self.retry_after())
         tenant = tenant_of(request, keyed=self.auth.enabled, header=config.tenant_header)
         try:
-            ticket = self.admission.enqueue(tenant=tenant)
+            ticket = self.admission.enqueue(tenant=tenant, arrived_at=arrived_at)
         except admission_.QueueFull:
             self.activation.ensure_open()
             raise errors.queue_full(self.retry_after()) from None
@@ -443,7 +542,7 @@ async def metrics_handler(request: web.Request) -> web.Response:
 
 async def not_found_handler(request: web.Request) -> web.Response:
     request.app[keys.METRICS].rejected(errors.Reason.NOT_FOUND)
-    return errors.not_found().to_response()
+    return errors.not_found(request.path).to_response()
 
 
 def _expectation_failed(request: web.Request) -> web.StreamResponse:
@@ -454,10 +553,35 @@ def _expectation_failed(request: web.Request) -> web.StreamResponse:
 expect_handler = connections.expect_handler(_expectation_failed)
 
 
+_WARM_METHODS = frozenset({"POST"})
+
+
+def _own(
+    handler: Callable[[web.Request], Awaitable[web.Response]],
+    *,
+    methods: frozenset[str] = _COLD_METHODS,
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """A gateway route: ``methods`` only (GET and HEAD unless told); any other method is the
+    gateway's 405, never proxied."""
+    allow = ", ".join(sorted(methods, key=("GET", "HEAD", "POST").index))
+
+    async def route(request: web.Request) -> web.Response:
+        if request.method not in methods:
+            request.app[keys.METRICS].rejected(errors.Reason.METHOD_NOT_ALLOWED)
+            return errors.method_not_allowed(request.method, request.path, allow=allow).to_response()
+        return await handler(request)
+
+    return route
+
+
 def setup_routes(app: web.Application, *, handler: ProxyHandler) -> None:
-    app.router.add_get("/healthz", healthz_handler, expect_handler=expect_handler)
-    app.router.add_get("/metrics", metrics_handler, expect_handler=expect_handler)
-    app.router.add_get("/noctaya/queue", queue_handler, expect_handler=expect_handler)
-    app.router.add_post("/noctaya/warm", warm_handler, expect_handler=expect_handler)
-    app.router.add_route("*", "/v1/{tail:.*}", handler.handle, expect_handler=expect_handler)
-    app.router.add_route("*", "/{tail:.*}", not_found_handler, expect_handler=expect_handler)
+    """The gateway's own routes (``/healthz``, ``/metrics``, ``/noctaya/…``); every other path is
+    proxied to the backend with admission, authentication and streaming."""
+    app.router.add_route("*", "/healthz", _own(healthz_handler), expect_handler=expect_handler)
+    app.router.add_route("*", "/metrics", _own(metrics_handler), expect_handler=expect_handler)
+    app.router.add_route("*", "/noctaya/queue", _own(queue_handler), expect_handler=expect_handler)
+    app.router.add_route(
+        "*", "/noctaya/warm", _own(warm_handler, methods=_WARM_METHODS), expect_handler=expect_handler
+    )
+    app.router.add_route("*", "/noctaya/{tail:.*}", not_found_handler, expect_handler=expect_handler)
+    app.router.add_route("*", "/{tail:.*}", handler.handle, expect_handler=expect_handler)

@@ -124,3 +124,9 @@ def test_settings_whose_worst_case_exceeds_the_memory_limit_are_refused() -> Non
                 resources={"limits": {"memory": "512Mi"}},
             )
         )
+    # every open WebSocket may hold whole messages both ways: the two bounds multiply
+    sockets = gateway_contract.GatewaySettings(websocket_max_open=64, websocket_max_message_bytes=16 << 20)
+    added = sockets.worst_case_memory_bytes() - fits.worst_case_memory_bytes()
+    assert added == 4 * (64 * (16 << 20) - 16 * (4 << 20))  # 4 messages a socket, over the defaults
+    with pytest.raises(ValueError, match=r"websocketMaxOpen 64 x 4 x websocketMaxMessageBytes 16384 KiB"):
+        gateway.gateway_config(_props(settings=sockets, resources={"limits": {"memory": "1Gi"}}))

@@ -1,6 +1,9 @@
 """The local Service: round robin over ready endpoints per connection, like kube-proxy.
 
-Aspects: connections alternate between endpoints; with no endpoint a connection is closed at once;
+Aspects: connections alternate between endpoints; with no endpoint the port refuses connections (as a
+ClusterIP Service without endpoints does) and keeps its number, and listens again with the first
+endpoint; a connection accepted for an endpoint that just died goes to another ready endpoint, and
+with none it is reset;
 a removed endpoint gets no new connections while its open one carries on; busy/idle accounting
 tells a streaming connection from an idle keep-alive one; the connection bound refuses the excess.
 """
@@ -10,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+
+import pytest
 
 from noctaya.dev import service
 
@@ -80,11 +85,41 @@ async def test_round_robin_and_removal() -> None:
         await close(writer)
 
 
-async def test_no_endpoint_closes_the_connection_at_once() -> None:
-    async with started(service.Service()) as svc:
-        assert not svc.ready
+async def test_no_endpoint_refuses_connections_and_the_first_endpoint_listens_again() -> None:
+    async with named_server(b"a") as port_a, started(service.Service()) as svc:
+        assert not svc.ready and not svc.listening
+        with pytest.raises(ConnectionRefusedError):
+            await asyncio.open_connection("127.0.0.1", svc.port)
+        svc.add(name="a", port=port_a)
+        answer, held = await ask(svc.port)
+        assert answer == b"a:hi\n"
+        svc.remove("a")
+        assert not svc.listening
+        with pytest.raises(ConnectionRefusedError):
+            await asyncio.open_connection("127.0.0.1", svc.port)
+        held.write(b"still\n")  # the open connection carries on
+        await held.drain()
+        svc.add(name="a", port=port_a)  # same port again
+        answer, writer = await ask(svc.port)
+        assert answer == b"a:hi\n"
+        await close(writer)
+        await close(held)
+
+
+async def test_a_dead_endpoint_is_passed_over_and_with_none_left_the_connection_is_reset() -> None:
+    async with named_server(b"b") as port_b, started(service.Service()) as svc:
+        async with named_server(b"dead") as port_dead:
+            pass  # closed: connecting to it is refused, like a replica that just died
+        svc.add(name="dead", port=port_dead)
+        svc.add(name="b", port=port_b)
+        for _ in range(4):
+            answer, writer = await ask(svc.port)
+            assert answer == b"b:hi\n"
+            await close(writer)
+        svc.remove("b")
         reader, writer = await asyncio.open_connection("127.0.0.1", svc.port)
-        assert await asyncio.wait_for(reader.read(), 2) == b""
+        with pytest.raises(ConnectionResetError):
+            await asyncio.wait_for(reader.read(), 2)
         await close(writer)
         assert svc.refused == 1
 
@@ -108,6 +143,7 @@ async def test_connection_bound() -> None:
         svc.add(name="a", port=port_a)
         _, first = await ask(svc.port)
         reader, second = await asyncio.open_connection("127.0.0.1", svc.port)
-        assert await asyncio.wait_for(reader.read(), 2) == b""
+        with pytest.raises(ConnectionResetError):
+            await asyncio.wait_for(reader.read(), 2)
         await close(second)
         await close(first)

@@ -4,7 +4,8 @@ Aspects: warm entry only when ready, nobody queued and capacity left; the queue 
 QueueFull; grants go strictly in arrival order and move queue → in-flight in one step; a freed
 in-flight slot goes to the oldest waiter; leaving frees a queued slot (O(1)) or returns a granted
 but unused in-flight slot; fail_waiting ends every waiter with its own error; demand follows;
-max_wait ends each ticket at its own deadline through one timer and spares granted ones; a waiter
+max_wait ends each ticket at its own deadline through one timer and spares granted ones; a request
+held again after a refused connect keeps its place and its deadline by its first arrival; a waiter
 cancelled before it leaves is passed over by the grant; wait_idle wakes when the counts reach zero,
 even when demand does not change (a lease holds it).
 """
@@ -140,3 +141,24 @@ async def test_wait_idle_wakes_when_counts_reach_zero_under_an_unchanged_demand(
     a.leave(ticket)
     assert d.demand() == 1  # queued 1 became the lease's +1: no demand change to notice
     await asyncio.wait_for(waiter, 0.1)
+
+
+async def test_a_request_held_again_keeps_its_place_and_its_deadline() -> None:
+    d = demand.Demand()
+    a = admission.Admission(
+        max_queue=5, max_in_flight=1, demand=d, max_wait=0.2, wait_expired=lambda: RuntimeError("late")
+    )
+    loop = asyncio.get_running_loop()
+    arrived = loop.time() - 0.15  # arrived earlier, was forwarded, found the backend gone
+    later = [a.enqueue(), a.enqueue()]
+    again = a.enqueue(arrived_at=arrived)
+    older = a.enqueue(arrived_at=arrived - 0.01)  # another one held again, arrived earlier still
+    assert a.queued == 4 and d.demand() == 4
+    # its wait is bounded from its first arrival: it and the older one expire first, the others wait
+    with pytest.raises(RuntimeError, match="late"):
+        await asyncio.wait_for(again.future, 1)
+    assert older.future.done() and not any(t.future.done() for t in later)
+    a.set_ready(True)
+    assert later[0].future.done() and not later[1].future.done()  # arrival order for the rest
+    with pytest.raises(RuntimeError):
+        older.future.result()

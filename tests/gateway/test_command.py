@@ -4,7 +4,8 @@ Aspects: the config file (YAML, camelCase keys, Go durations) parses into the do
 bounds; every field is also a flag and flags override the file; bad values, unknown keys, a missing or
 non-mapping file, and exclusive scaler/report sections fail at start with exit code 2 and one line per
 bad field, never a traceback; process level: SIGTERM with streams open turns ``/healthz`` 503 at once,
-lets the streams finish, and exits 0.
+lets the streams finish, and exits 0; SIGTERM with a WebSocket open closes it with 1001 (going away)
+and exits 0 without waiting out the drain timeout.
 """
 
 from __future__ import annotations
@@ -224,6 +225,45 @@ async def test_sigterm_with_streams_open_drains_and_exits_0() -> None:
                 async with stream:
                     rest = await stream.content.read()
                 assert rest.endswith(b"data: [DONE]\n\n") and rest.count(b'"tok "') == 20
+        assert await asyncio.wait_for(gateway.wait(), 15) == 0
+        gateway = None
+    finally:
+        for process in (gateway, engine):
+            if process is not None and process.returncode is None:
+                process.send_signal(signal.SIGTERM)
+                await asyncio.wait_for(process.wait(), 15)
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(60)
+async def test_sigterm_closes_an_open_websocket_and_exits_0() -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    engine = await asyncio.create_subprocess_exec(
+        PYTHON, "-m", "noctaya.dev.fake_engine", "--port", "0",
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+    )  # fmt: skip
+    gateway = None
+    try:
+        assert engine.stdout is not None
+        backend = (await _read_until(engine.stdout, r"listening on (http://\S+)")).group(1)
+        gateway = await asyncio.create_subprocess_exec(
+            PYTHON, "-m", "noctaya", "gateway", "--backend-url", backend, "--listen", "127.0.0.1:0",
+            "--drain-timeout", "60s", "--probe-interval", "20ms",
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+        )  # fmt: skip
+        assert gateway.stdout is not None
+        url = (await _read_until(gateway.stdout, r"gateway listening on (http://\S+),")).group(1)
+        # held while the backend is cold, then upgraded
+        async with aiohttp.ClientSession() as session, session.ws_connect(url + "/v1/realtime") as ws:
+            await ws.send_str("before the drain")
+            assert await ws.receive_str(timeout=10) == "before the drain"
+            async with session.get(url + "/noctaya/queue") as response:
+                assert (await response.json())["inFlight"] == 1  # an open socket is in flight
+            gateway.send_signal(signal.SIGTERM)
+            message = await ws.receive(timeout=10)
+            assert message.type is aiohttp.WSMsgType.CLOSE
+            assert message.data == aiohttp.WSCloseCode.GOING_AWAY
+        # the drain timeout is 60 s: exiting well within the test's time means the socket did not hold it
         assert await asyncio.wait_for(gateway.wait(), 15) == 0
         gateway = None
     finally:

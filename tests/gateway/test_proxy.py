@@ -3,8 +3,9 @@
 Aspects: chat and text completions with and without streaming; embeddings and models; any other ``/v1``
 path is forwarded (the backend's 404 passes through); SSE chunks pass one by one as the backend sends
 them; hop-by-hop headers are dropped and ``X-Forwarded-*`` set (every ``X-Forwarded-For`` line kept, the
-peer appended); query strings and methods pass; healthz; unknown non-/v1 paths give an OpenAI-shaped
-404; no slot leaks.
+peer appended); query strings and methods pass; healthz; unknown paths of the gateway's own
+(``/noctaya/``) give an OpenAI-shaped 404; no slot leaks; a backend connection that carried an event
+stream is never used again (some engines close it silently after the stream), while others are pooled.
 """
 
 from __future__ import annotations
@@ -220,7 +221,7 @@ async def test_healthz_and_unknown_paths(
 ) -> None:
     async with http.get(gateway.url + "/healthz") as response:
         assert response.status == 200
-    async with http.get(gateway.url + "/nope") as response:
+    async with http.get(gateway.url + "/noctaya/nope") as response:
         assert response.status == 404
         error = (await response.json())["error"]
         assert error["code"] == "not_found" and error["type"] == "invalid_request_error"
@@ -233,3 +234,60 @@ async def test_queue_endpoint_reports_state(
         state = json.loads(await response.text())
     assert state["queued"] == 0 and state["inFlight"] == 0 and state["backendReady"] is True
     assert state["lease"]["state"] == "closed" and state["demand"] == 0
+
+
+async def test_an_event_streams_backend_connection_is_not_pooled(
+    serve_app: ServeApp, http: aiohttp.ClientSession
+) -> None:
+    """The backend sees which connection each request came on: after a stream, whether the request
+    said ``stream`` or not, the next request comes on another one; plain answers share one."""
+    seen: list[tuple[str, int]] = []
+    first_read = asyncio.Event()  # the client has the first event: the stream is seen as one
+
+    def connection(request: web.Request) -> int:
+        assert request.transport is not None
+        peer: tuple[str, int] = request.transport.get_extra_info("peername")
+        return peer[1]  # the gateway's port: one per connection
+
+    async def health(request: web.Request) -> web.Response:
+        return web.Response()
+
+    async def chat(request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        seen.append((body["kind"], connection(request)))
+        if body["kind"] == "plain":
+            return web.json_response({"ok": True})
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b"data: {}\n\n")
+        await first_read.wait()
+        first_read.clear()
+        await response.write(b"data: [DONE]\n\n")
+        return response
+
+    app = web.Application()
+    app.router.add_get("/health", health)
+    app.router.add_post("/v1/chat/completions", chat)
+    async with testing.GatewayStarter(backend_url=await serve_app(app)) as starter:
+        gateway = await starter.start(wait_ready=True)
+        url = gateway.url + "/v1/chat/completions"
+        kinds = [
+            ("plain", {}),
+            ("plain", {}),
+            ("asked", {"stream": True}),  # the body says stream: a connection of its own
+            ("plain", {}),
+            ("unasked", {}),  # an event stream the body did not announce: its connection is dropped
+            ("plain", {}),
+        ]
+        for kind, extra in kinds:
+            async with http.post(url, json={"kind": kind, **extra}) as response:
+                assert response.status == 200
+                if kind != "plain":
+                    assert await response.content.readuntil(b"\n\n") == b"data: {}\n\n"
+                    first_read.set()
+                await response.read()
+    numbers = [number for _, number in seen]
+    assert numbers[0] == numbers[1] == numbers[3], seen  # plain answers: one pooled connection
+    for index, (kind, number) in enumerate(seen):
+        if kind != "plain":  # no request comes after a stream on that stream's connection
+            assert number not in numbers[index + 1 :], seen

@@ -3,13 +3,17 @@
 Aspects: the probe's answer is read only up to a bound (a backend whose readiness path answers 200
 with an endless body is seen Ready at once, not read until the probe times out); a
 non-2xx answer is not Ready and is named in ``last_error``; a cold backend nobody waits for is probed
-at the idle rate, and the first demand wakes the probe at once and switches it to the cold rate.
+at the idle rate, and the first demand wakes the probe at once and switches it to the cold rate; what
+a failing probe got is in ``/noctaya/queue`` and the log at once (once per change, not per probe),
+long before the activation timeout, and the first passing probe clears it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+from typing import Any
 
 import aiohttp
 import pytest
@@ -51,7 +55,7 @@ async def test_probe_reads_a_bounded_part_of_the_answer() -> None:
                 url=url + "/loading", cold_interval=0.05, warm_interval=1, timeout=2, on_change=lambda _: None
             )
             assert await loading.probe_once(session) is False
-            assert loading.last_error == "readiness probe returned HTTP 503"
+            assert loading.last_error == "readiness /loading answered 503"
     finally:
         await runner.cleanup()
 
@@ -95,3 +99,47 @@ async def test_idle_probing_is_slow_and_demand_wakes_it() -> None:
                     await task
     finally:
         await runner.cleanup()
+
+
+async def test_a_failing_probe_is_visible_at_once_in_the_queue_state_and_the_log(
+    serve_app: Any, http: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture
+) -> None:
+    healthy = asyncio.Event()
+    probes = 0
+
+    async def health(request: web.Request) -> web.Response:
+        nonlocal probes
+        probes += 1
+        return web.Response() if healthy.is_set() else web.Response(status=404, text="Not Found")
+
+    async def chat(request: web.Request) -> web.Response:
+        return web.json_response({"ok": True})
+
+    app = web.Application()
+    app.router.add_get("/health", health)
+    app.router.add_post("/v1/chat/completions", chat)
+    caplog.set_level(logging.INFO, logger="noctaya.gateway.readiness")
+    async with testing.GatewayStarter(backend_url=await serve_app(app)) as starter:
+        gateway = await starter.start(activationTimeout="300s", probeInterval="50ms")
+        held = asyncio.create_task(http.post(gateway.url + "/v1/chat/completions", json={"model": "m"}))
+
+        async def queue() -> dict[str, Any]:
+            async with http.get(gateway.url + "/noctaya/queue") as response:
+                state: dict[str, Any] = await response.json()
+                return state
+
+        async with asyncio.timeout(5):  # at once: not after the 300 s activation timeout
+            while (state := await queue())["queued"] != 1 or state["backendError"] is None:  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+        assert state["backendError"] == "readiness /health answered 404" and not state["backendReady"]
+        probed = probes
+        async with asyncio.timeout(5):
+            while probes < probed + 3:  # noqa: ASYNC110 - counting the backend's own probe answers
+                await asyncio.sleep(0.05)
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert warnings == ["backend not ready: readiness /health answered 404"]  # once, not per probe
+        healthy.set()
+        async with await held as response:
+            assert response.status == 200
+        assert (await queue())["backendError"] is None
+        assert "backend readiness /health passes" in [r.getMessage() for r in caplog.records]

@@ -33,6 +33,7 @@ from tests.operator.scenario import (
 PVCS = "v1/persistentvolumeclaims"
 JOBS = "batch/v1/jobs"
 SECRETS = "v1/secrets"
+PDBS = "policy/v1/poddisruptionbudgets"
 SCALER = "apps/v1/deployments"
 
 
@@ -125,7 +126,9 @@ async def test_every_grant_is_used(
         within=30,
         message="taken's refusals reported",
     )
-    # one gateway and no cache: the aggregate scaler, its token, the claim and the Job are pruned
+    # one gateway and no cache: the aggregate scaler, its token, the gateways' disruption budget,
+    # the claim and the Job are pruned (each waited for: the deletes of one pass land in any order)
+    assert server.obj(PDBS, NS, "qwen-gateway")
     obj = copy.deepcopy(server.must(LLMSERVICES, NS, "qwen"))
     obj["spec"] = service_body("qwen", cache={"strategy": "None"})["spec"]
     server.upsert(LLMSERVICES, obj)
@@ -134,6 +137,7 @@ async def test_every_grant_is_used(
         (PVCS, "qwen-cache"),
         (JOBS, "qwen-prewarm"),
         (SCALER, "qwen-scaler"),
+        (PDBS, "qwen-gateway"),
     )
     await wait_for(
         lambda: not any(server.obj(r, NS, n) for r, n in gone),

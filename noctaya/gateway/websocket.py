@@ -1,0 +1,234 @@
+"""WebSocket upgrades (``/v1/realtime`` and any other path): relayed both ways, message by message.
+
+A request asking to upgrade (``GET`` with ``Connection: upgrade`` and ``Upgrade: websocket``) goes
+through the same steps as any proxied request — auth, admission (a cold one is held like a
+non-streaming request, then upgraded) — and then holds its in-flight slot for as long as the socket is
+open. :class:`Sockets` connects to the backend first and only then answers the client's handshake,
+so a backend that refuses the upgrade is answered with its own status (OpenAI-shaped), and a connect
+that is refused (nothing reached a backend) is held again like any other request.
+
+Bounds: at most ``websocket_max_open`` sockets are open (or opening) at once, one more is a 429
+``websockets_full`` before anything reaches the backend; each message either way is at most
+``websocket_max_message_bytes`` (a larger one closes the socket with 1009); a socket with no message
+either way for ``websocket_idle_timeout`` is closed with 1001; every open socket is closed with 1001
+("going away") when the gateway starts draining, so a drain is not held up by sockets that would stay
+open forever. Ping and pong are answered on each leg (``autoping``); text, binary and close frames are
+relayed as they come, close codes included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+import aiohttp
+from aiohttp import web
+from multidict import CIMultiDict
+
+from noctaya.gateway import errors, proxy
+
+logger = logging.getLogger(__name__)
+
+GOING_AWAY = aiohttp.WSCloseCode.GOING_AWAY
+_HANDSHAKE = frozenset({"sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions"})
+_PROTOCOL = "Sec-WebSocket-Protocol"
+
+
+def wants_upgrade(request: web.BaseRequest) -> bool:
+    """A WebSocket opening handshake (RFC 6455 §4.1)."""
+    if request.method != "GET":
+        return False
+    if request.headers.get("Upgrade", "").strip().lower() != "websocket":
+        return False
+    tokens = {t.strip().lower() for v in request.headers.getall("Connection", ()) for t in v.split(",")}
+    return "upgrade" in tokens
+
+
+class Sockets:
+    """The open relayed sockets: relays one upgrade, closes them all on drain."""
+
+    def __init__(
+        self,
+        *,
+        max_open: int,
+        max_message_bytes: int,
+        idle_timeout: float,
+        forward_authorization: bool,
+        retry_after: Callable[[], float],
+    ) -> None:
+        self.max_open = max_open
+        self.retry_after = retry_after  # the measured Retry-After now (``history``)
+        self._taken = 0  # open or opening: what ``max_open`` bounds
+        self.max_message_bytes = max_message_bytes
+        self.idle_timeout = idle_timeout
+        self.forward_authorization = forward_authorization
+        self._open: set[asyncio.Task[None]] = set()
+        self._closing = False
+
+    @property
+    def open(self) -> int:
+        return len(self._open)
+
+    def close_all(self) -> None:
+        """Drain: end every relay (each closes both legs with 1001); refuse none already running."""
+        self._closing = True
+        for task in list(self._open):
+            task.cancel()
+
+    def _headers(self, request: web.Request) -> CIMultiDict[str]:
+        headers = proxy.request_headers(request, forward_authorization=self.forward_authorization)
+        for name in list(headers):
+            if name.lower() in _HANDSHAKE or name.lower() == _PROTOCOL.lower():
+                headers.popall(name, None)
+        return headers
+
+    async def relay(
+        self,
+        request: web.Request,
+        *,
+        session: aiohttp.ClientSession,
+        base_url: str,
+        opened: Callable[[web.WebSocketResponse], None] = lambda _socket: None,
+    ) -> web.WebSocketResponse:
+        """Connect to the backend, answer the client's handshake, relay until either side closes;
+        ``opened`` is told the client's socket once its handshake is answered (a relay that ends with
+        the client gone ends by cancellation, never returning it)."""
+        if self._taken >= self.max_open:
+            raise errors.websockets_full(self.max_open, self.retry_after())
+        self._taken += 1
+        try:
+            return await self._relay(request, session=session, base_url=base_url, opened=opened)
+        finally:
+            self._taken -= 1
+
+    async def _relay(
+        self,
+        request: web.Request,
+        *,
+        session: aiohttp.ClientSession,
+        base_url: str,
+        opened: Callable[[web.WebSocketResponse], None],
+    ) -> web.WebSocketResponse:
+        protocols = tuple(
+            p.strip() for v in request.headers.getall(_PROTOCOL, ()) for p in v.split(",") if p.strip()
+        )
+        try:
+            upstream = await session.ws_connect(
+                base_url + request.rel_url.raw_path_qs,
+                headers=self._headers(request),
+                protocols=protocols,
+                max_msg_size=self.max_message_bytes,
+                autoping=True,
+                autoclose=False,
+            )
+        except aiohttp.WSServerHandshakeError as exc:
+            raise errors.websocket_refused(exc.status) from None
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            raise proxy.ConnectFailed(f"{type(exc).__name__}: {exc}") from None
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            raise errors.bad_gateway(
+                f"the backend failed the WebSocket upgrade ({type(exc).__name__})"
+            ) from None
+        client = web.WebSocketResponse(
+            protocols=(upstream.protocol,) if upstream.protocol else (),
+            max_msg_size=self.max_message_bytes,
+            autoping=True,
+            autoclose=False,
+        )
+        try:
+            await client.prepare(request)
+        except BaseException:
+            await upstream.close()
+            raise
+        opened(client)
+        task = asyncio.current_task()
+        assert task is not None
+        self._open.add(task)
+        try:
+            if self._closing:
+                raise asyncio.CancelledError
+            await self._pump_both(client, upstream)
+        except asyncio.CancelledError:
+            if not self._closing:
+                raise  # the client went away: handler cancellation
+            await _close(client, code=GOING_AWAY, message=b"the gateway is shutting down")
+        finally:
+            self._open.discard(task)
+            await _close(upstream, code=GOING_AWAY, message=b"")
+            await _close(client, code=GOING_AWAY, message=b"")
+        return client
+
+    async def _pump_both(
+        self, client: web.WebSocketResponse, upstream: aiohttp.ClientWebSocketResponse
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        last = [loop.time()]
+        pumps = (
+            asyncio.ensure_future(_pump(client, upstream, last)),
+            asyncio.ensure_future(_pump(upstream, client, last)),
+        )
+        try:
+            while True:
+                remaining = last[0] + self.idle_timeout - loop.time()
+                if remaining <= 0:
+                    await _close(client, code=GOING_AWAY, message=b"idle timeout")
+                    await _close(upstream, code=GOING_AWAY, message=b"idle timeout")
+                    return
+                done, _ = await asyncio.wait(pumps, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+                if done:
+                    return
+        finally:
+            for pump in pumps:
+                pump.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+
+
+_Socket = web.WebSocketResponse | aiohttp.ClientWebSocketResponse
+
+
+async def _pump(source: _Socket, sink: _Socket, last: list[float]) -> None:
+    """Relay messages from ``source`` to ``sink`` until ``source`` closes; its close (code and reason)
+    is passed on, a broken bound or protocol ends the socket on both legs."""
+    loop = asyncio.get_running_loop()
+    while True:
+        message = await source.receive()
+        last[0] = loop.time()
+        kind = message.type
+        try:
+            if kind is aiohttp.WSMsgType.TEXT:
+                await sink.send_str(message.data)
+            elif kind is aiohttp.WSMsgType.BINARY:
+                await sink.send_bytes(message.data)
+            elif kind is aiohttp.WSMsgType.CLOSE:
+                code = message.data if isinstance(message.data, int) else aiohttp.WSCloseCode.OK
+                await _close(source, code=code, message=b"")
+                await _close(sink, code=code, message=(message.extra or "").encode()[:123])
+                return
+            elif kind is aiohttp.WSMsgType.ERROR:
+                exc = source.exception()
+                code = (
+                    aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+                    if isinstance(exc, aiohttp.WebSocketError)
+                    and exc.code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+                    else aiohttp.WSCloseCode.INTERNAL_ERROR
+                )
+                logger.info("WebSocket relay ended: %s", exc)
+                await _close(sink, code=code, message=b"message too big" if code == 1009 else b"relay error")
+                await _close(source, code=code, message=b"")
+                return
+            elif kind in (aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
+                await _close(sink, code=source.close_code or aiohttp.WSCloseCode.OK, message=b"")
+                return
+        except (ConnectionError, RuntimeError):  # the other leg went away
+            await _close(source, code=GOING_AWAY, message=b"")
+            return
+
+
+async def _close(socket: _Socket, *, code: int, message: bytes) -> None:
+    if socket.closed:
+        return
+    with contextlib.suppress(ConnectionError, RuntimeError, asyncio.TimeoutError, aiohttp.ClientError):
+        async with asyncio.timeout(2.0):
+            await socket.close(code=code, message=message)

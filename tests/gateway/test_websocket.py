@@ -1,0 +1,155 @@
+"""WebSocket upgrades through the gateway, with aiohttp's real WebSocket client, to the fake engine's
+``/v1/realtime`` echo.
+
+Aspects: text and binary messages are relayed both ways, the subprotocol is negotiated end to end,
+a close code from the engine reaches the client; an open socket counts as in flight and frees its
+slot when it closes; a cold upgrade is held (like a non-streaming request), wakes the backend and is
+then upgraded; a message over the bound closes the socket with 1009; a socket over the open-socket
+bound is a 429 ``websockets_full`` (the bound and the open count are gauges); an idle socket is
+closed with 1001 after the idle timeout; draining closes open sockets with 1001 so the drain completes; an
+upgrade the engine refuses is answered with its status, OpenAI-shaped; the key is checked first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from noctaya.dev import fake_engine
+from noctaya.gateway import keys, testing
+
+
+async def test_messages_both_ways_and_the_slot_is_held_while_open(
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start(wait_ready=True)
+    async with http.ws_connect(gateway.url + "/v1/realtime", protocols=("realtime",)) as ws:
+        assert ws.protocol == "realtime"
+        await ws.send_str("hello")
+        assert await ws.receive_str(timeout=5) == "hello"
+        await ws.send_bytes(b"\x00\x01" * 1000)
+        assert await ws.receive_bytes(timeout=5) == b"\x00\x01" * 1000
+        async with http.get(gateway.url + "/noctaya/queue") as response:
+            assert (await response.json())["inFlight"] == 1  # open: in flight
+        await ws.send_str("close 4001")
+        message = await ws.receive(timeout=5)
+        assert message.type is aiohttp.WSMsgType.CLOSE and message.data == 4001
+    await gateway.wait_idle()
+
+
+async def test_a_cold_upgrade_is_held_then_upgraded(http: aiohttp.ClientSession) -> None:
+    engine = fake_engine.FakeEngine(ready_override=False)
+    async with (
+        fake_engine.running(engine) as running,
+        testing.GatewayStarter(backend_url=running.url) as starter,
+    ):
+        gateway = await starter.start()
+        opening = asyncio.create_task(http.ws_connect(gateway.url + "/v1/realtime"))
+        await gateway.wait_for(lambda: gateway.admission.queued == 1)
+        assert gateway.demand.demand() >= 1
+        engine.ready_override = True
+        async with await opening as ws:
+            await ws.send_str("after the cold start")
+            assert await ws.receive_str(timeout=5) == "after the cold start"
+        await gateway.wait_idle()
+
+
+async def test_bounds_message_size_and_idle_time(
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start(
+        wait_ready=True, websocketMaxMessageBytes=1024, websocketIdleTimeout="300ms"
+    )
+    async with http.ws_connect(gateway.url + "/v1/realtime", max_msg_size=0) as ws:
+        await ws.send_str("x" * 2048)
+        message = await ws.receive(timeout=5)
+        assert message.type is aiohttp.WSMsgType.CLOSE and message.data == 1009
+    async with http.ws_connect(gateway.url + "/v1/realtime") as ws:
+        await ws.send_str("one")
+        assert await ws.receive_str(timeout=5) == "one"
+        message = await ws.receive(timeout=5)  # then nothing for 300 ms
+        assert message.type is aiohttp.WSMsgType.CLOSE and message.data == 1001
+    await gateway.wait_idle()
+
+
+async def test_open_sockets_are_bounded(
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start(wait_ready=True, websocketMaxOpen=1)
+    async with http.ws_connect(gateway.url + "/v1/realtime") as ws:
+        await ws.send_str("one")
+        assert await ws.receive_str(timeout=5) == "one"
+        async with http.get(
+            gateway.url + "/v1/realtime",
+            headers={
+                "Connection": "Upgrade",
+                "Upgrade": "websocket",
+                "Sec-WebSocket-Version": "13",
+                "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+            },
+        ) as response:
+            assert response.status == 429 and "Retry-After" in response.headers
+            assert (await response.json())["error"]["code"] == "websockets_full"
+        async with http.get(gateway.url + "/metrics") as response:
+            exposition = await response.text()
+        assert "noctaya_gateway_websockets 1.0" in exposition
+        assert "noctaya_gateway_max_websockets 1.0" in exposition
+        assert 'noctaya_gateway_rejections_total{reason="websockets_full"} 1.0' in exposition
+    await gateway.wait_idle()  # the first socket's relay has ended: its place is free
+    async with http.ws_connect(gateway.url + "/v1/realtime") as ws:
+        await ws.send_str("two")
+        assert await ws.receive_str(timeout=5) == "two"
+    await gateway.wait_idle()
+
+
+async def test_drain_closes_open_sockets_with_going_away(
+    gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    gateway = await gateways.start(wait_ready=True)
+    async with http.ws_connect(gateway.url + "/v1/realtime") as ws:
+        await ws.send_str("ping")
+        assert await ws.receive_str(timeout=5) == "ping"
+        drained = asyncio.create_task(gateway.app[keys.DRAIN].wait_idle(within=5))
+        message = await ws.receive(timeout=5)
+        assert message.type is aiohttp.WSMsgType.CLOSE and message.data == 1001
+        assert await drained is True
+
+
+async def test_a_refused_upgrade_and_a_missing_key(
+    serve_app: Any, http: aiohttp.ClientSession, tmp_path: pathlib.Path
+) -> None:
+    async def plain(request: web.Request) -> web.Response:
+        return web.Response(status=403, text="no sockets here")
+
+    async def health(request: web.Request) -> web.Response:
+        return web.Response()
+
+    app = web.Application()
+    app.router.add_get("/health", health)
+    app.router.add_get("/v1/realtime", plain)
+    key_file = tmp_path / "key"
+    key_file.write_text("sk-1\n")
+    async with testing.GatewayStarter(backend_url=await serve_app(app)) as starter:
+        gateway = await starter.start(wait_ready=True, apiKeyFile=str(key_file))
+        try:
+            await http.ws_connect(gateway.url + "/v1/realtime")
+            raise AssertionError("upgraded without a key")
+        except aiohttp.WSServerHandshakeError as exc:
+            assert exc.status == 401
+        async with http.get(
+            gateway.url + "/v1/realtime",
+            headers={
+                "Authorization": "Bearer sk-1",
+                "Connection": "Upgrade",
+                "Upgrade": "websocket",
+                "Sec-WebSocket-Version": "13",
+                "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+            },
+        ) as response:
+            assert response.status == 403
+            assert (await response.json())["error"]["code"] == "websocket_refused"
+        await gateway.wait_idle()
