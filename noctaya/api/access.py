@@ -50,9 +50,10 @@ class Grant:
 #: the objects an LLMService owns, all carrying the ``serving.noctaya.io/llmservice`` label the
 #: operator's watches select on; ``list``/``watch`` are kopf's labelled watches, ``get`` reads an object
 #: the watch has not shown (is a name it needs held by an object it does not control?), ``patch`` is
-#: server-side apply, ``create`` the create-once objects, ``delete`` pruning (``noctaya.operator.applying``)
+#: server-side apply (and ``create``: the API server authorizes an apply that creates its object as a
+#: create too), ``create`` the create-once objects, ``delete`` pruning (``noctaya.operator.applying``)
 #: of what a spec change, or an earlier version of the operator, rendered and the current spec does not
-_OWNED_APPLIED: Final = ("list", "watch", "get", "patch", "delete")
+_OWNED_APPLIED: Final = ("list", "watch", "get", "patch", "create", "delete")
 _OWNED_CREATE_ONCE: Final = ("list", "watch", "create", "get", "delete")
 
 GRANTS: Final[tuple[Grant, ...]] = (

@@ -90,7 +90,36 @@ def _wire_default(value: Any) -> Any:
 def model_schema(model: type[pydantic.BaseModel]) -> dict[str, Any]:
     """The structural OpenAPI v3 schema of one model (spec or status)."""
     raw = model.model_json_schema(by_alias=True, mode="validation", schema_generator=_SchemaGenerator)
-    return structural(raw, defs=raw.get("$defs", {}), path=model.__name__)
+    return complete_defaults(structural(raw, defs=raw.get("$defs", {}), path=model.__name__))
+
+
+def complete_defaults(node: dict[str, Any]) -> dict[str, Any]:
+    """Write every object default with the defaults of its fields filled in, recursively.
+
+    The API server checks a CRD's defaults against the schema, CEL rules included, as written: it does
+    not default a default. A rule reading a field of a defaulted object (``self.min <= self.max`` on
+    ``scaling: {}``) would find the field missing and the CRD would be refused. Filled in, the default
+    is what the server stores anyway (nested defaults apply after the parent's).
+    """
+    for sub in node.get("properties", {}).values():
+        complete_defaults(sub)
+    if isinstance(node.get("items"), dict):
+        complete_defaults(node["items"])
+    if isinstance(node.get("additionalProperties"), dict):
+        complete_defaults(node["additionalProperties"])
+    if isinstance(node.get("default"), dict):
+        node["default"] = _defaulted(node, node["default"])
+    return node
+
+
+def _defaulted(node: Mapping[str, Any], value: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(value)
+    for name, sub in node.get("properties", {}).items():
+        if name not in out and "default" in sub:
+            out[name] = copy.deepcopy(sub["default"])
+        if isinstance(out.get(name), dict):
+            out[name] = _defaulted(sub, out[name])
+    return out
 
 
 def structural(node: Mapping[str, Any], *, defs: Mapping[str, Any], path: str) -> dict[str, Any]:

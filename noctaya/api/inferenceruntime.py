@@ -61,6 +61,12 @@ def _check_template(value: str) -> str:
     return value
 
 
+#: The most ``container.args`` items and ``container.env`` entries a runtime takes. The API server
+#: estimates the placeholder rule's cost as (longest string x pattern length x items), and refuses a
+#: CRD whose rule may cost more than 10M; at ``meta.MAX_ITEMS`` (256) the estimate was 10.9M, at 128 it
+#: is half that.
+MAX_TEMPLATED_ITEMS: Final = 128
+
 #: A string that may carry runtime placeholders (checked offline and by the CRD's CEL rule).
 TemplateString = Annotated[
     str,
@@ -281,11 +287,11 @@ class Container(meta.ApiModel):
 
     image: Annotated[str, pydantic.Field(min_length=1, max_length=meta.MAX_STRING)]
     """OpenAI-compatible serving image."""
-    args: Annotated[list[TemplateString], pydantic.Field(max_length=meta.MAX_ITEMS)] = pydantic.Field(
+    args: Annotated[list[TemplateString], pydantic.Field(max_length=MAX_TEMPLATED_ITEMS)] = pydantic.Field(
         default_factory=list
     )
     """Arguments; may use {{ .Model.Path }}, {{ .Service.Name }} and {{ .Service.Namespace }}."""
-    env: Annotated[list[TemplatedEnvVar], pydantic.Field(max_length=meta.MAX_ITEMS)] = pydantic.Field(
+    env: Annotated[list[TemplatedEnvVar], pydantic.Field(max_length=MAX_TEMPLATED_ITEMS)] = pydantic.Field(
         default_factory=list
     )
     """Environment; literal values may use the same placeholders as args."""

@@ -181,7 +181,7 @@ HELPERS: Final = """\
 
 NOTES: Final = """\
 The Noctaya operator runs in {{ .Release.Namespace }} ({{ .Values.replicas }} replica(s)).
-It needs KEDA 2.17+ (its ScaledObject CRD) before LLMServices are created.
+It needs KEDA 2.20+ (its ScaledObject CRD) before LLMServices are created.
 
   kubectl -n {{ .Release.Namespace }} get pods -l app.kubernetes.io/name=noctaya-operator
   kubectl get llms -A

@@ -8,8 +8,9 @@ each against this RBAC, and that no verb is unused):
   watches ``scaledobjects.keda.sh`` by name: is KEDA installed); with watched namespaces also
   Namespaces (kopf's namespace scan);
 - ``noctaya-operator-watched``: list/watch LLMServices and patch their ``status``; list/watch, read
-  (``get``: an object of a name it needs that the watch has not shown), server-side apply (``patch``)
-  and prune (``delete``) the objects an LLMService owns; ``create`` the create-once ones (cache PVC,
+  (``get``: an object of a name it needs that the watch has not shown), server-side apply (``patch``,
+  and ``create``: an apply that creates its object is authorized as a create too) and prune
+  (``delete``) the objects an LLMService owns; ``create`` the create-once ones (cache PVC,
   prewarm Job, scaler token Secret); list/watch Pods; create Events. A ClusterRole when the operator
   watches every namespace, one Role per namespace of ``watch_namespaces`` otherwise;
 - Role ``noctaya-operator-leader-election`` in the operator namespace: get, create and update (renew)

@@ -115,12 +115,26 @@ def _error(exc: k8s_exceptions.ApiException) -> ApiError:
 
 
 class Client:
-    """Generic object reads and writes through one ``kubernetes_asyncio`` ``ApiClient``."""
+    """Generic object reads and writes through one ``kubernetes_asyncio`` ``ApiClient``.
 
-    def __init__(self, *, api: k8s_client.ApiClient, request_timeout: float = 30.0) -> None:
+    Every write names ``field_manager`` (creates, patches and replaces too, not only applies): without
+    it the API server records the fields under the client library's user agent ("OpenAPI-Generator").
+    """
+
+    def __init__(
+        self,
+        *,
+        api: k8s_client.ApiClient,
+        request_timeout: float = 30.0,
+        field_manager: str = "noctaya-operator",
+    ) -> None:
         self._api = api
         self._api.user_agent = USER_AGENT
         self._timeout = request_timeout
+        self._manager = field_manager
+
+    def _managed(self, query: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+        return [("fieldManager", self._manager), *query]
 
     @property
     def api(self) -> k8s_client.ApiClient:
@@ -164,7 +178,7 @@ class Client:
     async def create(self, obj: Body) -> Body:
         kind = kind_of(obj)
         namespace = obj.get("metadata", {}).get("namespace")
-        return await self.request("POST", kind.path(namespace=namespace), body=obj)
+        return await self.request("POST", kind.path(namespace=namespace), body=obj, query=self._managed())
 
     async def apply(self, obj: Body, *, field_manager: str, force: bool = True) -> Body:
         """Server-side apply: the server merges our intent and owns the fields under ``field_manager``."""
@@ -186,6 +200,7 @@ class Client:
             "PATCH",
             kind.path(namespace=namespace, name=name, subresource=subresource),
             body=patch,
+            query=self._managed(),
             content_type="application/merge-patch+json",
         )
 
@@ -193,7 +208,10 @@ class Client:
         kind = kind_of(obj)
         meta = obj.get("metadata", {})
         return await self.request(
-            "PUT", kind.path(namespace=meta.get("namespace"), name=meta["name"]), body=obj
+            "PUT",
+            kind.path(namespace=meta.get("namespace"), name=meta["name"]),
+            body=obj,
+            query=self._managed(),
         )
 
     async def delete(self, kind: Kind, *, namespace: str | None, name: str, uid: str | None = None) -> bool:

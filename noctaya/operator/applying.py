@@ -4,15 +4,19 @@
   fields it renders; fields it does not render, e.g. the backend's ``replicas`` owned by KEDA, stay with
   their owners).
 - **Hash-skip**: each applied object carries ``serving.noctaya.io/applied-hash``, the hash of what was
-  rendered; when the live object (from the watch cache) already carries the desired hash, no request
-  is sent. A missing or drifted object has no or another hash and is applied again; so is an object
-  someone edited while keeping the annotation (its generation, or resourceVersion for kinds without
-  one, differs from what our last apply produced).
+  rendered; when the live object (from the watch cache) already carries the desired hash and is what
+  our last apply produced, no request is sent. A missing or drifted object has no or another hash and
+  is applied again; so is an object someone edited while keeping the annotation (its generation, or
+  resourceVersion for kinds without one, differs from what our last apply produced), and so is every
+  object this replica has not applied yet (after a start or a leadership handover): the hash alone
+  cannot tell that nobody edited it since.
 - **Create-once** objects (annotated ``serving.noctaya.io/spec-hash`` by the constructs: cache PVC,
   prewarm Job, scaler token Secret; PVCs and Jobs are create-once even without the annotation, hashed
   here) are created when absent and never patched; when the live object
   was created from another spec hash the object is *refused*: reported by name with the command that
-  replaces it, left untouched.
+  replaces it, left untouched — except a Job that has failed terminally, which holds nothing worth
+  keeping: it is deleted (uid precondition) and created again from the new spec, so fixing the spec
+  of a failed prewarm is enough to run it again.
 - **Prune**: owned objects (controller reference to this LLMService's uid) of the kinds the operator
   renders that are no longer desired are deleted, with a uid precondition.
 - **Rejection**: an object the API server refuses as invalid (``400``/``422``: a spec that passed CRD
@@ -45,6 +49,7 @@ CACHE_KINDS: Final = frozenset({("v1", "PersistentVolumeClaim"), ("batch/v1", "J
 #: kinds whose spec Kubernetes will not change after creation: always create-once, hashed here when the
 #: rendered object carries no spec hash of its own
 CREATE_ONCE_KINDS: Final = CACHE_KINDS
+JOB: Final = ("batch/v1", "Job")
 PRUNABLE: Final = frozenset(
     {
         ("v1", "ConfigMap"),
@@ -269,7 +274,8 @@ class Applier:
         if (
             live is not None
             and annotations_of(live).get(APPLIED_HASH) == wanted_hash
-            and (known is None or known == fingerprint(live))
+            and known is not None
+            and known == fingerprint(live)
         ):
             report.skipped.append(key)
             return
@@ -309,6 +315,13 @@ class Applier:
             report.live[key] = dict(live)
         if annotations_of(live).get(SPEC_HASH) == spec_hash:
             report.skipped.append(key)
+        elif key[:2] == JOB and _failed(live):
+            # a Job that failed for good from another spec holds nothing worth keeping: it is replaced
+            # (deleted here, created again by the pass its deletion starts)
+            self.fence()
+            uid = (live.get("metadata") or {}).get("uid")
+            if await self._client.delete(apiclient.KINDS[JOB], namespace=namespace, name=key[2], uid=uid):
+                report.pruned.append(key)
         else:
             report.refused.append(Refusal(key=key, namespace=namespace))
 
@@ -320,6 +333,14 @@ class Applier:
         uid = (obj.get("metadata") or {}).get("uid")
         if await self._client.delete(kind, namespace=namespace, name=key[2], uid=uid):
             report.pruned.append(key)
+
+
+def _failed(job: Mapping[str, Any]) -> bool:
+    """Has the Job failed terminally (its ``Failed`` condition is True)?"""
+    conditions = (job.get("status") or {}).get("conditions") or []
+    return any(
+        isinstance(c, Mapping) and c.get("type") == "Failed" and c.get("status") == "True" for c in conditions
+    )
 
 
 def _reject_or_raise(error: apiclient.ApiError, *, key: ObjectKey, namespace: str, report: Report) -> None:

@@ -68,7 +68,9 @@ class Operator:
         install_signals: Callable[[], None] | None = None,
     ) -> None:
         self.config = config
-        self.client = apiclient.Client(api=api, request_timeout=config.request_timeout)
+        self.client = apiclient.Client(
+            api=api, request_timeout=config.request_timeout, field_manager=config.field_manager
+        )
         self.metrics = metrics.Metrics()
         self.metrics.workers.set(config.workers)
         self.elector: leadership.LeaseElector | None = None

@@ -21,6 +21,8 @@ itself (discovery stays kmock's):
 - an outage switch: while down, every request is ``503`` and open watches end;
 - ``accesses``: the distinct ``(verb, group, resource, namespace)`` of every request the operator sent
   (its User-Agent is ``noctaya-operator/…`` or kopf's), for the RBAC tests (``tests/operator/access.py``);
+  a server-side apply that creates its object counts as ``patch`` and ``create``, as the real
+  authorizer checks both;
   ``secret_requests``: the distinct ``(access, name, labelSelector)`` of its requests on Secrets, for the
   check that it touches only the Secrets it owns.
 """
@@ -666,6 +668,12 @@ class ApiServer(kmock.KubernetesEmulator):
             if not manager:
                 raise ApiError(422, "Invalid", "PatchOptions.meta.k8s.io: fieldManager is required for apply")
             if key not in self.store:
+                # the real server authorizes an apply that creates its object as a create, too
+                if request.headers.get("User-Agent", "").startswith(OPERATOR_AGENTS) and request.resource:
+                    group, plural = request.resource.group or "", request.resource.plural or ""
+                    self.accesses.add(
+                        Access(verb="create", group=group, resource=plural, namespace=request.namespace)
+                    )
                 return aiohttp.web.json_response(
                     self._create(resource, key, body, manager=manager), status=201
                 )

@@ -136,6 +136,24 @@ async def test_an_edit_that_keeps_the_annotation_is_repaired(
     assert report.skipped and not report.applied
 
 
+async def test_a_new_replica_repairs_an_edit_made_before_it_started(
+    server: ApiServer, client: apiclient.Client
+) -> None:
+    """A new leader has applied nothing yet: the annotation an edit kept proves nothing to it (the real
+    API server's tier found a handover that never repaired such an edit)."""
+    await applying.Applier(client=client, field_manager="noctaya").sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+    )
+    edited = copy.deepcopy(server.must("v1/configmaps", "ai", "qwen-gateway"))
+    edited["data"] = {"v": "hand-edited"}  # the applied-hash annotation is still there
+    server.upsert("v1/configmaps", edited)
+    successor = applying.Applier(client=client, field_manager="noctaya")
+    report = await successor.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[configmap()], live=live(server)
+    )
+    assert report.applied and server.must("v1/configmaps", "ai", "qwen-gateway")["data"] == {"v": "1"}
+
+
 async def test_create_once_is_refused_by_name_and_left_untouched(
     server: ApiServer, client: apiclient.Client
 ) -> None:

@@ -370,6 +370,52 @@ async def test_prewarm_failure_is_reported(
     assert event["message"].startswith("Degraded=True")
 
 
+async def test_a_fixed_spec_replaces_the_failed_prewarm_job_and_recovers(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    cluster.fail_job(NS, "qwen-prewarm")
+    server.upsert(RUNTIMES, runtime_body())
+    cache = {"strategy": "SharedPVC", "prewarm": True}
+    server.upsert(
+        LLMSERVICES,
+        service_body(model={"source": {"uri": "hf://Qwen/Qwen2.5-0.5B-Instruct@no-such-rev"}}, cache=cache),
+    )
+    await operators()
+    await wait_for(lambda: condition(server, "Degraded").get("reason") == "PrewarmFailed")
+    failed_uid = server.must(JOBS, NS, "qwen-prewarm")["metadata"]["uid"]
+    cluster.job_fails.discard((NS, "qwen-prewarm"))  # the cause is fixed: the next run succeeds
+    update_spec(server, model={"source": {"uri": "hf://Qwen/Qwen2.5-0.5B-Instruct@main"}})
+    # the failed Job is deleted and created again from the fixed spec, without anyone deleting it
+    await wait_for(
+        lambda: (
+            (server.obj(JOBS, NS, "qwen-prewarm") or {}).get("metadata", {}).get("uid")
+            not in (None, failed_uid)
+        ),
+        message="prewarm Job replaced",
+    )
+    await wait_for(lambda: condition(server, "CacheReady").get("reason") == "Prewarmed")
+    assert condition(server, "Degraded").get("reason") != "PrewarmFailed"
+    env = server.must(JOBS, NS, "qwen-prewarm")["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "REVISION", "value": "main"} in env
+
+
+async def test_a_failed_prewarm_job_of_the_current_spec_is_kept(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    """Only a spec change replaces a failed Job: the same spec would fail the same way (the fix is
+    outside the spec, then the Job is deleted by hand, as the troubleshooting guide says)."""
+    cluster.fail_job(NS, "qwen-prewarm")
+    server.upsert(RUNTIMES, runtime_body())
+    server.upsert(LLMSERVICES, service_body(cache={"strategy": "SharedPVC", "prewarm": True}))
+    await operators()
+    await wait_for(lambda: condition(server, "Degraded").get("reason") == "PrewarmFailed")
+    job = server.must(JOBS, NS, "qwen-prewarm")
+    update_spec(server, scaling={"max": 3})  # a change that leaves the Job's spec as it was
+    await wait_for(lambda: status_of(server).get("observedGeneration") == 2)
+    assert server.must(JOBS, NS, "qwen-prewarm")["metadata"]["uid"] == job["metadata"]["uid"]
+    assert condition(server, "Degraded").get("reason") == "PrewarmFailed"
+
+
 async def test_prewarm_success_sets_cache_ready(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:

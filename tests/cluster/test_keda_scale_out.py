@@ -1,0 +1,222 @@
+"""1 -> N: sustained demand above target makes the HPA, through KEDA's metrics API server, ask for more.
+
+How the test is built: the operator (a real process) renders and applies everything for
+``examples/vllm-nvidia`` with ``scaling`` ``min: 1, max: 3, target: 1`` and no cache; nothing it applied
+is edited. The chain under test is the one of a cluster: kube-controller-manager's HPA controller reads
+the ``s0-...`` external metric from ``external.metrics.k8s.io/v1beta1``, which the kube-apiserver's
+aggregator serves from KEDA's metrics API server, which asks KEDA's operator (gRPC), which asks the
+gateway's ExternalScaler (``GetMetrics``); the HPA then writes the backend Deployment's scale.
+
+How addresses are mapped (only those; ``scripts/cluster.sh`` sets up the first two):
+
+- the APIService ``v1beta1.external.metrics.k8s.io`` names the Service
+  ``keda/keda-operator-metrics-apiserver``; its EndpointSlice and Endpoints (no selector) hold this
+  host's non-loopback address (an endpoint may not be loopback), where the metrics API server listens
+  on a port of its own; the API server runs with ``--enable-aggregator-routing`` (no kube-proxy), so the
+  aggregator dials that endpoint, checking the server certificate against the APIService's caBundle;
+- KEDA's operator serves its metrics gRPC service on a loopback address of the cluster's own, which the
+  metrics API server dials with KEDA's certificates (authority ``keda-operator.keda.svc``);
+- KEDA's operator resolves the rendered ``scalerAddress`` host through its own hosts file, mapped to a
+  loopback address of this session where the gateway process (the rendered ConfigMap, ``listen``,
+  ``scaler.listen`` and ``backendUrl`` moved to loopback addresses, ports kept) serves its scaler;
+- every backend Pod KWOK reports Ready is served by one model server process
+  (``noctaya.dev.fake_engine``, slow: each completion takes minutes) on the rendered backend port.
+
+Aspects: with one replica Ready, four requests held in flight at the gateway (the scaler's metric, four
+times the target of one per replica) make the HPA's ``desiredReplicas`` exceed 1 and the backend
+Deployment's replicas go beyond 1 — written by the HPA controller to the scale subresource, never by
+the operator — and KWOK brings the new Pods up.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import pathlib
+import sys
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cluster import gateways, operators
+from tests.cluster.conftest import ROOT, Cluster
+from tests.cluster.kube import wait
+
+pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("cluster")]
+
+GROUP = "/apis/serving.noctaya.io/v1alpha1"
+IN_FLIGHT = 4
+
+
+class Stack:
+    def __init__(self, *, cluster: Cluster, namespace: str, directory: pathlib.Path) -> None:
+        self.cluster = cluster
+        self.kube = cluster.kube
+        self.namespace = namespace
+        self.directory = directory
+        doc = yaml.safe_load((ROOT / "examples" / "vllm-nvidia" / "llmservice.yaml").read_text())
+        doc["metadata"].update(name="scale-out", namespace=namespace)
+        doc["spec"]["scaling"] = {"min": 1, "max": 3, "target": 1}
+        doc["spec"]["cache"] = {"strategy": "None"}
+        self.doc = doc
+        self.name = "scale-out"
+        self.path = f"{GROUP}/namespaces/{namespace}/llmservices/{self.name}"
+        self.gateway_address = gateways.loopback()
+        self.engine_address = gateways.loopback()
+        self.gateway: gateways.Process | None = None
+        self.engine: gateways.Process | None = None
+
+    @property
+    def deployment(self) -> str:
+        return f"/apis/apps/v1/namespaces/{self.namespace}/deployments/{self.name}-backend"
+
+    def hpa(self) -> dict[str, Any]:
+        items = self.kube.get(f"/apis/autoscaling/v2/namespaces/{self.namespace}/horizontalpodautoscalers")[
+            "items"
+        ]
+        return dict(items[0]) if items else {}
+
+    def backend_pods(self) -> list[dict[str, Any]]:
+        return list(
+            self.kube.get(
+                f"/api/v1/namespaces/{self.namespace}/pods",
+                labelSelector=f"serving.noctaya.io/llmservice={self.name},app.kubernetes.io/component=backend",
+            )["items"]
+        )
+
+
+def _ready(pod: dict[str, Any]) -> bool:
+    return any(
+        c["type"] == "Ready" and c["status"] == "True"
+        for c in (pod.get("status") or {}).get("conditions", [])
+    )
+
+
+@pytest.fixture(scope="module")
+def stack(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    kube = cluster.kube
+    namespace = f"scale-out-{uuid.uuid4().hex[:6]}"
+    kube.create(
+        "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+    )
+    runtime = yaml.safe_load((ROOT / "examples" / "runtimes" / "vllm-nvidia.yaml").read_text())
+    kube.apply(f"{GROUP}/inferenceruntimes/{runtime['metadata']['name']}", runtime, manager="platform-team")
+    directory = tmp_path_factory.mktemp("scale-out")
+    stack = Stack(cluster=cluster, namespace=namespace, directory=directory)
+    with operators.replicas(
+        cluster, identities=["s"], namespace=namespace, directory=directory, timings=operators.Timings()
+    ) as replicas:
+        kube.apply(stack.path, stack.doc, manager="platform-team")
+        gateways.map_scaler_host(cluster, namespace=namespace, name=stack.name, address=stack.gateway_address)
+        stack.gateway = gateway = gateways.start(
+            cluster,
+            namespace=namespace,
+            name=stack.name,
+            directory=directory,
+            address=stack.gateway_address,
+            engine_address=stack.engine_address,
+        )
+        try:
+            yield stack
+        finally:
+            if stack.engine is not None:
+                stack.engine.stop()
+            gateway.stop()
+            for name, text in [("operator", replicas["s"].text()), ("gateway", gateway.text())]:
+                print(f"---- {name} (last lines)\n" + "\n".join(text.splitlines()[-40:]))
+            kube.delete(stack.path)
+            kube.delete(f"/api/v1/namespaces/{namespace}")
+
+
+def test_sustained_demand_makes_the_hpa_scale_the_backend_beyond_one(stack: Stack) -> None:
+    hpa = wait(
+        "KEDA's HPA with the external metric",
+        stack.hpa,
+        lambda h: any(m["type"] == "External" for m in (h.get("spec") or {}).get("metrics", [])),
+        timeout=240,
+    )
+    metric = hpa["spec"]["metrics"][0]["external"]["metric"]["name"]
+    assert metric.startswith("s0-"), metric
+    pod = wait(
+        "one backend Pod Ready",
+        stack.backend_pods,
+        lambda pods: len(pods) == 1 and _ready(pods[0]),
+        timeout=240,
+    )[0]
+    port = pod["spec"]["containers"][0]["ports"][0]["containerPort"]
+    stack.engine = gateways.Process(
+        [
+            sys.executable, "-m", "noctaya.dev.fake_engine", "--host", stack.engine_address,
+            "--port", str(port), "--model", stack.name, "--ready-delay", "0s",
+            "--tokens", "3000", "--token-delay", "100ms",
+        ],
+        log=stack.directory / "engine.log",
+    )  # fmt: skip
+    # the external metric reads through the aggregator (the HPA controller's own path) while idle
+    raw = stack.kube.get(
+        f"/apis/external.metrics.k8s.io/v1beta1/namespaces/{stack.namespace}/{metric}",
+        labelSelector=f"scaledobject.keda.sh/name={stack.name}",
+    )
+    assert raw["kind"] == "ExternalMetricValueList", raw
+    body = json.dumps(
+        {"model": stack.name, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 3000}
+    ).encode()
+
+    def hold() -> None:
+        request = urllib.request.Request(
+            f"http://{stack.gateway_address}:8080/v1/chat/completions",
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=600) as resp:
+                resp.read()
+        except OSError:
+            pass  # cut when the model server stops at the end of the test
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=IN_FLIGHT) as pool:
+        held = [pool.submit(hold) for _ in range(IN_FLIGHT)]
+        try:
+            hpa = wait(
+                "the HPA to ask for more than one replica",
+                stack.hpa,
+                lambda h: int((h.get("status") or {}).get("desiredReplicas") or 0) > 1,
+                timeout=300,
+            )
+            current = [m for m in hpa["status"].get("currentMetrics", []) if m["type"] == "External"]
+            assert current and current[0]["external"]["metric"]["name"] == metric, hpa["status"]
+            deployment = wait(
+                "the backend Deployment scaled beyond 1",
+                lambda: dict(stack.kube.get(stack.deployment)),
+                lambda d: int(d["spec"].get("replicas") or 0) > 1,
+                timeout=120,
+            )
+            assert deployment["spec"]["replicas"] <= 3
+            writers = [
+                e.get("userAgent", "")
+                for e in operators.audit_events(stack.cluster)
+                if e.get("objectRef", {}).get("resource") == "deployments"
+                and e["objectRef"].get("subresource") == "scale"
+                and e["objectRef"].get("name") == f"{stack.name}-backend"
+                and e["objectRef"].get("namespace") == stack.namespace
+                and e.get("verb") in ("update", "patch")
+                and e.get("stage") == "ResponseComplete"
+            ]
+            assert any("horizontal-pod-autoscaler" in w for w in writers), writers
+            assert not any(w.startswith("noctaya") for w in writers), writers
+            wait(
+                "KWOK to bring the new backend Pods up",
+                stack.backend_pods,
+                lambda pods: len([p for p in pods if _ready(p)]) == deployment["spec"]["replicas"],
+                timeout=180,
+            )
+        finally:
+            assert stack.engine is not None
+            stack.engine.stop()
+            for future in held:
+                future.result(timeout=120)
