@@ -147,7 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--service-name", default="dev", help="LLMService / ScaledObject name (default dev)")
     p.add_argument("--namespace", default="default", help="namespace of that LLMService (default default)")
     p.add_argument(
-        "--member-ttl", default="10s", help="aggregate scaler member expiry, a duration (default 10s)"
+        "--member-ttl",
+        default="10s",
+        help="aggregate scaler member expiry, a duration (default 10s); the gateways report at least 4 "
+        "times per expiry (every 2s, or a quarter of it when shorter)",
     )
     p.add_argument(
         "--replica-drain-timeout",

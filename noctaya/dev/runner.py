@@ -68,6 +68,8 @@ class Settings:
     api_key_file: str | None = None
     scaler_tls: bool = False
     member_ttl: str = "10s"
+    #: the gateways' report period to the aggregate scaler, at most a quarter of ``member_ttl`` (a live
+    #: member reporting less often than its expiry would flap out of the aggregate between reports)
     report_interval: str = "2s"
     replica_drain_timeout: float = 30.0
     replica_stop_grace: float = 10.0
@@ -253,7 +255,7 @@ class DevRunner:
             report = gateway_config.ReportSection(
                 url=f"http://127.0.0.1:{self.scaler_report_port}",
                 token_file=str(self.run_dir / "scaler-token"),
-                interval=fields.parse_seconds(s.report_interval),
+                interval=min(fields.parse_seconds(s.report_interval), fields.parse_seconds(s.member_ttl) / 4),
             )
         else:
             scaler = gateway_config.ScalerSection(

@@ -43,3 +43,17 @@ def test_member_demand_bound_is_one_gateways_bounds(
     scaler = scaler_config.build_config(dev.scaler_config().document())
     assert scaler.max_member_demand == gateway.max_queue + gateway.max_in_flight == bound
     assert scaler.token_file == gateway.report.token_file
+
+
+@pytest.mark.parametrize(
+    ("ttl", "interval"), [((), 2.0), (("--member-ttl", "1s"), 0.25), (("--member-ttl", "4s"), 1.0)]
+)
+def test_gateways_report_at_least_four_times_per_member_expiry(
+    tmp_path: pathlib.Path, ttl: tuple[str, ...], interval: float
+) -> None:
+    """A member reporting less often than it expires would flap out of the aggregate between reports."""
+    dev = dev_runner(tmp_path, "--gateways", "2", *ttl)
+    gateway = gateway_config.build_config(dev.gateway_config(port=8081).document())
+    scaler = scaler_config.build_config(dev.scaler_config().document())
+    assert gateway.report is not None
+    assert gateway.report.interval == interval <= scaler.member_ttl / 4
