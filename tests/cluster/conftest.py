@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+import yaml
 
 from tests.cluster.kube import Kube
 
@@ -45,6 +46,23 @@ class Cluster:
     def keda_hosts(self) -> pathlib.Path:
         """The hosts file KEDA's operator resolves names with (bind-mounted over its /etc/hosts)."""
         return self.state / "keda" / "hosts"
+
+    def namespace(self, prefix: str) -> str:
+        """A new namespace of its own for one scenario module (``<prefix>-<6 hex>``)."""
+        name = f"{prefix}-{uuid.uuid4().hex[:6]}"
+        self.kube.create(
+            "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+        )
+        return name
+
+    def apply_runtime(self, example: str) -> None:
+        """Apply ``examples/runtimes/<example>.yaml`` (cluster-scoped) as a platform team would."""
+        runtime = yaml.safe_load((ROOT / "examples" / "runtimes" / f"{example}.yaml").read_text())
+        self.kube.apply(
+            f"/apis/serving.noctaya.io/v1alpha1/inferenceruntimes/{runtime['metadata']['name']}",
+            runtime,
+            manager="platform-team",
+        )
 
     def kubectl(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -113,8 +113,7 @@ def services(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iter
     namespace = f"faults-{uuid.uuid4().hex[:6]}"
     for ns in (namespace, PREWARM_NAMESPACE):
         kube.create("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
-    runtime = yaml.safe_load((ROOT / "examples" / "runtimes" / "vllm-nvidia.yaml").read_text())
-    kube.apply(f"{GROUP}/inferenceruntimes/{runtime['metadata']['name']}", runtime, manager="platform-team")
+    cluster.apply_runtime("vllm-nvidia")
     directory = tmp_path_factory.mktemp("faults")
     with operators.replicas(
         cluster,

@@ -161,8 +161,7 @@ def helm() -> str:
 def release(cluster: Cluster, helm: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Release]:
     kube = cluster.kube
     release = Release(cluster=cluster, helm=helm, directory=tmp_path_factory.mktemp("helm"))
-    runtime = yaml.safe_load((ROOT / "examples" / "runtimes" / "vllm-nvidia.yaml").read_text())
-    kube.apply(f"{GROUP}/inferenceruntimes/{runtime['metadata']['name']}", runtime, manager="platform-team")
+    cluster.apply_runtime("vllm-nvidia")
     kube.create(
         "/api/v1/namespaces",
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": release.watched}},

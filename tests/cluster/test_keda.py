@@ -33,7 +33,6 @@ import pathlib
 import sys
 import urllib.parse
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -110,12 +109,8 @@ class Stack:
 @pytest.fixture(scope="module")
 def stack(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     kube = cluster.kube
-    namespace = f"keda-{uuid.uuid4().hex[:6]}"
-    kube.create(
-        "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
-    )
-    runtime = yaml.safe_load((ROOT / "examples" / "runtimes" / "sglang-nvidia.yaml").read_text())
-    kube.apply(f"{GROUP}/inferenceruntimes/{runtime['metadata']['name']}", runtime, manager="platform-team")
+    namespace = cluster.namespace("keda")
+    cluster.apply_runtime("sglang-nvidia")
     directory = tmp_path_factory.mktemp("keda")
     # the rendered cache PVC (no storage class) binds to a pre-provisioned volume, as on a cluster
     # without a default StorageClass; the PV controller of kube-controller-manager binds it

@@ -28,7 +28,6 @@ import pathlib
 import sys
 import urllib.parse
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -130,12 +129,8 @@ class Aggregate:
 @pytest.fixture(scope="module")
 def aggregate(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Aggregate]:
     kube = cluster.kube
-    namespace = f"agg-{uuid.uuid4().hex[:6]}"
-    kube.create(
-        "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
-    )
-    runtime = yaml.safe_load((ROOT / "examples" / "runtimes" / "vllm-nvidia.yaml").read_text())
-    kube.apply(f"{GROUP}/inferenceruntimes/{runtime['metadata']['name']}", runtime, manager="platform-team")
+    namespace = cluster.namespace("agg")
+    cluster.apply_runtime("vllm-nvidia")
     directory = tmp_path_factory.mktemp("aggregate")
     agg = Aggregate(cluster=cluster, namespace=namespace, directory=directory)
     with operators.replicas(

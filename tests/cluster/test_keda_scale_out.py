@@ -35,7 +35,6 @@ import json
 import pathlib
 import sys
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -99,12 +98,8 @@ def _ready(pod: dict[str, Any]) -> bool:
 @pytest.fixture(scope="module")
 def stack(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     kube = cluster.kube
-    namespace = f"scale-out-{uuid.uuid4().hex[:6]}"
-    kube.create(
-        "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
-    )
-    runtime = yaml.safe_load((ROOT / "examples" / "runtimes" / "vllm-nvidia.yaml").read_text())
-    kube.apply(f"{GROUP}/inferenceruntimes/{runtime['metadata']['name']}", runtime, manager="platform-team")
+    namespace = cluster.namespace("scale-out")
+    cluster.apply_runtime("vllm-nvidia")
     directory = tmp_path_factory.mktemp("scale-out")
     stack = Stack(cluster=cluster, namespace=namespace, directory=directory)
     with operators.replicas(

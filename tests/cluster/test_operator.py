@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime
 import time
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -89,12 +88,8 @@ class Service:
 @pytest.fixture(scope="module")
 def service(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     kube = cluster.kube
-    namespace = f"op-{uuid.uuid4().hex[:6]}"
-    kube.create(
-        "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
-    )
-    runtime = yaml.safe_load((ROOT / "examples" / "runtimes" / "vllm-nvidia.yaml").read_text())
-    kube.apply(f"{GROUP}/inferenceruntimes/{runtime['metadata']['name']}", runtime, manager="platform-team")
+    namespace = cluster.namespace("op")
+    cluster.apply_runtime("vllm-nvidia")
     directory = tmp_path_factory.mktemp("operators")
     with operators.replicas(
         cluster, identities=["a", "b"], namespace=namespace, directory=directory, timings=TIMINGS
