@@ -26,7 +26,6 @@ import constructs
 import pydantic
 import yaml
 from cdk8s_plus_28 import k8s
-from pydantic import alias_generators
 
 from noctaya.api import quantities
 from noctaya.constructs import kube, naming, volumes
@@ -128,10 +127,8 @@ SettingsT = TypeVar("SettingsT", bound=fields.Model)
 def overlay(base: SettingsT, **values: Any) -> SettingsT:
     """``base`` with ``values`` laid over it, validated by the contract; a value the data plane would
     refuse raises ``ValueError`` naming the LLMService field it came from."""
-    document = base.model_dump(by_alias=True)
-    document.update({alias_generators.to_camel(name): value for name, value in values.items()})
     try:
-        return type(base).model_validate(document)
+        return type(base).wire(base, **values)
     except pydantic.ValidationError as exc:
         raise refusal(exc) from None
 
@@ -161,16 +158,12 @@ def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
                 interval=props.report_interval,
             )
         else:
-            scaler = gateway_contract.ScalerSection.model_validate(
-                {
-                    **props.scaler.model_dump(by_alias=True),
-                    "listen": f":{GRPC_PORT}",
-                    "tls": tls_files(props.scaler_tls_secret),
-                }
+            scaler = gateway_contract.ScalerSection.wire(
+                props.scaler, listen=f":{GRPC_PORT}", tls=tls_files(props.scaler_tls_secret)
             )
         check_memory(props)
         return gateway_contract.GatewayConfig.wire(
-            settings=props.settings,
+            props.settings,
             listen=f":{HTTP_PORT}",
             backend_url=props.backend_url,
             api_key_file=f"{API_KEY_DIR}/{API_KEY_FILE}" if props.api_key else None,

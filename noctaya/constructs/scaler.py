@@ -73,19 +73,17 @@ def scaler_config(props: AggregateScalerProps) -> scaler_contract.ScalerConfig:
     """The aggregate scaler's config, validated by the model the scaler reads it with."""
     ident = props.identity
     try:
-        return scaler_contract.ScalerConfig.model_validate(
-            {
-                **props.scaler.model_dump(by_alias=True),
-                "tls": gateway.tls_files(props.tls_secret),
-                "service": fields.ServiceRef(name=ident.name, namespace=ident.namespace or "default"),
-                "grpcListen": f":{gateway.GRPC_PORT}",
-                "reportListen": f":{gateway.REPORT_PORT}",
-                "tokenFile": f"{gateway.TOKEN_DIR}/{gateway.TOKEN_KEY}",
-                "maxMembers": props.max_members,
-                "maxMemberDemand": props.max_member_demand,
-                "memberTtl": props.member_ttl,
-                "maxConcurrentReports": props.max_concurrent_reports,
-            }
+        return scaler_contract.ScalerConfig.wire(
+            props.scaler,
+            tls=gateway.tls_files(props.tls_secret),
+            service=fields.ServiceRef(name=ident.name, namespace=ident.namespace or "default"),
+            grpc_listen=f":{gateway.GRPC_PORT}",
+            report_listen=f":{gateway.REPORT_PORT}",
+            token_file=f"{gateway.TOKEN_DIR}/{gateway.TOKEN_KEY}",
+            max_members=props.max_members,
+            max_member_demand=props.max_member_demand,
+            member_ttl=props.member_ttl,
+            max_concurrent_reports=props.max_concurrent_reports,
         )
     except pydantic.ValidationError as exc:
         raise gateway.refusal(exc) from None

@@ -8,9 +8,13 @@ both its producer and its consumer build on that definition.
 
 Modules (import the module: ``from noctaya.contract import gateway``):
 
-- ``fields``     primitives every file uses: ``Seconds`` (a Go duration held as float seconds),
-                 ``ListenAddress`` / ``Listen``, ``ServiceRef``, ``TlsFiles``
+- ``fields``     primitives every file uses: ``Model`` (the base of every file model, with
+                 ``Model.wire``), ``Seconds`` (a Go duration held as float seconds), ``ListenAddress`` /
+                 ``Listen``, ``ServiceRef``, ``TlsFiles``
 - ``documents``  ``ConfigError``, the bounded file reader and one-line-per-field error messages
+- ``connections`` the connection bounds of an HTTP listener (``headerTimeout``, ``keepAliveTimeout``,
+                 ``maxConnections``, ``maxConnectionsPerPeer``): the gateway's client port and the
+                 aggregate scaler's report port
 - ``gateway``    ``GatewaySettings`` (the tunables) and ``GatewayConfig`` (the whole gateway file)
 - ``scaler``     ``ScalerConfig`` (the aggregate scaler file) and the ExternalScaler settings it
                  shares with the gateway's co-located scaler

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any, ClassVar, Final, NamedTuple
+from typing import Annotated, Any, ClassVar, Final, NamedTuple, Self
 
 import pydantic
 from pydantic import alias_generators
@@ -42,6 +42,15 @@ class Model(pydantic.BaseModel):
         dumped: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
         first = {key: dumped.pop(key) for key in self.leading_keys if key in dumped}
         return {**first, **dumped}
+
+    @classmethod
+    def wire(cls, base: Model, /, **values: Any) -> Self:
+        """This model from ``base`` (a part of it, such as the settings a renderer passes in, or one of
+        its own kind) with ``values`` (attribute names) laid over it, validated; raises
+        ``pydantic.ValidationError`` naming file keys."""
+        document = base.model_dump(by_alias=True)
+        document.update({alias_generators.to_camel(name): value for name, value in values.items()})
+        return cls.model_validate(document)
 
 
 # ---------------------------------------------------------------------------------------- durations

@@ -24,9 +24,8 @@ from typing import Annotated, Any, Final, Literal
 from urllib.parse import urlsplit
 
 import pydantic
-from pydantic import alias_generators
 
-from noctaya.contract import documents, fields, scaler
+from noctaya.contract import connections, documents, fields, scaler
 
 MAX_QUEUE: Final = 1_000_000
 MAX_IN_FLIGHT: Final = 1_000_000
@@ -284,23 +283,12 @@ class GatewaySettings(fields.Model):
         fields.PositiveSeconds,
         pydantic.Field(description="a client that reads nothing of its response for this long is cut off"),
     ] = 60.0
-    header_timeout: Annotated[
-        fields.PositiveSeconds,
-        pydantic.Field(description="a new connection must send its first request head within this"),
-    ] = 10.0
-    keep_alive_timeout: Annotated[
-        fields.PositiveSeconds,
-        pydantic.Field(description="an idle kept-alive client connection is closed after this"),
-    ] = 60.0
-    max_connections: Annotated[
-        int, pydantic.Field(ge=1, le=MAX_CONNECTIONS, description="client connections open at once")
-    ] = 1024
-    max_connections_per_peer: Annotated[
-        int,
-        pydantic.Field(
-            ge=1, le=MAX_CONNECTIONS, description="client connections open at once from one address"
-        ),
-    ] = 256
+    header_timeout: connections.HeaderTimeout = 10.0
+    keep_alive_timeout: connections.KeepAliveTimeout = 60.0
+    max_connections: Annotated[connections.Count, pydantic.Field(le=MAX_CONNECTIONS)] = 1024
+    max_connections_per_peer: Annotated[connections.PerPeer, pydantic.Field(le=MAX_CONNECTIONS)] = 256
+
+    _connections_agree = pydantic.model_validator(mode="after")(connections.check_per_peer)
 
     @pydantic.field_validator("cold_routes")
     @classmethod
@@ -312,8 +300,6 @@ class GatewaySettings(fields.Model):
 
     @pydantic.model_validator(mode="after")
     def _bounds_agree(self) -> GatewaySettings:
-        if self.max_connections_per_peer > self.max_connections:
-            raise ValueError("maxConnectionsPerPeer: must not exceed maxConnections")
         if self.retry_after_min > self.retry_after_max:
             raise ValueError("retryAfterMin must not exceed retryAfterMax")
         if self.warm_duration > self.max_warm_duration:
@@ -335,7 +321,7 @@ class GatewaySettings(fields.Model):
 class ScalerSection(scaler.ExternalScalerSettings):
     """The co-located ExternalScaler (only when this is the only gateway replica)."""
 
-    listen: Annotated[fields.Listen, pydantic.Field(description="ExternalScaler gRPC address")] = ":9090"
+    listen: scaler.GrpcListen = ":9090"
 
 
 class ReportSection(fields.Model):
@@ -388,14 +374,6 @@ class GatewayConfig(GatewaySettings):
         return GatewaySettings.model_validate(
             {name: getattr(self, name) for name in GatewaySettings.model_fields}
         )
-
-    @classmethod
-    def wire(cls, *, settings: GatewaySettings, **wiring: Any) -> GatewayConfig:
-        """The settings with the renderer's wiring (``listen``, ``backend_url``, ``scaler`` …), validated;
-        raises ``pydantic.ValidationError`` naming file keys."""
-        values = settings.model_dump(by_alias=True)
-        values.update({alias_generators.to_camel(name): value for name, value in wiring.items()})
-        return cls.model_validate(values)
 
 
 def build_config(document: dict[str, Any]) -> GatewayConfig:

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Final
 
 import pydantic
 
-from noctaya.contract import documents, fields
+from noctaya.contract import connections, documents, fields
 
 MAX_TARGET: Final = 1_000_000
 #: KEDA opens one stream per ScaledObject trigger; a few more cover reconnect overlap
@@ -25,8 +25,13 @@ DEFAULT_MAX_STREAMS: Final = 16
 DEFAULT_MAX_STREAMS_PER_PEER: Final = 4
 MAX_MEMBERS: Final = 10_000
 MAX_MEMBER_DEMAND: Final = 10_000_000
+MAX_REPORT_CONNECTIONS: Final = 100_000
 
 ConfigError = documents.ConfigError
+
+#: the ExternalScaler's own port, wherever it runs (the gateway's ``scaler.listen``, this file's
+#: ``grpcListen``)
+GrpcListen = Annotated[fields.Listen, pydantic.Field(description="ExternalScaler gRPC address")]
 
 
 class ExternalScalerSettings(fields.Model):
@@ -74,7 +79,7 @@ class ScalerConfig(ExternalScalerSettings):
     leading_keys = ("service", "grpcListen", "reportListen", "tokenFile")
 
     service: Annotated[fields.ServiceRef, pydantic.Field(description="the LLMService whose demand is summed")]
-    grpc_listen: Annotated[fields.Listen, pydantic.Field(description="ExternalScaler gRPC address")] = ":9090"
+    grpc_listen: GrpcListen = ":9090"
     report_listen: Annotated[fields.Listen, pydantic.Field(description="demand report HTTP address")] = (
         ":9091"
     )
@@ -100,27 +105,13 @@ class ScalerConfig(ExternalScalerSettings):
     max_report_bytes: Annotated[
         int, pydantic.Field(ge=256, le=1 << 20, description="largest report body (bytes)")
     ] = 4096
-    header_timeout: Annotated[
-        fields.PositiveSeconds,
-        pydantic.Field(description="a new report connection must send its first request head within this"),
-    ] = 5.0
-    keep_alive_timeout: Annotated[
-        fields.PositiveSeconds,
-        pydantic.Field(description="an idle kept-alive report connection is closed after this"),
-    ] = 30.0
-    max_connections: Annotated[
-        int, pydantic.Field(ge=1, le=100_000, description="report connections open at once")
-    ] = 512
-    max_connections_per_peer: Annotated[
-        int,
-        pydantic.Field(ge=1, le=100_000, description="report connections open at once from one address"),
-    ] = 64
+    #: the report port's connection bounds (the clients are the gateways)
+    header_timeout: connections.HeaderTimeout = 5.0
+    keep_alive_timeout: connections.KeepAliveTimeout = 30.0
+    max_connections: Annotated[connections.Count, pydantic.Field(le=MAX_REPORT_CONNECTIONS)] = 512
+    max_connections_per_peer: Annotated[connections.PerPeer, pydantic.Field(le=MAX_REPORT_CONNECTIONS)] = 64
 
-    @pydantic.model_validator(mode="after")
-    def _connection_bounds_agree(self) -> ScalerConfig:
-        if self.max_connections_per_peer > self.max_connections:
-            raise ValueError("maxConnectionsPerPeer: must not exceed maxConnections")
-        return self
+    _connections_agree = pydantic.model_validator(mode="after")(connections.check_per_peer)
 
 
 def build_config(document: dict[str, Any]) -> ScalerConfig:
