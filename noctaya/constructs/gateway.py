@@ -24,11 +24,10 @@ from typing import Any, Final, TypeVar
 
 import constructs
 import pydantic
-import yaml
 from cdk8s_plus_28 import k8s
 
 from noctaya.api import quantities
-from noctaya.constructs import kube, naming, volumes
+from noctaya.constructs import kube, naming, process, volumes
 from noctaya.contract import documents, fields
 from noctaya.contract import gateway as gateway_contract
 from noctaya.contract import scaler as scaler_contract
@@ -37,14 +36,11 @@ COMPONENT: Final = "gateway"
 HTTP_PORT: Final = 8080
 GRPC_PORT: Final = 9090
 REPORT_PORT: Final = 9091
-CONFIG_DIR: Final = "/etc/noctaya/gateway"
-CONFIG_FILE: Final = "config.yaml"
 API_KEY_DIR: Final = "/etc/noctaya/api-key"
 API_KEY_FILE: Final = "key"
 TOKEN_DIR: Final = "/etc/noctaya/scaler-token"
 TOKEN_KEY: Final = "token"
 TLS_DIR: Final = "/etc/noctaya/scaler-tls"
-CONFIG_HASH_ANNOTATION: Final = "serving.noctaya.io/config-hash"
 DRAIN_GRACE_MARGIN_SECONDS: Final = 10
 #: where a config key comes from, for messages that name the field the user wrote
 FIELD_SOURCES: Final[Mapping[str, str]] = {
@@ -118,6 +114,21 @@ def tls_files(secret: str | None) -> fields.TlsFiles | None:
         return None
     return fields.TlsFiles(
         cert_file=f"{TLS_DIR}/tls.crt", key_file=f"{TLS_DIR}/tls.key", ca_file=f"{TLS_DIR}/ca.crt"
+    )
+
+
+def add_tls(files: process.PodFiles, *, secret: str) -> None:
+    """The ExternalScaler's server Secret (tls.crt, tls.key, ca.crt), where ``tls_files`` names them."""
+    files.add(volumes.secret_volume(name="scaler-tls", secret=secret), path=TLS_DIR)
+
+
+def add_token(files: process.PodFiles, *, identity: naming.ServiceIdentity) -> None:
+    """The report token Secret ``<name>-scaler-token``, at the path both configs' ``tokenFile`` name."""
+    files.add(
+        volumes.secret_volume(
+            name="scaler-token", secret=identity.scaler_token, items={TOKEN_KEY: TOKEN_KEY}
+        ),
+        path=TOKEN_DIR,
     )
 
 
@@ -197,12 +208,6 @@ def check_memory(props: GatewayProps) -> None:
         )
 
 
-def render_config(config: fields.Model) -> str:
-    """Deterministic YAML for a config file (field order, every field, no aliases)."""
-    document: dict[str, Any] = config.document()
-    return yaml.safe_dump(document, sort_keys=False, default_flow_style=False, width=1000)
-
-
 def scaler_service_port() -> k8s.ServicePort:
     """The ExternalScaler port of the ``<name>-scaler`` Service, the same whichever process serves it
     (the ScaledObject's ``scalerAddress`` points at it)."""
@@ -232,15 +237,6 @@ def anti_affinity(selector: Mapping[str, str]) -> k8s.Affinity:
     )
 
 
-def pod_security_context() -> k8s.PodSecurityContext:
-    """Non-root Pods whose projected Secret files (mode 0440) belong to the containers' group."""
-    return k8s.PodSecurityContext(
-        run_as_non_root=True,
-        fs_group=volumes.NONROOT_UID,
-        seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
-    )
-
-
 def pod_disruption_budget(
     scope: constructs.Construct, id: str, *, identity: naming.ServiceIdentity, name: str, component: str
 ) -> k8s.KubePodDisruptionBudget:
@@ -266,42 +262,22 @@ class Gateway(constructs.Construct):
         ident = props.identity
         selector = ident.selector_labels(COMPONENT)
         self.config = gateway_config(props)
-        text = render_config(self.config)
-        self.config_map = k8s.KubeConfigMap(
-            self,
-            "Config",
-            metadata=ident.metadata(name=ident.gateway, component=COMPONENT),
-            data={CONFIG_FILE: text},
-        )
-
-        vols = [k8s.Volume(name="config", config_map=k8s.ConfigMapVolumeSource(name=ident.gateway))]
-        mounts = [k8s.VolumeMount(name="config", mount_path=CONFIG_DIR, read_only=True)]
+        pod = process.Process(workload=props, command=COMPONENT, name=ident.gateway, config=self.config)
+        self.config_map = pod.config_map(self)
         if props.api_key:
-            vols.append(
-                volumes.secret_volume(
-                    name="api-key", secret=props.api_key.name, items={props.api_key.key: API_KEY_FILE}
-                )
+            key = {props.api_key.key: API_KEY_FILE}
+            pod.files.add(
+                volumes.secret_volume(name="api-key", secret=props.api_key.name, items=key), path=API_KEY_DIR
             )
-            mounts.append(k8s.VolumeMount(name="api-key", mount_path=API_KEY_DIR, read_only=True))
         if props.aggregate:
-            vols.append(
-                volumes.secret_volume(
-                    name="scaler-token", secret=ident.scaler_token, items={TOKEN_KEY: TOKEN_KEY}
-                )
-            )
-            mounts.append(k8s.VolumeMount(name="scaler-token", mount_path=TOKEN_DIR, read_only=True))
+            add_token(pod.files, identity=ident)
         elif props.scaler_tls_secret:
-            vols.append(volumes.secret_volume(name="scaler-tls", secret=props.scaler_tls_secret))
-            mounts.append(k8s.VolumeMount(name="scaler-tls", mount_path=TLS_DIR, read_only=True))
+            add_tls(pod.files, secret=props.scaler_tls_secret)
 
         ports = [k8s.ContainerPort(name="http", container_port=HTTP_PORT, protocol="TCP")]
         if not props.aggregate:
             ports.append(k8s.ContainerPort(name="grpc", container_port=GRPC_PORT, protocol="TCP"))
-        container = k8s.Container(
-            name="gateway",
-            image=props.image,
-            args=["gateway", "--config", f"{CONFIG_DIR}/{CONFIG_FILE}"],
-            command=["noctaya"],
+        container = pod.container(
             ports=ports,
             # one slow answer must not take the (often only) gateway out of its Service; a terminating
             # Pod leaves the endpoints at once anyway, whatever the probe says
@@ -310,45 +286,18 @@ class Gateway(constructs.Construct):
                 period_seconds=2,
                 failure_threshold=3,
             ),
-            liveness_probe=k8s.Probe(
-                tcp_socket=k8s.TcpSocketAction(port=kube.int_or_string("http")),
-                period_seconds=10,
-                failure_threshold=3,
-            ),
-            resources=kube.resources(props.resources),
-            volume_mounts=mounts,
-            security_context=volumes.restricted_security_context(),
+            liveness_port="http",
         )
-        self.deployment = k8s.KubeDeployment(
+        rolling = k8s.RollingUpdateDeployment(
+            max_unavailable=kube.int_or_string(0), max_surge=kube.int_or_string(1)
+        )
+        self.deployment = pod.deployment(
             self,
-            "Resource",
-            metadata=ident.metadata(name=ident.gateway, component=COMPONENT),
-            spec=k8s.DeploymentSpec(
-                replicas=props.replicas,
-                selector=k8s.LabelSelector(match_labels=selector),
-                strategy=k8s.DeploymentStrategy(
-                    type="RollingUpdate",
-                    rolling_update=k8s.RollingUpdateDeployment(
-                        max_unavailable=kube.int_or_string(0), max_surge=kube.int_or_string(1)
-                    ),
-                ),
-                template=k8s.PodTemplateSpec(
-                    metadata=k8s.ObjectMeta(
-                        labels=ident.labels(COMPONENT),
-                        annotations={CONFIG_HASH_ANNOTATION: naming.spec_hash(text)},
-                    ),
-                    spec=k8s.PodSpec(
-                        containers=[container],
-                        volumes=vols,
-                        affinity=anti_affinity(selector) if props.aggregate else None,
-                        automount_service_account_token=False,
-                        enable_service_links=False,
-                        image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
-                        security_context=pod_security_context(),
-                        termination_grace_period_seconds=props.termination_grace_period_seconds,
-                    ),
-                ),
-            ),
+            replicas=props.replicas,
+            strategy=k8s.DeploymentStrategy(type="RollingUpdate", rolling_update=rolling),
+            container=container,
+            affinity=anti_affinity(selector) if props.aggregate else None,
+            termination_grace_period_seconds=props.termination_grace_period_seconds,
         )
         self.service = k8s.KubeService(
             self,

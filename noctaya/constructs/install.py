@@ -39,7 +39,7 @@ import constructs
 from cdk8s_plus_28 import k8s
 
 from noctaya.api import access
-from noctaya.constructs import gateway, kube, volumes
+from noctaya.constructs import gateway, kube, process, volumes
 
 COMPONENT: Final = "operator"
 NAME: Final = "noctaya-operator"
@@ -270,7 +270,7 @@ class OperatorInstall(constructs.Construct):
                         ],
                         affinity=gateway.anti_affinity(selector),
                         enable_service_links=False,
-                        security_context=gateway.pod_security_context(),
+                        security_context=process.pod_security_context(),
                         image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
                         termination_grace_period_seconds=30,
                     ),

@@ -23,13 +23,11 @@ import constructs
 import pydantic
 from cdk8s_plus_28 import k8s
 
-from noctaya.constructs import gateway, kube, naming, volumes
+from noctaya.constructs import gateway, kube, naming, process
 from noctaya.contract import fields
 from noctaya.contract import scaler as scaler_contract
 
 COMPONENT: Final = "scaler"
-CONFIG_DIR: Final = "/etc/noctaya/scaler"
-CONFIG_FILE: Final = "config.yaml"
 #: fewest members the scaler counts, and the most its config accepts
 MIN_MEMBERS: Final = 32
 MAX_MEMBERS: Final = scaler_contract.MAX_MEMBERS
@@ -97,13 +95,10 @@ class AggregateScaler(constructs.Construct):
         self.props = props
         ident = props.identity
         selector = ident.selector_labels(COMPONENT)
-        text = gateway.render_config(scaler_config(props))
-        self.config_map = k8s.KubeConfigMap(
-            self,
-            "Config",
-            metadata=ident.metadata(name=ident.scaler, component=COMPONENT),
-            data={CONFIG_FILE: text},
+        pod = process.Process(
+            workload=props, command=COMPONENT, name=ident.scaler, config=scaler_config(props)
         )
+        self.config_map = pod.config_map(self)
         self.token_secret: k8s.KubeSecret | None = None
         if props.token is not None:
             if not props.token.strip():
@@ -124,24 +119,10 @@ class AggregateScaler(constructs.Construct):
                 string_data={gateway.TOKEN_KEY: props.token},
             )
 
-        vols = [
-            k8s.Volume(name="config", config_map=k8s.ConfigMapVolumeSource(name=ident.scaler)),
-            volumes.secret_volume(
-                name="scaler-token", secret=ident.scaler_token, items={gateway.TOKEN_KEY: gateway.TOKEN_KEY}
-            ),
-        ]
-        mounts = [
-            k8s.VolumeMount(name="config", mount_path=CONFIG_DIR, read_only=True),
-            k8s.VolumeMount(name="scaler-token", mount_path=gateway.TOKEN_DIR, read_only=True),
-        ]
+        gateway.add_token(pod.files, identity=ident)
         if props.tls_secret:
-            vols.append(volumes.secret_volume(name="scaler-tls", secret=props.tls_secret))
-            mounts.append(k8s.VolumeMount(name="scaler-tls", mount_path=gateway.TLS_DIR, read_only=True))
-        container = k8s.Container(
-            name="scaler",
-            image=props.image,
-            command=["noctaya"],
-            args=["scaler", "--config", f"{CONFIG_DIR}/{CONFIG_FILE}"],
+            gateway.add_tls(pod.files, secret=props.tls_secret)
+        container = pod.container(
             ports=[
                 k8s.ContainerPort(name="grpc", container_port=gateway.GRPC_PORT, protocol="TCP"),
                 k8s.ContainerPort(name="reports", container_port=gateway.REPORT_PORT, protocol="TCP"),
@@ -149,39 +130,11 @@ class AggregateScaler(constructs.Construct):
             readiness_probe=k8s.Probe(
                 tcp_socket=k8s.TcpSocketAction(port=kube.int_or_string("grpc")), period_seconds=5
             ),
-            liveness_probe=k8s.Probe(
-                tcp_socket=k8s.TcpSocketAction(port=kube.int_or_string("grpc")),
-                period_seconds=10,
-                failure_threshold=3,
-            ),
-            resources=kube.resources(props.resources),
-            volume_mounts=mounts,
-            security_context=volumes.restricted_security_context(),
+            liveness_port="grpc",
         )
-        self.deployment = k8s.KubeDeployment(
-            self,
-            "Resource",
-            metadata=ident.metadata(name=ident.scaler, component=COMPONENT),
-            spec=k8s.DeploymentSpec(
-                # one replica by design: the aggregate is memory-only and rebuilt by gateway heartbeats
-                replicas=1,
-                selector=k8s.LabelSelector(match_labels=selector),
-                strategy=k8s.DeploymentStrategy(type="Recreate"),
-                template=k8s.PodTemplateSpec(
-                    metadata=k8s.ObjectMeta(
-                        labels=ident.labels(COMPONENT),
-                        annotations={gateway.CONFIG_HASH_ANNOTATION: naming.spec_hash(text)},
-                    ),
-                    spec=k8s.PodSpec(
-                        containers=[container],
-                        volumes=vols,
-                        automount_service_account_token=False,
-                        enable_service_links=False,
-                        image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
-                        security_context=gateway.pod_security_context(),
-                    ),
-                ),
-            ),
+        # one replica by design: the aggregate is memory-only and rebuilt by gateway heartbeats
+        self.deployment = pod.deployment(
+            self, replicas=1, strategy=k8s.DeploymentStrategy(type="Recreate"), container=container
         )
         self.service = k8s.KubeService(
             self,

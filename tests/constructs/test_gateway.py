@@ -16,7 +16,7 @@ import constructs
 import pytest
 import yaml
 
-from noctaya.constructs import gateway, naming
+from noctaya.constructs import gateway, naming, process
 from noctaya.contract import gateway as gateway_contract
 
 Synth = Callable[[Callable[[constructs.Construct], object]], list[dict[str, Any]]]
@@ -46,7 +46,7 @@ def test_single_gateway_config() -> None:
     assert config["report"] is None and config["apiKeyFile"] is None
     assert (config["maxQueue"], config["coldStartMode"]) == (7, "reject")
     assert config["service"] == {"name": "m", "namespace": "ns"}
-    assert yaml.safe_load(gateway.render_config(model)) == config
+    assert yaml.safe_load(process.render_config(model)) == config
     assert gateway_contract.build_config(config) == model
 
 
@@ -88,7 +88,7 @@ def test_config_hash_follows_the_config(synth: Synth) -> None:
     def config_hash(props: gateway.GatewayProps) -> str:
         manifests = synth(lambda c: gateway.Gateway(c, "g", props=props))
         deployment = next(m for m in manifests if m["kind"] == "Deployment")
-        value: str = deployment["spec"]["template"]["metadata"]["annotations"][gateway.CONFIG_HASH_ANNOTATION]
+        value: str = deployment["spec"]["template"]["metadata"]["annotations"][process.CONFIG_HASH_ANNOTATION]
         return value
 
     assert config_hash(_props()) == config_hash(_props())
