@@ -139,7 +139,7 @@ def overlay(base: SettingsT, **values: Any) -> SettingsT:
     """``base`` with ``values`` laid over it, validated by the contract; a value the data plane would
     refuse raises ``ValueError`` naming the LLMService field it came from."""
     try:
-        return type(base).wire(base, **values)
+        return type(base).wire(settings=base, **values)
     except pydantic.ValidationError as exc:
         raise refusal(exc) from None
 
@@ -170,11 +170,11 @@ def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
             )
         else:
             scaler = gateway_contract.ScalerSection.wire(
-                props.scaler, listen=f":{GRPC_PORT}", tls=tls_files(props.scaler_tls_secret)
+                settings=props.scaler, listen=f":{GRPC_PORT}", tls=tls_files(props.scaler_tls_secret)
             )
         check_memory(props)
         return gateway_contract.GatewayConfig.wire(
-            props.settings,
+            settings=props.settings,
             listen=f":{HTTP_PORT}",
             backend_url=props.backend_url,
             api_key_file=f"{API_KEY_DIR}/{API_KEY_FILE}" if props.api_key else None,

@@ -72,7 +72,7 @@ def scaler_config(props: AggregateScalerProps) -> scaler_contract.ScalerConfig:
     ident = props.identity
     try:
         return scaler_contract.ScalerConfig.wire(
-            props.scaler,
+            settings=props.scaler,
             tls=gateway.tls_files(props.tls_secret),
             service=fields.ServiceRef(name=ident.name, namespace=ident.namespace or "default"),
             grpc_listen=f":{gateway.GRPC_PORT}",

@@ -44,11 +44,11 @@ class Model(pydantic.BaseModel):
         return {**first, **dumped}
 
     @classmethod
-    def wire(cls, base: Model, /, **values: Any) -> Self:
-        """This model from ``base`` (a part of it, such as the settings a renderer passes in, or one of
-        its own kind) with ``values`` (attribute names) laid over it, validated; raises
+    def wire(cls, *, settings: Model, **values: Any) -> Self:
+        """This model from ``settings`` (a part of it, such as the tunables a renderer passes in, or one
+        of its own kind) with ``values`` (attribute names: the wiring) laid over them, validated; raises
         ``pydantic.ValidationError`` naming file keys."""
-        document = base.model_dump(by_alias=True)
+        document = settings.model_dump(by_alias=True)
         document.update({alias_generators.to_camel(name): value for name, value in values.items()})
         return cls.model_validate(document)
 

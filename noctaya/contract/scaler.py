@@ -105,7 +105,7 @@ class ScalerConfig(ExternalScalerSettings):
     max_report_bytes: Annotated[
         int, pydantic.Field(ge=256, le=1 << 20, description="largest report body (bytes)")
     ] = 4096
-    #: the report port's connection bounds (the clients are the gateways)
+    # the report port's connection bounds (its clients are the gateways)
     header_timeout: connections.HeaderTimeout = 5.0
     keep_alive_timeout: connections.KeepAliveTimeout = 30.0
     max_connections: Annotated[connections.Count, pydantic.Field(le=MAX_REPORT_CONNECTIONS)] = 512

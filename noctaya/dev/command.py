@@ -235,7 +235,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         raise ValueError(f"gateway options: {_flag_errors(exc)}") from None
     try:
         gateway_config.GatewayConfig.wire(
-            gateway, backend_url="http://127.0.0.1:1", api_key_file=args.api_key_file
+            settings=gateway, backend_url="http://127.0.0.1:1", api_key_file=args.api_key_file
         )
     except pydantic.ValidationError as exc:
         raise ValueError(f"--api-key-file: {_flag_errors(exc)}") from None

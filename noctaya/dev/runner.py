@@ -265,7 +265,7 @@ class DevRunner:
                 tls=self._tls(),
             )
         return gateway_config.GatewayConfig.wire(
-            self.gateway_settings,
+            settings=self.gateway_settings,
             listen=f"{s.listen_host if s.gateways == 1 else '127.0.0.1'}:{port}",
             backend_url=self.backend.url,
             api_key_file=s.api_key_file,

@@ -37,7 +37,7 @@ def test_every_setting_is_documented(model: type[pydantic.BaseModel]) -> None:
 def test_settings_and_wiring_make_one_file() -> None:
     settings = gateway.GatewaySettings(max_queue=7, activation_timeout="90s", cold_start_mode="reject")
     config = gateway.GatewayConfig.wire(
-        settings,
+        settings=settings,
         listen=":8080",
         backend_url="http://qwen-backend.ai.svc:8000/",
         service=SERVICE,
@@ -53,7 +53,7 @@ def test_settings_and_wiring_make_one_file() -> None:
 
 def test_wiring_is_validated_with_the_settings() -> None:
     with pytest.raises(pydantic.ValidationError) as caught:
-        gateway.GatewayConfig.wire(gateway.GatewaySettings(), backend_url="nowhere", listen="8080")
+        gateway.GatewayConfig.wire(settings=gateway.GatewaySettings(), backend_url="nowhere", listen="8080")
     assert {error["loc"][0] for error in caught.value.errors()} == {"backendUrl", "listen"}
 
 
