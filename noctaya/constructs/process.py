@@ -68,7 +68,7 @@ class Workload(Protocol):
     def image_pull_secrets(self) -> tuple[str, ...]: ...
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
+@dataclasses.dataclass(kw_only=True)
 class PodFiles:
     """A Pod's volumes and its container's read-only mounts of them, in the same order."""
 
@@ -92,7 +92,7 @@ class Process:
     name: str
     config: fields.Model
     #: the config first; the component adds its Secret files
-    files: PodFiles = dataclasses.field(default_factory=PodFiles)
+    files: PodFiles = dataclasses.field(default_factory=PodFiles, init=False)
 
     def __post_init__(self) -> None:
         volume = k8s.Volume(name="config", config_map=k8s.ConfigMapVolumeSource(name=self.name))
