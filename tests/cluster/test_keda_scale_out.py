@@ -31,100 +31,45 @@ the operator — and KWOK brings the new Pods up.
 from __future__ import annotations
 
 import concurrent.futures
-import json
+import contextlib
 import pathlib
-import sys
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.cluster import gateways, operators
-from tests.cluster.conftest import ROOT, Cluster
+from tests.cluster import gateways, llmservice, operators
+from tests.cluster.conftest import Cluster
 from tests.cluster.kube import wait
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("cluster")]
 
-GROUP = "/apis/serving.noctaya.io/v1alpha1"
 IN_FLIGHT = 4
 
 
-class Stack:
+class Stack(llmservice.Service):
     def __init__(self, *, cluster: Cluster, namespace: str, directory: pathlib.Path) -> None:
-        self.cluster = cluster
-        self.kube = cluster.kube
-        self.namespace = namespace
-        self.directory = directory
-        doc = yaml.safe_load((ROOT / "examples" / "vllm-nvidia" / "llmservice.yaml").read_text())
-        doc["metadata"].update(name="scale-out", namespace=namespace)
+        doc = llmservice.example("vllm-nvidia", namespace=namespace)
+        doc["metadata"]["name"] = "scale-out"
         doc["spec"]["scaling"] = {"min": 1, "max": 3, "target": 1}
         doc["spec"]["cache"] = {"strategy": "None"}
-        self.doc = doc
-        self.name = "scale-out"
-        self.path = f"{GROUP}/namespaces/{namespace}/llmservices/{self.name}"
+        super().__init__(cluster=cluster, doc=doc, directory=directory)
         self.gateway_address = gateways.loopback()
         self.engine_address = gateways.loopback()
-        self.gateway: gateways.Process | None = None
-        self.engine: gateways.Process | None = None
-
-    @property
-    def deployment(self) -> str:
-        return f"/apis/apps/v1/namespaces/{self.namespace}/deployments/{self.name}-backend"
 
     def hpa(self) -> dict[str, Any]:
-        items = self.kube.get(f"/apis/autoscaling/v2/namespaces/{self.namespace}/horizontalpodautoscalers")[
-            "items"
-        ]
+        items = self.hpas()
         return dict(items[0]) if items else {}
-
-    def backend_pods(self) -> list[dict[str, Any]]:
-        return list(
-            self.kube.get(
-                f"/api/v1/namespaces/{self.namespace}/pods",
-                labelSelector=f"serving.noctaya.io/llmservice={self.name},app.kubernetes.io/component=backend",
-            )["items"]
-        )
-
-
-def _ready(pod: dict[str, Any]) -> bool:
-    return any(
-        c["type"] == "Ready" and c["status"] == "True"
-        for c in (pod.get("status") or {}).get("conditions", [])
-    )
 
 
 @pytest.fixture(scope="module")
 def stack(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    kube = cluster.kube
     namespace = cluster.namespace("scale-out")
     cluster.apply_runtime("vllm-nvidia")
-    directory = tmp_path_factory.mktemp("scale-out")
-    stack = Stack(cluster=cluster, namespace=namespace, directory=directory)
-    with operators.replicas(
-        cluster, identities=["s"], namespace=namespace, directory=directory, timings=operators.Timings()
-    ) as replicas:
-        kube.apply(stack.path, stack.doc, manager="platform-team")
-        gateways.map_scaler_host(cluster, namespace=namespace, name=stack.name, address=stack.gateway_address)
-        stack.gateway = gateway = gateways.start(
-            cluster,
-            namespace=namespace,
-            name=stack.name,
-            directory=directory,
-            address=stack.gateway_address,
-            engine_address=stack.engine_address,
-        )
-        try:
-            yield stack
-        finally:
-            if stack.engine is not None:
-                stack.engine.stop()
-            gateway.stop()
-            for name, text in [("operator", replicas["s"].text()), ("gateway", gateway.text())]:
-                print(f"---- {name} (last lines)\n" + "\n".join(text.splitlines()[-40:]))
-            kube.delete(stack.path)
-            kube.delete(f"/api/v1/namespaces/{namespace}")
+    stack = Stack(cluster=cluster, namespace=namespace, directory=tmp_path_factory.mktemp("scale-out"))
+    with llmservice.deployed(cluster, service=stack, identity="s", scaler_address=stack.gateway_address):
+        stack.start_gateway(address=stack.gateway_address, engine_address=stack.engine_address)
+        yield stack
 
 
 def test_sustained_demand_makes_the_hpa_scale_the_backend_beyond_one(stack: Stack) -> None:
@@ -139,40 +84,23 @@ def test_sustained_demand_makes_the_hpa_scale_the_backend_beyond_one(stack: Stac
     pod = wait(
         "one backend Pod Ready",
         stack.backend_pods,
-        lambda pods: len(pods) == 1 and _ready(pods[0]),
+        lambda pods: len(pods) == 1 and llmservice.ready(pods[0]),
         timeout=240,
     )[0]
     port = pod["spec"]["containers"][0]["ports"][0]["containerPort"]
-    stack.engine = gateways.Process(
-        [
-            sys.executable, "-m", "noctaya.dev.fake_engine", "--host", stack.engine_address,
-            "--port", str(port), "--model", stack.name, "--ready-delay", "0s",
-            "--tokens", "3000", "--token-delay", "100ms",
-        ],
-        log=stack.directory / "engine.log",
-    )  # fmt: skip
+    engine = stack.start_engine(address=stack.engine_address, port=port, tokens=3000, token_delay="100ms")
     # the external metric reads through the aggregator (the HPA controller's own path) while idle
     raw = stack.kube.get(
         f"/apis/external.metrics.k8s.io/v1beta1/namespaces/{stack.namespace}/{metric}",
         labelSelector=f"scaledobject.keda.sh/name={stack.name}",
     )
     assert raw["kind"] == "ExternalMetricValueList", raw
-    body = json.dumps(
-        {"model": stack.name, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 3000}
-    ).encode()
+    gateway = f"http://{stack.gateway_address}:8080"
+    llmservice.answering(gateway)
 
     def hold() -> None:
-        request = urllib.request.Request(
-            f"http://{stack.gateway_address}:8080/v1/chat/completions",
-            data=body,
-            method="POST",
-            headers={"Content-Type": "application/json"},
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=600) as resp:
-                resp.read()
-        except OSError:
-            pass  # cut when the model server stops at the end of the test
+        with contextlib.suppress(OSError):  # cut when the model server stops at the end of the test
+            stack.chat(gateway, max_tokens=3000, timeout=600)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=IN_FLIGHT) as pool:
         held = [pool.submit(hold) for _ in range(IN_FLIGHT)]
@@ -187,7 +115,7 @@ def test_sustained_demand_makes_the_hpa_scale_the_backend_beyond_one(stack: Stac
             assert current and current[0]["external"]["metric"]["name"] == metric, hpa["status"]
             deployment = wait(
                 "the backend Deployment scaled beyond 1",
-                lambda: dict(stack.kube.get(stack.deployment)),
+                stack.backend,
                 lambda d: int(d["spec"].get("replicas") or 0) > 1,
                 timeout=120,
             )
@@ -207,11 +135,10 @@ def test_sustained_demand_makes_the_hpa_scale_the_backend_beyond_one(stack: Stac
             wait(
                 "KWOK to bring the new backend Pods up",
                 stack.backend_pods,
-                lambda pods: len([p for p in pods if _ready(p)]) == deployment["spec"]["replicas"],
+                lambda pods: len([p for p in pods if llmservice.ready(p)]) == deployment["spec"]["replicas"],
                 timeout=180,
             )
         finally:
-            assert stack.engine is not None
-            stack.engine.stop()
+            engine.stop()
             for future in held:
                 future.result(timeout=120)

@@ -115,7 +115,7 @@ async def test_metrics_show_queue_depth(engine: fake_engine.RunningEngine) -> No
     engine.state.token_delay = 0.05
     async with aiohttp.ClientSession() as http:
         running = asyncio.create_task(http.post(engine.url + "/v1/completions", json={"prompt": "x"}))
-        async with asyncio.timeout(2):
+        async with asyncio.timeout(30):
             while engine.state.active == 0:  # noqa: ASYNC110  (the request is being admitted)
                 await asyncio.sleep(0.005)
         async with http.get(engine.url + "/metrics") as response:

@@ -19,6 +19,7 @@ import aiohttp
 import grpc
 import openai
 import pytest
+from prometheus_client import parser
 
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
@@ -39,9 +40,21 @@ async def scaler_health(port: int) -> dict[str, Any]:
         return result
 
 
+async def scaler_counter(port: int, name: str) -> float:
+    """A sample of the aggregate scaler's ``/metrics`` exposition."""
+    async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{port}/metrics") as response:
+        text = await response.text()
+    for family in parser.text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name:
+                return float(sample.value)
+    raise AssertionError(f"{name} is not in the scaler's metrics:\n{text}")
+
+
 async def members(port: int, count: int) -> None:
-    """Wait until the aggregate scaler sums ``count`` members."""
-    async with asyncio.timeout(10):
+    """Wait until the aggregate scaler sums ``count`` members (its own view: a gateway the runner sees
+    answering has not necessarily had its first report counted yet)."""
+    async with asyncio.timeout(30):
         while (await scaler_health(port))["members"] != count:  # noqa: ASYNC110 - polling over HTTP
             await asyncio.sleep(0.05)
 
@@ -63,7 +76,7 @@ async def test_replacing_a_gateway_while_demand_is_held_keeps_the_backend_up(sta
         engine={"ready_delay": "300ms", "tokens": 80, "token_delay": "50ms"},
     )
     state = dev.state()
-    assert (await scaler_health(state["scalerReportPort"]))["members"] == 2
+    await members(state["scalerReportPort"], 2)
     gateways = state["gateways"]
     clients = [
         openai.AsyncOpenAI(base_url=f"http://127.0.0.1:{g['port']}/v1", api_key="dev", max_retries=0)
@@ -96,7 +109,8 @@ async def test_replacing_a_gateway_while_demand_is_held_keeps_the_backend_up(sta
         what="gateway-1 replaced",
     )
     assert desired and min(desired) >= 1, desired
-    assert (await scaler_health(state["scalerReportPort"]))["members"] == 2
+    # the replacement is healthy to the runner once it answers; the scaler counts it at its first report
+    await members(state["scalerReportPort"], 2)
     assert "gateway-1 exited with code 0; replacing it" in dev.output()
 
 
@@ -105,6 +119,7 @@ async def test_forged_stale_and_oversized_reports_do_not_disturb_the_sum(start_d
     dev = await start_dev(gateways=2, cooldown="30s")
     state = dev.state()
     port, grpc_port = state["scalerReportPort"], state["grpcPort"]
+    await members(port, 2)  # both gateways counted before the probe member joins them
     token = (dev.run_dir / "scaler-token").read_text().strip()
     url = f"http://127.0.0.1:{port}/v1/reports"
     service = {"name": "dev", "namespace": "default"}
@@ -146,9 +161,14 @@ async def test_a_killed_gateway_expires_and_its_replacement_registers(start_dev:
     dev = await start_dev("--member-ttl", "1s", gateways=2)
     state = dev.state()
     port = state["scalerReportPort"]
-    assert (await scaler_health(port))["members"] == 2
+    await members(port, 2)
     os.kill(state["gateways"][1]["pid"], signal.SIGKILL)  # no withdraw: the member must expire
-    await members(port, 1)
+    # the runner replaces the gateway about as soon as the member's ttl runs out, so the moment with a
+    # single member may be too short to catch by polling: the scaler's own counters say what happened
+    async with asyncio.timeout(30):
+        while (await scaler_counter(port, "noctaya_scaler_expired_members_total")) < 1:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+    assert await scaler_counter(port, "noctaya_scaler_withdrawn_members_total") == 0
     await dev.wait(
         lambda s: s["gateways"][1]["generation"] == 2 and s["gateways"][1]["healthy"],
         within=20,

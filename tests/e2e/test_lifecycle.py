@@ -86,9 +86,13 @@ async def test_scales_0_1_2_0_under_concurrent_load(start_dev: Any) -> None:
     try:
         texts = await asyncio.gather(*(stream_text(client) for _ in range(6)))
         assert all(text.split() == ["tok"] * 40 for text in texts)
-        await dev.wait(
-            lambda s: s["status"]["replicas_ready"] == 2 or (2, 2) in seen, within=10, what="2 ready replicas"
-        )
+
+        # the watcher may miss a short (2, 2) moment; the wait records what it sees too
+        def both_ready(s: dict[str, Any]) -> bool:
+            seen.add((s["status"]["replicas_desired"], s["status"]["replicas_ready"]))
+            return (2, 2) in seen
+
+        await dev.wait(both_ready, within=15, what="2 desired and 2 ready replicas")
         await dev.wait(idle, within=15, what="back to 0 replicas")
     finally:
         watcher.cancel()

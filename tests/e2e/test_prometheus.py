@@ -6,8 +6,8 @@ replica (the fake engine, which speaks vLLM's metric names); every target is up;
 alert rule or a dashboard panel uses is among the series it stored; every alert expression evaluates
 without error against that data.
 
-Prometheus cannot listen on port 0 and report the port, so it is started on a random port and started
-again on another when that one is taken (its log says so); nothing else here probes for free ports.
+Prometheus cannot listen on port 0 and report the port, so it listens on a port the test reserves
+(``reserve_port``): held from before Prometheus starts until the test ends, taken by nobody else.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from __future__ import annotations
 import asyncio
 import json
 import pathlib
-import random
 import re
 import shutil
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
@@ -70,40 +69,38 @@ class Prometheus:
             return body["data"]
 
 
-async def _start(binary: str, config: pathlib.Path, workdir: pathlib.Path) -> Prometheus:
-    for attempt in range(8):
-        port = random.randint(20000, 60999)
-        log = workdir / f"prometheus-{attempt}.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen(  # noqa: ASYNC220
-                [
-                    binary,
-                    f"--config.file={config}",
-                    f"--storage.tsdb.path={workdir / f'data-{attempt}'}",
-                    f"--web.listen-address=127.0.0.1:{port}",
-                    "--web.enable-lifecycle",
-                ],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        async with aiohttp.ClientSession() as session:
-            while proc.poll() is None and time.monotonic() < deadline:
-                try:
-                    async with session.get(f"{url}/-/ready") as response:
-                        if response.status == 200:
-                            return Prometheus(proc, url, log)
-                except aiohttp.ClientError:
-                    pass
-                await asyncio.sleep(0.1)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-            raise AssertionError(f"Prometheus did not become ready within 60s:\n{log.read_text()[-3000:]}")
-        if "address already in use" not in log.read_text():
-            raise AssertionError(f"Prometheus exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
-    raise AssertionError("Prometheus found no free port in 8 attempts")
+async def _start(binary: str, config: pathlib.Path, workdir: pathlib.Path, *, port: int) -> Prometheus:
+    """Prometheus on ``port``, a port reserved for the test (Go's listeners set ``SO_REUSEADDR``, so
+    Prometheus listens on the reservation and nobody else can take the port meanwhile)."""
+    log = workdir / "prometheus.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(  # noqa: ASYNC220
+            [
+                binary,
+                f"--config.file={config}",
+                f"--storage.tsdb.path={workdir / 'data'}",
+                f"--web.listen-address=127.0.0.1:{port}",
+                "--web.enable-lifecycle",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    async with aiohttp.ClientSession() as session:
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                async with session.get(f"{url}/-/ready") as response:
+                    if response.status == 200:
+                        return Prometheus(proc, url, log)
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.1)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+        raise AssertionError(f"Prometheus did not become ready within 60s:\n{log.read_text()[-3000:]}")
+    raise AssertionError(f"Prometheus exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
 
 
 @pytest.fixture
@@ -115,7 +112,10 @@ async def prometheus_binary() -> AsyncIterator[str]:
 
 @pytest.mark.timeout(180)
 async def test_prometheus_scrapes_every_metric_the_alerts_and_dashboard_use(
-    start_dev: StartDev, prometheus_binary: str, tmp_path: pathlib.Path
+    start_dev: StartDev,
+    prometheus_binary: str,
+    tmp_path: pathlib.Path,
+    reserve_port: Callable[[], int],
 ) -> None:
     dev = await start_dev("--min", "1", gateways=2)
     state = await dev.wait(
@@ -141,7 +141,7 @@ async def test_prometheus_scrapes_every_metric_the_alerts_and_dashboard_use(
             }
         )
     )
-    prometheus = await _start(prometheus_binary, config, tmp_path)
+    prometheus = await _start(prometheus_binary, config, tmp_path, port=reserve_port())
     try:
         async with aiohttp.ClientSession() as session:
             # one request through the gateways, so the request counters and histograms have samples

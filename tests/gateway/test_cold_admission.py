@@ -58,7 +58,7 @@ async def test_keepalive_stream_gets_headers_and_heartbeats_then_tokens(
             heartbeats += line.startswith(b": keepalive")
         assert gateway.admission.queued == 1 and gateway.demand.demand() == 1
         cold.state.ready_override = True
-        rest = (await asyncio.wait_for(response.content.read(), 2.0)).decode()
+        rest = (await asyncio.wait_for(response.content.read(), 10.0)).decode()
     events = [line for line in rest.splitlines() if line.startswith("data: ")]
     assert events[-1] == "data: [DONE]"
     assert sum('"tok "' in e for e in events) == 5

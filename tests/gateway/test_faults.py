@@ -228,17 +228,20 @@ async def test_client_leaving_while_backend_works_frees_in_flight_and_reaches_ba
         if response is not None:
             response.close()
         await session.close()
-    await gateway.wait_idle(within=1.0)
-    async with asyncio.timeout(1.0):
+    await gateway.wait_idle(within=10.0)
+    async with asyncio.timeout(10.0):
         while engine.state.active:  # noqa: ASYNC110  (the backend saw the disconnect too)
             await asyncio.sleep(0.01)
 
 
-async def test_backend_refusing_then_returning_serves_the_request_once(http: aiohttp.ClientSession) -> None:
+async def test_backend_refusing_then_returning_serves_the_request_once(
+    http: aiohttp.ClientSession, reserve_port: Callable[[], int]
+) -> None:
     first, second = fake_engine.FakeEngine(tokens=2), fake_engine.FakeEngine(tokens=3)
-    async with fake_engine.running(first) as running:
+    # the port is held between the two engines (refused meanwhile), so nothing else can take it
+    port = reserve_port()
+    async with fake_engine.running(first, port=port) as running:
         url = running.url
-        port = urlsplit(url).port
         starter = testing.GatewayStarter(
             backend_url=url, defaults={**testing.FAST_TIMINGS, "warmProbeInterval": "10s"}
         )
@@ -247,7 +250,7 @@ async def test_backend_refusing_then_returning_serves_the_request_once(http: aio
         task = asyncio.create_task(http.post(gateway.url + "/v1/chat/completions", json=CHAT))
         await gateway.wait_for(lambda: gateway.admission.queued == 1)  # connect failed: cold, queued again
         assert not gateway.app[keys.READINESS].ready
-        async with fake_engine.running(second, port=port or 0):
+        async with fake_engine.running(second, port=port):
             response = await asyncio.wait_for(task, 5)
             assert response.status == 200
             assert (await response.json())["choices"][0]["message"]["content"] == "tok tok tok"
