@@ -206,5 +206,7 @@ async def test_sigterm_ends_a_long_stream_with_a_final_event_on_time(tmp_path: p
     final = json.loads(events[-1].removeprefix("data: "))
     assert final["error"]["code"] == "draining", events[-3:]
     assert code == 0
-    assert 1.0 < ended < 2.3, ended  # within drainTimeout (2 s), at its end
-    assert exited < 3.0, exited
+    # at drainTimeout (2 s), far from the stream's own 50 s; the slack above it is a loaded
+    # machine's scheduling, not the gateway's
+    assert 1.0 < ended < 3.5, ended
+    assert exited < 5.0, exited
