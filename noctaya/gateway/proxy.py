@@ -11,7 +11,7 @@
 - The backend has ``backend_header_timeout`` to send its response headers (then 504
   ``backend_timeout``); a client that stops reading is cut by the connection layer's write timeout.
 - Backend connections are pooled, except one that carries an event stream: it is closed after the
-  stream (see :func:`_unpooled`).
+  stream, decided from the response's headers as they are read (see :class:`BackendResponse`).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
@@ -29,7 +29,7 @@ import aiohttp
 from aiohttp import web, web_protocol
 from multidict import CIMultiDict
 
-from noctaya.gateway import admission, errors, metrics, streaming
+from noctaya.gateway import admission, errors, metrics
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,8 @@ _NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length"}
 _NOT_RETURNED = HOP_BY_HOP | {"server", "date"}
 SSE_TYPE = "text/event-stream"
 SMALL_BODY_BYTES = 256 * 1024
-"""A request body up to this size (declared) is read whole before it is forwarded."""
+"""A request body up to this size (declared) is read whole before it is forwarded, within
+``body_timeout``: a client that sends it slowly holds no backend connection meanwhile."""
 #: what aiohttp's server inflates on its own (``auto_decompress``); any other encoding it refuses
 DECODED_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd"})
 MAX_ERROR_BODY = 64 * 1024
@@ -148,28 +149,37 @@ def _not_sent(exc: aiohttp.ClientOSError) -> bool:
     return isinstance(cause, aiohttp.ClientConnectionResetError) and "closing transport" in str(cause)
 
 
-def _unpooled(upstream: aiohttp.ClientResponse) -> None:
-    """The connection of an event stream is closed after it, never pooled again: llama.cpp's server
-    closes it after the stream without saying so (no ``Connection: close``), and a request written
+class BackendResponse(aiohttp.ClientResponse):
+    """A backend answer (the ``response_class`` of the backend session) whose connection is never
+    pooled again once its headers say it carries an event stream: llama.cpp's server closes such a
+    connection after the stream without saying so (no ``Connection: close``), and a request written
     to it in that moment is lost after it was sent (a 502, since nothing that may have reached a
-    backend is sent again). A request known to ask for a stream (its body is at hand) goes over a
-    session that never pools, since a short stream may be read whole, and its connection pooled,
-    before its headers are seen here; this covers the others."""
-    connection = upstream.connection
-    if connection is not None and connection.protocol is not None:
-        connection.protocol.force_close()
+    backend is sent again).
+
+    It is decided in :meth:`start`, which reads the headers, whatever the request's body said: a
+    stream still running keeps its connection until it ends, then the connection is closed; a stream
+    that was over when its headers were read has had its connection given back to the pool inside
+    ``start`` already (aiohttp releases a connection the moment its body is complete), so that
+    connection is closed at once, before any other request can take it (nothing awaits in between),
+    and the pool discards it (a pooled connection that is no longer connected is never reused)."""
+
+    async def start(self, connection: aiohttp.connector.Connection) -> aiohttp.ClientResponse:
+        protocol = connection.protocol
+        await super().start(connection)
+        if protocol is not None and self.content_type == SSE_TYPE:
+            if self.connection is None:  # the whole stream came with its headers: already released
+                protocol.close()
+            else:
+                protocol.force_close()  # closed instead of pooled when the stream ends
+        return self
 
 
 class Upstream:
-    """Forwards requests to one backend base URL over a pooled client session.
-
-    ``session`` and ``stream_session`` are set when the app starts (a client session needs a running
-    loop); a request asking for a stream goes over ``stream_session``, whose connections are never
-    pooled (see :func:`_unpooled`).
-    """
+    """Forwards requests to one backend base URL over a pooled client session (``session``, set when
+    the app starts: a client session needs a running loop; its ``response_class`` is
+    :class:`BackendResponse`)."""
 
     session: aiohttp.ClientSession
-    stream_session: aiohttp.ClientSession
 
     def __init__(
         self,
@@ -296,8 +306,8 @@ class Upstream:
         elif not request.body_exists:
             data = None
         elif request.content.is_eof() or (
-            # a small body is read whole first (it follows its headers at once), so whether it asks
-            # for a stream is known before it is sent (see _unpooled)
+            # a small body is read whole first (it follows its headers at once): one write to the
+            # backend, and a slow client holds no backend connection while it sends
             request.content_length is not None and request.content_length <= SMALL_BODY_BYTES
         ):
             data = await self.read_body(request)
@@ -305,16 +315,13 @@ class Upstream:
             if request.content_length is not None and not decoded(request):
                 headers["Content-Length"] = str(request.content_length)
             data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
-        streams = isinstance(data, bytes) and streaming.requests_stream(data, strict=False)
         loop = asyncio.get_running_loop()
         started = loop.time()
         task = asyncio.current_task()
         assert task is not None
         self._awaiting_headers[task] = started + self.header_timeout
         try:
-            upstream = await self._send(
-                self.stream_session if streams else self.session, request, headers=headers, data=data
-            )
+            upstream = await self._send(self.session, request, headers=headers, data=data)
         except asyncio.CancelledError:
             if task not in self._overdue:
                 raise  # the client left (or shutdown)
@@ -333,8 +340,6 @@ class Upstream:
         finally:
             del self._awaiting_headers[task]
         self._ttfb.observe(loop.time() - started)
-        if upstream.content_type == SSE_TYPE:
-            _unpooled(upstream)
         if sent is not None:  # the backend answered: the request (and its body) is out
             sent()
         try:
