@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Callable
 
 import aiohttp
 from aiohttp import web, web_protocol
-from multidict import CIMultiDict
+from multidict import CIMultiDict, CIMultiDictProxy
 
 from noctaya.gateway import admission, errors, metrics
 
@@ -49,6 +49,7 @@ HOP_BY_HOP = frozenset(
     )
 )
 _NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length"}
+_NOT_FORWARDED_NOR_KEY = _NOT_FORWARDED | {"authorization"}
 _NOT_RETURNED = HOP_BY_HOP | {"server", "date"}
 SSE_TYPE = "text/event-stream"
 SMALL_BODY_BYTES = 256 * 1024
@@ -81,22 +82,31 @@ def decoded(request: web.BaseRequest) -> bool:
     return encoding is not None and encoding.strip().lower() in DECODED_ENCODINGS
 
 
+def _dropped(headers: CIMultiDictProxy[str], base: frozenset[str]) -> frozenset[str]:
+    """``base`` plus the header names listed in ``Connection`` (lower case): the names not passed on.
+    Most messages name none beyond the hop-by-hop ones (``keep-alive``, ``close``): ``base`` itself."""
+    values = headers.getall("Connection", None)
+    if values is None:
+        return base
+    named = {token.strip().lower() for value in values for token in value.split(",")}
+    return base if named <= base else base | named
+
+
 def request_headers(request: web.BaseRequest, *, forward_authorization: bool = False) -> CIMultiDict[str]:
     """Client headers minus hop-by-hop ones, plus ``X-Forwarded-*``. ``Authorization`` (the client's
     key for the gateway) is dropped unless ``forward_authorization``: an engine run with its own
     ``--api-key`` needs it."""
     incoming = request.headers
-    named = frozenset(t.strip().lower() for v in incoming.getall("Connection", ()) for t in v.split(","))
+    dropped = _dropped(incoming, _NOT_FORWARDED if forward_authorization else _NOT_FORWARDED_NOR_KEY)
     if decoded(request):
-        named |= {"content-encoding"}
-    out: CIMultiDict[str] = CIMultiDict()
-    for name, value in incoming.items():
-        lower = name.lower()
-        if lower in _NOT_FORWARDED or lower in named or lower.startswith("x-forwarded-"):
-            continue
-        if lower == "authorization" and not forward_authorization:
-            continue
-        out.add(name, value)
+        dropped |= {"content-encoding"}
+    out: CIMultiDict[str] = CIMultiDict(
+        [
+            (name, value)
+            for name, value in incoming.items()
+            if not ((lower := name.lower()) in dropped or lower.startswith("x-forwarded-"))
+        ]
+    )
     peer = request.remote
     previous = ", ".join(incoming.getall("X-Forwarded-For", ()))  # several lines are one list
     if peer:
@@ -112,14 +122,8 @@ def request_headers(request: web.BaseRequest, *, forward_authorization: bool = F
 
 def response_headers(upstream: aiohttp.ClientResponse) -> CIMultiDict[str]:
     incoming = upstream.headers
-    named = frozenset(t.strip().lower() for v in incoming.getall("Connection", ()) for t in v.split(","))
-    out: CIMultiDict[str] = CIMultiDict()
-    for name, value in incoming.items():
-        lower = name.lower()
-        if lower in _NOT_RETURNED or lower in named:
-            continue
-        out.add(name, value)
-    return out
+    dropped = _dropped(incoming, _NOT_RETURNED)
+    return CIMultiDict([(name, value) for name, value in incoming.items() if name.lower() not in dropped])
 
 
 async def _stream_body(request: web.BaseRequest, *, limit: int, seconds: float) -> AsyncIterator[bytes]:
