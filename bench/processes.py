@@ -43,12 +43,18 @@ def rss_mib(pid: int) -> float:
 class Process:
     """A child process we started; stopped with SIGTERM (then SIGKILL) by its own pid."""
 
-    def __init__(self, name: str, argv: list[str], *, log: pathlib.Path) -> None:
+    def __init__(
+        self, name: str, argv: list[str], *, log: pathlib.Path, cwd: pathlib.Path | None = None
+    ) -> None:
         self.name = name
         self.log = log
         self._file = log.open("wb")
         self.popen = subprocess.Popen(
-            argv, stdout=self._file, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+            argv,
+            stdout=self._file,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            cwd=cwd,
         )
 
     @property

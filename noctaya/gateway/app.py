@@ -262,22 +262,12 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
         ),
         skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
         cookie_jar=aiohttp.DummyCookieJar(),
-    )
-    streams = aiohttp.ClientSession(  # requests asking for a stream: a connection each, never pooled
-        connector=aiohttp.TCPConnector(
-            limit=config.max_in_flight + 8, limit_per_host=0, force_close=True, ttl_dns_cache=10
-        ),
-        auto_decompress=False,
-        timeout=session.timeout,
-        skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
-        cookie_jar=aiohttp.DummyCookieJar(),
+        response_class=proxy.BackendResponse,  # an event stream's connection is never pooled again
     )
     app[UPSTREAM].session = session
-    app[UPSTREAM].stream_session = streams
     try:
         yield
     finally:
-        await streams.close()
         await session.close()
 
 

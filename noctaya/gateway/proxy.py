@@ -11,7 +11,7 @@
 - The backend has ``backend_header_timeout`` to send its response headers (then 504
   ``backend_timeout``); a client that stops reading is cut by the connection layer's write timeout.
 - Backend connections are pooled, except one that carries an event stream: it is closed after the
-  stream (see :func:`_unpooled`).
+  stream, decided from the response's headers as they are read (see :class:`BackendResponse`).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
@@ -27,9 +27,9 @@ from collections.abc import AsyncIterator, Callable
 
 import aiohttp
 from aiohttp import web, web_protocol
-from multidict import CIMultiDict
+from multidict import CIMultiDict, CIMultiDictProxy
 
-from noctaya.gateway import admission, errors, metrics, streaming
+from noctaya.gateway import admission, errors, metrics
 
 logger = logging.getLogger(__name__)
 
@@ -49,10 +49,12 @@ HOP_BY_HOP = frozenset(
     )
 )
 _NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length"}
+_NOT_FORWARDED_NOR_KEY = _NOT_FORWARDED | {"authorization"}
 _NOT_RETURNED = HOP_BY_HOP | {"server", "date"}
 SSE_TYPE = "text/event-stream"
 SMALL_BODY_BYTES = 256 * 1024
-"""A request body up to this size (declared) is read whole before it is forwarded."""
+"""A request body up to this size (declared) is read whole before it is forwarded, within
+``body_timeout``: a client that sends it slowly holds no backend connection meanwhile."""
 #: what aiohttp's server inflates on its own (``auto_decompress``); any other encoding it refuses
 DECODED_ENCODINGS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd"})
 MAX_ERROR_BODY = 64 * 1024
@@ -80,22 +82,31 @@ def decoded(request: web.BaseRequest) -> bool:
     return encoding is not None and encoding.strip().lower() in DECODED_ENCODINGS
 
 
+def _dropped(headers: CIMultiDictProxy[str], base: frozenset[str]) -> frozenset[str]:
+    """``base`` plus the header names listed in ``Connection`` (lower case): the names not passed on.
+    Most messages name none beyond the hop-by-hop ones (``keep-alive``, ``close``): ``base`` itself."""
+    values = headers.getall("Connection", None)
+    if values is None:
+        return base
+    named = {token.strip().lower() for value in values for token in value.split(",")}
+    return base if named <= base else base | named
+
+
 def request_headers(request: web.BaseRequest, *, forward_authorization: bool = False) -> CIMultiDict[str]:
     """Client headers minus hop-by-hop ones, plus ``X-Forwarded-*``. ``Authorization`` (the client's
     key for the gateway) is dropped unless ``forward_authorization``: an engine run with its own
     ``--api-key`` needs it."""
     incoming = request.headers
-    named = frozenset(t.strip().lower() for v in incoming.getall("Connection", ()) for t in v.split(","))
+    dropped = _dropped(incoming, _NOT_FORWARDED if forward_authorization else _NOT_FORWARDED_NOR_KEY)
     if decoded(request):
-        named |= {"content-encoding"}
-    out: CIMultiDict[str] = CIMultiDict()
-    for name, value in incoming.items():
-        lower = name.lower()
-        if lower in _NOT_FORWARDED or lower in named or lower.startswith("x-forwarded-"):
-            continue
-        if lower == "authorization" and not forward_authorization:
-            continue
-        out.add(name, value)
+        dropped |= {"content-encoding"}
+    out: CIMultiDict[str] = CIMultiDict(
+        [
+            (name, value)
+            for name, value in incoming.items()
+            if not ((lower := name.lower()) in dropped or lower.startswith("x-forwarded-"))
+        ]
+    )
     peer = request.remote
     previous = ", ".join(incoming.getall("X-Forwarded-For", ()))  # several lines are one list
     if peer:
@@ -111,14 +122,8 @@ def request_headers(request: web.BaseRequest, *, forward_authorization: bool = F
 
 def response_headers(upstream: aiohttp.ClientResponse) -> CIMultiDict[str]:
     incoming = upstream.headers
-    named = frozenset(t.strip().lower() for v in incoming.getall("Connection", ()) for t in v.split(","))
-    out: CIMultiDict[str] = CIMultiDict()
-    for name, value in incoming.items():
-        lower = name.lower()
-        if lower in _NOT_RETURNED or lower in named:
-            continue
-        out.add(name, value)
-    return out
+    dropped = _dropped(incoming, _NOT_RETURNED)
+    return CIMultiDict([(name, value) for name, value in incoming.items() if name.lower() not in dropped])
 
 
 async def _stream_body(request: web.BaseRequest, *, limit: int, seconds: float) -> AsyncIterator[bytes]:
@@ -148,28 +153,37 @@ def _not_sent(exc: aiohttp.ClientOSError) -> bool:
     return isinstance(cause, aiohttp.ClientConnectionResetError) and "closing transport" in str(cause)
 
 
-def _unpooled(upstream: aiohttp.ClientResponse) -> None:
-    """The connection of an event stream is closed after it, never pooled again: llama.cpp's server
-    closes it after the stream without saying so (no ``Connection: close``), and a request written
+class BackendResponse(aiohttp.ClientResponse):
+    """A backend answer (the ``response_class`` of the backend session) whose connection is never
+    pooled again once its headers say it carries an event stream: llama.cpp's server closes such a
+    connection after the stream without saying so (no ``Connection: close``), and a request written
     to it in that moment is lost after it was sent (a 502, since nothing that may have reached a
-    backend is sent again). A request known to ask for a stream (its body is at hand) goes over a
-    session that never pools, since a short stream may be read whole, and its connection pooled,
-    before its headers are seen here; this covers the others."""
-    connection = upstream.connection
-    if connection is not None and connection.protocol is not None:
-        connection.protocol.force_close()
+    backend is sent again).
+
+    It is decided in :meth:`start`, which reads the headers, whatever the request's body said: a
+    stream still running keeps its connection until it ends, then the connection is closed; a stream
+    that was over when its headers were read has had its connection given back to the pool inside
+    ``start`` already (aiohttp releases a connection the moment its body is complete), so that
+    connection is closed at once, before any other request can take it (nothing awaits in between),
+    and the pool discards it (a pooled connection that is no longer connected is never reused)."""
+
+    async def start(self, connection: aiohttp.connector.Connection) -> aiohttp.ClientResponse:
+        protocol = connection.protocol
+        await super().start(connection)
+        if protocol is not None and self.content_type == SSE_TYPE:
+            if self.connection is None:  # the whole stream came with its headers: already released
+                protocol.close()
+            else:
+                protocol.force_close()  # closed instead of pooled when the stream ends
+        return self
 
 
 class Upstream:
-    """Forwards requests to one backend base URL over a pooled client session.
-
-    ``session`` and ``stream_session`` are set when the app starts (a client session needs a running
-    loop); a request asking for a stream goes over ``stream_session``, whose connections are never
-    pooled (see :func:`_unpooled`).
-    """
+    """Forwards requests to one backend base URL over a pooled client session (``session``, set when
+    the app starts: a client session needs a running loop; its ``response_class`` is
+    :class:`BackendResponse`)."""
 
     session: aiohttp.ClientSession
-    stream_session: aiohttp.ClientSession
 
     def __init__(
         self,
@@ -296,8 +310,8 @@ class Upstream:
         elif not request.body_exists:
             data = None
         elif request.content.is_eof() or (
-            # a small body is read whole first (it follows its headers at once), so whether it asks
-            # for a stream is known before it is sent (see _unpooled)
+            # a small body is read whole first (it follows its headers at once): one write to the
+            # backend, and a slow client holds no backend connection while it sends
             request.content_length is not None and request.content_length <= SMALL_BODY_BYTES
         ):
             data = await self.read_body(request)
@@ -305,16 +319,13 @@ class Upstream:
             if request.content_length is not None and not decoded(request):
                 headers["Content-Length"] = str(request.content_length)
             data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
-        streams = isinstance(data, bytes) and streaming.requests_stream(data, strict=False)
         loop = asyncio.get_running_loop()
         started = loop.time()
         task = asyncio.current_task()
         assert task is not None
         self._awaiting_headers[task] = started + self.header_timeout
         try:
-            upstream = await self._send(
-                self.stream_session if streams else self.session, request, headers=headers, data=data
-            )
+            upstream = await self._send(self.session, request, headers=headers, data=data)
         except asyncio.CancelledError:
             if task not in self._overdue:
                 raise  # the client left (or shutdown)
@@ -333,8 +344,6 @@ class Upstream:
         finally:
             del self._awaiting_headers[task]
         self._ttfb.observe(loop.time() - started)
-        if upstream.content_type == SSE_TYPE:
-            _unpooled(upstream)
         if sent is not None:  # the backend answered: the request (and its body) is out
             sent()
         try:

@@ -240,7 +240,8 @@ async def test_an_event_streams_backend_connection_is_not_pooled(
     serve_app: ServeApp, http: aiohttp.ClientSession
 ) -> None:
     """The backend sees which connection each request came on: after a stream, whether the request
-    said ``stream`` or not, the next request comes on another one; plain answers share one."""
+    said ``stream`` or not, whether the stream was over before its headers were read or not, the next
+    request comes on another one; plain answers share one."""
     seen: list[tuple[str, int]] = []
     first_read = asyncio.Event()  # the client has the first event: the stream is seen as one
 
@@ -257,6 +258,8 @@ async def test_an_event_streams_backend_connection_is_not_pooled(
         seen.append((body["kind"], connection(request)))
         if body["kind"] == "plain":
             return web.json_response({"ok": True})
+        if body["kind"].startswith("whole"):  # the stream in one write with its headers
+            return web.Response(body=b"data: {}\n\ndata: [DONE]\n\n", content_type="text/event-stream")
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         await response.write(b"data: {}\n\n")
@@ -271,23 +274,33 @@ async def test_an_event_streams_backend_connection_is_not_pooled(
     async with testing.GatewayStarter(backend_url=await serve_app(app)) as starter:
         gateway = await starter.start(wait_ready=True)
         url = gateway.url + "/v1/chat/completions"
-        kinds = [
+        kinds: list[tuple[str, dict[str, object]]] = [
             ("plain", {}),
             ("plain", {}),
-            ("asked", {"stream": True}),  # the body says stream: a connection of its own
+            ("asked", {"stream": True}),  # the body says stream
             ("plain", {}),
             ("unasked", {}),  # an event stream the body did not announce: its connection is dropped
+            ("plain", {}),
+            # a stream that is over when its headers are read: gone before anything else sees it
+            ("whole-unasked", {}),
+            ("plain", {}),
+            ("whole-asked", {"stream": True}),
+            ("plain", {}),
+            # a body too long to be read before it is sent, asking for a stream that comes whole
+            ("whole-long", {"stream": True, "padding": "x" * (512 * 1024)}),
             ("plain", {}),
         ]
         for kind, extra in kinds:
             async with http.post(url, json={"kind": kind, **extra}) as response:
                 assert response.status == 200
-                if kind != "plain":
+                if kind.startswith("whole"):
+                    assert await response.read() == b"data: {}\n\ndata: [DONE]\n\n"
+                elif kind != "plain":
                     assert await response.content.readuntil(b"\n\n") == b"data: {}\n\n"
                     first_read.set()
                 await response.read()
     numbers = [number for _, number in seen]
-    assert numbers[0] == numbers[1] == numbers[3], seen  # plain answers: one pooled connection
+    assert numbers[0] == numbers[1], seen  # plain answers: one pooled connection
     for index, (kind, number) in enumerate(seen):
         if kind != "plain":  # no request comes after a stream on that stream's connection
             assert number not in numbers[index + 1 :], seen
