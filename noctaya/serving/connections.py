@@ -141,9 +141,10 @@ class _Replaying:
     is raised on the next feed (scheduled at once), so the protocol answers them in order and then
     the error. Every other attribute is the wrapped parser's."""
 
-    def __init__(self, parser: Any, *, fresh: Callable[[], Any], protocol: Protocol) -> None:
+    __slots__ = ("_delivered", "_history", "_parser", "_pending", "_protocol")
+
+    def __init__(self, parser: Any, *, protocol: Protocol) -> None:
         self._parser = parser
-        self._fresh = fresh
         self._protocol = protocol
         self._history: bytearray | None = bytearray()
         self._delivered = 0
@@ -189,7 +190,7 @@ class _Replaying:
         self._protocol._loop.call_soon(self._protocol.data_received, b"")
 
     def _replay(self, data: bytes) -> list[Any]:
-        parser = self._fresh()
+        parser = self._protocol.fresh_parser()
         recovered: list[Any] = []
         position = 0
         while position < len(data):
@@ -208,10 +209,19 @@ class _Replaying:
         return recovered[:complete]
 
 
+class _Messages(list[Any]):
+    """The parsed requests a connection has yet to handle, oldest first (what aiohttp keeps in a deque)."""
+
+    __slots__ = ()
+
+    def popleft(self) -> Any:
+        return self.pop(0)
+
+
 class Protocol(web_protocol.RequestHandler):
     """aiohttp's request handler with connection bounds, a header timeout and JSON errors."""
 
-    __slots__ = ("_error_body", "_header_timer", "_peer", "_table", "_write_timer")
+    __slots__ = ("_auto_decompress", "_error_body", "_header_timer", "_peer", "_table", "_write_timer")
 
     def __init__(
         self, manager: web_server.Server, *, table: ConnectionTable, error_body: ErrorBody, **kwargs: Any
@@ -225,26 +235,29 @@ class Protocol(web_protocol.RequestHandler):
         # long before the connection closes (aiohttp's default is 10 s, whatever the other bounds)
         kwargs.setdefault("lingering_time", limits.header_timeout)
         super().__init__(manager, **kwargs)
-        loop = kwargs["loop"]
-
-        def fresh() -> Any:
-            return http_parser.HttpRequestParser(
-                self,
-                loop,
-                kwargs.get("read_bufsize", 2**16),
-                max_line_size=kwargs["max_line_size"],
-                max_field_size=kwargs["max_field_size"],
-                max_headers=kwargs["max_headers"],
-                payload_exception=web_protocol.RequestPayloadError,
-                auto_decompress=kwargs.get("auto_decompress", True),
-            )
-
-        self._parser = _Replaying(self._parser, fresh=fresh, protocol=self)  # type: ignore[assignment]
+        self._auto_decompress: bool = kwargs.get("auto_decompress", True)
+        self._parser = _Replaying(self._parser, protocol=self)  # type: ignore[assignment]
+        # aiohttp's queue of parsed requests, as a list: a deque allocates a block of 64 slots per
+        # connection up front, and a connection rarely queues more than one request
+        self._messages = _Messages()  # type: ignore[assignment]
         self._table = table
         self._error_body = error_body
         self._peer: str | None = None
         self._header_timer: asyncio.TimerHandle | None = None
         self._write_timer: asyncio.TimerHandle | None = None
+
+    def fresh_parser(self) -> Any:
+        """A new request parser with this connection's settings (for :class:`_Replaying`)."""
+        return http_parser.HttpRequestParser(
+            self,
+            self._loop,
+            self._read_bufsize,
+            max_line_size=self.max_line_size,
+            max_field_size=self.max_field_size,
+            max_headers=self.max_headers,
+            payload_exception=web_protocol.RequestPayloadError,
+            auto_decompress=self._auto_decompress,
+        )
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peername = transport.get_extra_info("peername")
@@ -293,6 +306,12 @@ class Protocol(web_protocol.RequestHandler):
         if self._header_timer is not None and self._request_count:
             self._header_timer.cancel()
             self._header_timer = None
+            # aiohttp arms its keep-alive timer at connect, against a client that sends nothing; the
+            # header timer does that job, so once a head has come it goes (aiohttp arms a new one when
+            # the response ends), rather than being kept for as long as a held request waits
+            if self._keepalive_handle is not None:
+                self._keepalive_handle.cancel()
+                self._keepalive_handle = None
 
     def _header_expired(self) -> None:
         self._header_timer = None
