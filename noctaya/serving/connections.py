@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any, cast
 
-from aiohttp import http_exceptions, http_parser, web, web_protocol, web_request, web_server
+from aiohttp import http_exceptions, http_parser, streams, web, web_protocol, web_request, web_server
 
 logger = logging.getLogger(__name__)
 
@@ -178,6 +178,8 @@ class _Replaying:
                 messages, upgraded, tail = messages[:index], False, b""
                 error = http_exceptions.BadStatusLine("unsupported HTTP version")
                 break
+        for _, payload in messages:
+            _lighten(payload)
         self._delivered += len(messages)
         if error is not None:
             self._history = None
@@ -209,13 +211,26 @@ class _Replaying:
         return recovered[:complete]
 
 
-class _Messages(list[Any]):
-    """The parsed requests a connection has yet to handle, oldest first (what aiohttp keeps in a deque)."""
+class _ShortQueue(list[Any]):
+    """A first-in first-out queue of a few items, for aiohttp's per-connection queues (the parsed
+    requests not yet handled, a request body's chunks not yet read): a ``deque`` allocates a block of
+    64 slots (~0.7 KiB) as soon as it is made, and a held request keeps two of them for as long as it
+    waits. Those queues hold a handful of items (the bounds are aiohttp's: pipelined requests,
+    ``read_bufsize`` of body), so a list's ``pop(0)`` costs nothing that shows."""
 
     __slots__ = ()
 
     def popleft(self) -> Any:
         return self.pop(0)
+
+    def appendleft(self, item: Any) -> None:
+        self.insert(0, item)
+
+
+def _lighten(payload: Any) -> None:
+    """Give a request body's reader a :class:`_ShortQueue` for its chunks (keeping any already in)."""
+    if type(payload) is streams.StreamReader and type(payload._buffer) is collections.deque:
+        payload._buffer = _ShortQueue(payload._buffer)  # type: ignore[assignment]
 
 
 class Protocol(web_protocol.RequestHandler):
@@ -237,9 +252,8 @@ class Protocol(web_protocol.RequestHandler):
         super().__init__(manager, **kwargs)
         self._auto_decompress: bool = kwargs.get("auto_decompress", True)
         self._parser = _Replaying(self._parser, protocol=self)  # type: ignore[assignment]
-        # aiohttp's queue of parsed requests, as a list: a deque allocates a block of 64 slots per
-        # connection up front, and a connection rarely queues more than one request
-        self._messages = _Messages()  # type: ignore[assignment]
+        # aiohttp's queue of parsed requests (a deque there): see _ShortQueue
+        self._messages = _ShortQueue()  # type: ignore[assignment]
         self._table = table
         self._error_body = error_body
         self._peer: str | None = None
