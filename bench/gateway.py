@@ -14,7 +14,8 @@ Figures:
    added over the direct path, and proxy CPU per request (so "req/s per core" is CPU-normalised);
 2. SSE relay with 256 concurrent streams: chunks/s received by clients and proxy CPU per 1,000 chunks/s;
 3. 10,000 cold keepalive requests held by a gateway whose backend is down: RSS and worst heartbeat lag,
-   next to the goal (under 150 MiB, lag under 1 s);
+   next to the goal (under 150 MiB, lag under 1 s) and to a bare aiohttp server holding the same load
+   (``bench.held_floor``: what aiohttp and uvloop cost by themselves);
 4. 429 responses/s from a gateway whose cold queue is full, next to nginx answering a static 429.
 
 ``--compare-with CHECKOUT`` (another revision's source tree, e.g. ``git worktree add /tmp/before
@@ -44,7 +45,7 @@ import aiohttp
 from bench import load, processes, reporting
 
 HEARTBEAT = 1.0
-HELD_GOAL_MIB = 150.0  # issue 4: 10,000 cold requests held under 150 MiB RSS ...
+HELD_GOAL_MIB = 150.0  # the goal: 10,000 cold requests held under 150 MiB RSS ...
 HELD_GOAL_LAG_MS = 1000.0  # ... with every heartbeat under 1 s late
 HELD_GOAL_COUNT = 10_000
 
@@ -281,7 +282,49 @@ def start_gateway(
     return process, url
 
 
+def hold(url: str, pid: int, *, count: int, seconds: float) -> tuple[float, float, dict[str, float]]:
+    """Hold ``count`` streaming requests on the server at ``url`` (pid ``pid``) for ``seconds``:
+    its RSS before, its peak RSS while holding, and the load generator's figures."""
+    idle_rss = processes.rss_mib(pid)
+    job = {
+        "kind": "held",
+        "url": url + "/v1/chat/completions",
+        "queue_url": url + "/noctaya/queue",
+        "count": count,
+        "seconds": seconds,
+        "interval": HEARTBEAT,
+    }
+    holder = subprocess.Popen(
+        [processes.PYTHON, "-m", "bench.load", json.dumps(job)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    peak_rss = idle_rss
+    while holder.poll() is None:
+        peak_rss = max(peak_rss, processes.rss_mib(pid))
+        time.sleep(0.2)
+    stdout, stderr = holder.communicate()
+    if holder.returncode != 0:
+        raise RuntimeError(f"held worker failed: {stderr[-2000:]}")
+    return idle_rss, peak_rss, json.loads(stdout.strip().splitlines()[-1])
+
+
 def held_phase(tmp: pathlib.Path, *, count: int, seconds: float) -> None:
+    """The gateway holding ``count`` cold streams, beside a bare aiohttp server (``bench.held_floor``)
+    holding the same load: the floor that aiohttp and uvloop set by themselves."""
+    port = processes.free_port()
+    floor = processes.Process(
+        "held-floor",
+        [processes.PYTHON, "-m", "bench.held_floor", "--port", str(port), "--interval", f"{HEARTBEAT:g}"],
+        log=tmp / "held-floor.log",
+    )
+    try:
+        floor_url = f"http://127.0.0.1:{port}"
+        processes.wait_http(floor_url + "/healthz")
+        figures = {"aiohttp floor": hold(floor_url, floor.pid, count=count, seconds=seconds)}
+    finally:
+        floor.stop()
     dead_backend = (
         f"http://127.0.0.1:{processes.free_port()}"  # nothing listens there: the backend stays cold
     )
@@ -299,69 +342,59 @@ def held_phase(tmp: pathlib.Path, *, count: int, seconds: float) -> None:
         ],
     )
     try:
-        idle_rss = processes.rss_mib(process.pid)
-        job = {
-            "kind": "held",
-            "url": url + "/v1/chat/completions",
-            "queue_url": url + "/noctaya/queue",
-            "count": count,
-            "seconds": seconds,
-            "interval": HEARTBEAT,
-        }
-        holder = subprocess.Popen(
-            [processes.PYTHON, "-m", "bench.load", json.dumps(job)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        peak_rss = idle_rss
-        while holder.poll() is None:
-            peak_rss = max(peak_rss, processes.rss_mib(process.pid))
-            time.sleep(0.2)
-        stdout, stderr = holder.communicate()
-        if holder.returncode != 0:
-            raise RuntimeError(f"held worker failed: {stderr[-2000:]}")
-        result = json.loads(stdout.strip().splitlines()[-1])
-        print(
-            reporting.table(
-                f"{count:,} cold keepalive requests held ({HEARTBEAT:g}s heartbeat, watched {seconds:g}s)",
-                [
-                    "held",
-                    "ramp s",
-                    "gateway RSS idle MiB",
-                    "gateway RSS peak MiB",
-                    "per request KiB",
-                    "worst heartbeat lag ms",
-                    "p99 lag ms",
-                    "heartbeats seen",
-                ],
-                [
-                    [
-                        int(result["held"]),
-                        result["ramp_s"],
-                        idle_rss,
-                        peak_rss,
-                        (peak_rss - idle_rss) * 1024 / max(1, result["held"]),
-                        result["worst_lag_ms"],
-                        result["p99_lag_ms"],
-                        int(result["beats"]),
-                    ]
-                ],
-            )
-        )
-        per_request_mib = (peak_rss - idle_rss) / max(1, result["held"])
-        projected = idle_rss + per_request_mib * HELD_GOAL_COUNT
-        budget_kib = (HELD_GOAL_MIB - idle_rss) * 1024 / HELD_GOAL_COUNT
-        lag_ratio = reporting.ratio(result["worst_lag_ms"], HELD_GOAL_LAG_MS)
-        print(
-            f"   goal: {HELD_GOAL_COUNT:,} held under {HELD_GOAL_MIB:g} MiB with lag under "
-            f"{HELD_GOAL_LAG_MS:g} ms; peak at {HELD_GOAL_COUNT:,} "
-            f"{'measured' if result['held'] == HELD_GOAL_COUNT else 'projected'} {projected:.1f} MiB "
-            f"({reporting.ratio(projected, HELD_GOAL_MIB)} of goal; budget at this idle RSS "
-            f"{budget_kib:.1f} KiB/request), worst lag {lag_ratio} of goal"
-        )
+        figures["gateway"] = hold(url, process.pid, count=count, seconds=seconds)
     finally:
         process.stop()
+    per_request: dict[str, float] = {}
+    rows = []
+    for name, (idle_rss, peak_rss, result) in figures.items():
+        per_request[name] = (peak_rss - idle_rss) * 1024 / max(1, result["held"])
+        rows.append(
+            [
+                name,
+                int(result["held"]),
+                result["ramp_s"],
+                idle_rss,
+                peak_rss,
+                per_request[name],
+                result["worst_lag_ms"],
+                result["p99_lag_ms"],
+                int(result["beats"]),
+            ]
+        )
+    print(
+        reporting.table(
+            f"{count:,} cold keepalive requests held ({HEARTBEAT:g}s heartbeat, watched {seconds:g}s)",
+            [
+                "server",
+                "held",
+                "ramp s",
+                "RSS idle MiB",
+                "RSS peak MiB",
+                "per request KiB",
+                "worst heartbeat lag ms",
+                "p99 lag ms",
+                "heartbeats seen",
+            ],
+            rows,
+        )
+    )
+    idle_rss, peak_rss, result = figures["gateway"]
+    floor_idle, _, _ = figures["aiohttp floor"]
+    print(
+        f"   gateway/aiohttp floor: idle RSS {reporting.ratio(idle_rss, floor_idle)}, "
+        f"per request {reporting.ratio(per_request['gateway'], per_request['aiohttp floor'])}"
+    )
+    projected = idle_rss + per_request["gateway"] * HELD_GOAL_COUNT / 1024
+    budget_kib = (HELD_GOAL_MIB - idle_rss) * 1024 / HELD_GOAL_COUNT
+    lag_ratio = reporting.ratio(result["worst_lag_ms"], HELD_GOAL_LAG_MS)
+    print(
+        f"   goal: {HELD_GOAL_COUNT:,} held under {HELD_GOAL_MIB:g} MiB with lag under "
+        f"{HELD_GOAL_LAG_MS:g} ms; peak at {HELD_GOAL_COUNT:,} "
+        f"{'measured' if result['held'] == HELD_GOAL_COUNT else 'projected'} {projected:.1f} MiB "
+        f"({reporting.ratio(projected, HELD_GOAL_MIB)} of goal; budget at this idle RSS "
+        f"{budget_kib:.1f} KiB/request), worst lag {lag_ratio} of goal"
+    )
 
 
 def reject_phase(tmp: pathlib.Path, *, seconds: float, client: str, nginx_reject: int | None) -> None:

@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any, cast
 
-from aiohttp import http_exceptions, http_parser, web, web_protocol, web_request, web_server
+from aiohttp import http_exceptions, http_parser, streams, web, web_protocol, web_request, web_server
 
 logger = logging.getLogger(__name__)
 
@@ -141,9 +141,10 @@ class _Replaying:
     is raised on the next feed (scheduled at once), so the protocol answers them in order and then
     the error. Every other attribute is the wrapped parser's."""
 
-    def __init__(self, parser: Any, *, fresh: Callable[[], Any], protocol: Protocol) -> None:
+    __slots__ = ("_delivered", "_history", "_parser", "_pending", "_protocol")
+
+    def __init__(self, parser: Any, *, protocol: Protocol) -> None:
         self._parser = parser
-        self._fresh = fresh
         self._protocol = protocol
         self._history: bytearray | None = bytearray()
         self._delivered = 0
@@ -177,6 +178,8 @@ class _Replaying:
                 messages, upgraded, tail = messages[:index], False, b""
                 error = http_exceptions.BadStatusLine("unsupported HTTP version")
                 break
+        for _, payload in messages:
+            _lighten(payload)
         self._delivered += len(messages)
         if error is not None:
             self._history = None
@@ -189,7 +192,7 @@ class _Replaying:
         self._protocol._loop.call_soon(self._protocol.data_received, b"")
 
     def _replay(self, data: bytes) -> list[Any]:
-        parser = self._fresh()
+        parser = self._protocol.fresh_parser()
         recovered: list[Any] = []
         position = 0
         while position < len(data):
@@ -208,10 +211,32 @@ class _Replaying:
         return recovered[:complete]
 
 
+class _ShortQueue(list[Any]):
+    """A first-in first-out queue of a few items, for aiohttp's per-connection queues (the parsed
+    requests not yet handled, a request body's chunks not yet read): a ``deque`` allocates a block of
+    64 slots (~0.7 KiB) as soon as it is made, and a held request keeps two of them for as long as it
+    waits. Those queues hold a handful of items (the bounds are aiohttp's: pipelined requests,
+    ``read_bufsize`` of body), so a list's ``pop(0)`` costs nothing that shows."""
+
+    __slots__ = ()
+
+    def popleft(self) -> Any:
+        return self.pop(0)
+
+    def appendleft(self, item: Any) -> None:
+        self.insert(0, item)
+
+
+def _lighten(payload: Any) -> None:
+    """Give a request body's reader a :class:`_ShortQueue` for its chunks (keeping any already in)."""
+    if type(payload) is streams.StreamReader and type(payload._buffer) is collections.deque:
+        payload._buffer = _ShortQueue(payload._buffer)  # type: ignore[assignment]
+
+
 class Protocol(web_protocol.RequestHandler):
     """aiohttp's request handler with connection bounds, a header timeout and JSON errors."""
 
-    __slots__ = ("_error_body", "_header_timer", "_peer", "_table", "_write_timer")
+    __slots__ = ("_auto_decompress", "_error_body", "_header_timer", "_peer", "_table", "_write_timer")
 
     def __init__(
         self, manager: web_server.Server, *, table: ConnectionTable, error_body: ErrorBody, **kwargs: Any
@@ -225,26 +250,28 @@ class Protocol(web_protocol.RequestHandler):
         # long before the connection closes (aiohttp's default is 10 s, whatever the other bounds)
         kwargs.setdefault("lingering_time", limits.header_timeout)
         super().__init__(manager, **kwargs)
-        loop = kwargs["loop"]
-
-        def fresh() -> Any:
-            return http_parser.HttpRequestParser(
-                self,
-                loop,
-                kwargs.get("read_bufsize", 2**16),
-                max_line_size=kwargs["max_line_size"],
-                max_field_size=kwargs["max_field_size"],
-                max_headers=kwargs["max_headers"],
-                payload_exception=web_protocol.RequestPayloadError,
-                auto_decompress=kwargs.get("auto_decompress", True),
-            )
-
-        self._parser = _Replaying(self._parser, fresh=fresh, protocol=self)  # type: ignore[assignment]
+        self._auto_decompress: bool = kwargs.get("auto_decompress", True)
+        self._parser = _Replaying(self._parser, protocol=self)  # type: ignore[assignment]
+        # aiohttp's queue of parsed requests (a deque there): see _ShortQueue
+        self._messages = _ShortQueue()  # type: ignore[assignment]
         self._table = table
         self._error_body = error_body
         self._peer: str | None = None
         self._header_timer: asyncio.TimerHandle | None = None
         self._write_timer: asyncio.TimerHandle | None = None
+
+    def fresh_parser(self) -> Any:
+        """A new request parser with this connection's settings (for :class:`_Replaying`)."""
+        return http_parser.HttpRequestParser(
+            self,
+            self._loop,
+            self._read_bufsize,
+            max_line_size=self.max_line_size,
+            max_field_size=self.max_field_size,
+            max_headers=self.max_headers,
+            payload_exception=web_protocol.RequestPayloadError,
+            auto_decompress=self._auto_decompress,
+        )
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peername = transport.get_extra_info("peername")
@@ -293,6 +320,12 @@ class Protocol(web_protocol.RequestHandler):
         if self._header_timer is not None and self._request_count:
             self._header_timer.cancel()
             self._header_timer = None
+            # aiohttp arms its keep-alive timer at connect, against a client that sends nothing; the
+            # header timer does that job, so once a head has come it goes (aiohttp arms a new one when
+            # the response ends), rather than being kept for as long as a held request waits
+            if self._keepalive_handle is not None:
+                self._keepalive_handle.cancel()
+                self._keepalive_handle = None
 
     def _header_expired(self) -> None:
         self._header_timer = None

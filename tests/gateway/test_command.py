@@ -271,3 +271,39 @@ async def test_sigterm_closes_an_open_websocket_and_exits_0() -> None:
             if process is not None and process.returncode is None:
                 process.send_signal(signal.SIGTERM)
                 await asyncio.wait_for(process.wait(), 15)
+
+
+GATEWAY_MODULES = """
+import asyncio, contextlib, sys
+import uvloop
+from noctaya.gateway import command
+
+async def main() -> None:
+    config = command.config_from_args(command.build_parser().parse_args(sys.argv[1:]))
+    started = asyncio.Event()
+    serving = asyncio.create_task(command.serve(config, started=started))
+    await started.wait()
+    print(" ".join(sorted({name.partition(".")[0] for name in sys.modules})))
+    serving.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await serving
+
+uvloop.run(main())
+"""
+
+
+def test_a_running_gateway_loads_no_scaler_operator_or_synthesis_code(tmp_path: pathlib.Path) -> None:
+    """Every held request shares the process with what it imported: a gateway with its config file
+    (no co-located scaler) loads neither gRPC, kopf, cdk8s nor jsii."""
+    path = tmp_path / "config.yaml"
+    path.write_text("backendUrl: http://127.0.0.1:9\nlisten: 127.0.0.1:0\n")
+    result = subprocess.run(
+        [PYTHON, "-c", GATEWAY_MODULES, "--config", str(path), "--log-level", "WARNING"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    loaded = set(result.stdout.split())
+    assert {"aiohttp", "noctaya", "uvloop"} <= loaded  # the report is of the running gateway
+    assert not loaded & {"grpc", "kopf", "cdk8s", "cdk8s_plus_28", "jsii", "constructs", "kubernetes"}
