@@ -166,7 +166,14 @@ class _Replaying:
         try:
             messages, upgraded, tail = self._parser.feed_data(data)
         except http_exceptions.HttpProcessingError as exc:
-            recovered = self._replay(bytes(history))[self._delivered :] if history is not None else []
+            # at most aiohttp's own bound on queued requests are answered before the error
+            recovered = (
+                self._replay(bytes(history))[
+                    self._delivered : self._delivered + web_protocol.MAX_MSG_QUEUE_SIZE
+                ]
+                if history is not None
+                else []
+            )
             if not recovered:
                 raise
             messages, upgraded, tail = recovered, False, b""
@@ -212,11 +219,13 @@ class _Replaying:
 
 
 class _ShortQueue(list[Any]):
-    """A first-in first-out queue of a few items, for aiohttp's per-connection queues (the parsed
-    requests not yet handled, a request body's chunks not yet read): a ``deque`` allocates a block of
-    64 slots (~0.7 KiB) as soon as it is made, and a held request keeps two of them for as long as it
-    waits. Those queues hold a handful of items (the bounds are aiohttp's: pipelined requests,
-    ``read_bufsize`` of body), so a list's ``pop(0)`` costs nothing that shows."""
+    """A first-in first-out queue of a few items, for aiohttp's per-connection queues: a ``deque``
+    allocates a block of 64 slots (~0.7 KiB) as soon as it is made, and a held request keeps two of
+    them for as long as it waits. Only where the number of items is small and fixed: the parsed
+    requests not yet handled (aiohttp holds at most ``max_msg_queue_size`` of them), and the chunks of
+    a body that was complete when its head was parsed (at most ``_SHORT_BODY_CHUNKS``, never added
+    to). A body still arriving keeps aiohttp's deque: a client sending many one-byte chunks would make
+    a list's ``pop(0)`` quadratic."""
 
     __slots__ = ()
 
@@ -227,9 +236,19 @@ class _ShortQueue(list[Any]):
         self.insert(0, item)
 
 
+_SHORT_BODY_CHUNKS = 8
+"""A complete body in at most this many chunks gets a :class:`_ShortQueue` (see there)."""
+
+
 def _lighten(payload: Any) -> None:
-    """Give a request body's reader a :class:`_ShortQueue` for its chunks (keeping any already in)."""
-    if type(payload) is streams.StreamReader and type(payload._buffer) is collections.deque:
+    """Give a request body's reader a :class:`_ShortQueue` for its chunks when the whole body is
+    already in and in a few chunks (a held request's usual body); otherwise leave it as it is."""
+    if (
+        type(payload) is streams.StreamReader
+        and payload.is_eof()
+        and type(payload._buffer) is collections.deque
+        and len(payload._buffer) <= _SHORT_BODY_CHUNKS
+    ):
         payload._buffer = _ShortQueue(payload._buffer)  # type: ignore[assignment]
 
 

@@ -176,3 +176,16 @@ async def test_a_valid_request_pipelined_before_a_malformed_one_is_answered_and_
         assert raw.startswith(b"HTTP/1.1 200") and raw.count(b"HTTP/1.1 200") == 2, raw[:300]
         assert b"HTTP/1.0 400 Bad Request" in raw.split(b"HTTP/1.1 200")[-1], raw[-300:]
         assert engine.state.served == served + 2  # both executed, once each
+
+
+async def test_many_requests_pipelined_before_a_malformed_one_are_each_answered_then_the_error(
+    gateways: testing.GatewayStarter,
+) -> None:
+    """A packet of 100 tiny requests and then a malformed one: the HTTP layer queues at most 32 of a
+    connection's requests at a time (and the recovery after the error adds at most as many), yet
+    every request before the malformed one is answered, in order, and the error comes last."""
+    gateway = await gateways.start()
+    small = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    raw = await exchange(gateway.url, small * 100 + b"GARBAGE\r\n\r\n")  # one packet
+    assert raw.count(b"HTTP/1.1 200") == 100, raw[-300:]
+    assert b"HTTP/1.0 400 Bad Request" in raw.split(b"HTTP/1.1 200")[-1], raw[-300:]
