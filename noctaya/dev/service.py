@@ -8,7 +8,9 @@ With no ready endpoint the port refuses connections, as a ClusterIP Service with
 (kube-proxy rejects the SYN): the port stays bound (``SO_REUSEPORT``) but nothing listens on it, so a
 client sees "connection refused" and knows its request reached nothing. The listener comes back with
 the first endpoint. A connection accepted for an endpoint that turns out to be gone (it died a moment
-ago) is tried on the other ready endpoints; with none left it is reset, not answered.
+ago) is tried on the other ready endpoints; with none left it is reset, not answered. That window
+is kept short: when an endpoint closes a connection and its port then refuses, it is out at once
+and its other connections are closed together, as a crashed process's are.
 
 It keeps each endpoint's open connections and when each last moved a byte, so the runner can
 drain a replica before stopping it. Bounded: at most ``max_connections`` proxied connections.
@@ -236,6 +238,8 @@ class Service:
             try:
                 # either side ending ends the connection: HTTP/1.1 over a proxy needs no half-close
                 await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+                if pumps[1].done():  # the endpoint's side ended first: did the endpoint die?
+                    await self._check(endpoint)
             finally:
                 for pump in pumps:
                     pump.cancel()
@@ -246,6 +250,26 @@ class Service:
             up_writer.close()
             with contextlib.suppress(Exception):
                 await up_writer.wait_closed()
+
+    async def _check(self, endpoint: Endpoint) -> None:
+        """After an endpoint closed a connection: if its port now refuses, its process is gone, and
+        it goes as a dead Pod's connections go — out of the Service, every open connection closed
+        at once — before the client learns of this one. The client of a connection cut by a crash
+        then finds the Service refusing (as a real one refuses once the dead Pod's address refuses
+        the SYN), not accepting a connection that could only be reset."""
+        if endpoint not in self._endpoints:
+            return
+        try:
+            _, probe = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", endpoint.port), timeout=5)
+        except ConnectionRefusedError:
+            logger.info("%s refuses connections: out of the Service", endpoint.name)
+            self.remove(endpoint.name)
+            for connection in list(endpoint.open):
+                connection.close()
+        except (OSError, TimeoutError):
+            return  # a slow endpoint is not a dead one: its readiness probe decides
+        else:
+            probe.close()
 
     @staticmethod
     async def _pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter, connection: Connection) -> None:

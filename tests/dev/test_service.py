@@ -3,7 +3,8 @@
 Aspects: connections alternate between endpoints; with no endpoint the port refuses connections (as a
 ClusterIP Service without endpoints does) and keeps its number, and listens again with the first
 endpoint; a connection accepted for an endpoint that just died goes to another ready endpoint, and
-with none it is reset;
+with none it is reset; an endpoint that closes a connection and then refuses (crashed) is out at
+once with all its connections;
 a removed endpoint gets no new connections while its open one carries on; busy/idle accounting
 tells a streaming connection from an idle keep-alive one; the connection bound refuses the excess.
 """
@@ -122,6 +123,42 @@ async def test_a_dead_endpoint_is_passed_over_and_with_none_left_the_connection_
             await asyncio.wait_for(reader.read(), 2)
         await close(writer)
         assert svc.refused == 1
+
+
+async def test_a_crashed_endpoint_is_out_with_all_its_connections_before_its_clients_learn() -> None:
+    """An endpoint whose process died: its connections end and its port refuses. The Service takes
+    it out and closes its other connections together, before the client of the cut connection
+    hears of it, so that client's next connection is refused (as a real Service's is once the dead
+    Pod's address refuses), never accepted and then reset; nothing else has removed the endpoint."""
+    accepted: list[asyncio.StreamWriter] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(writer)
+        with contextlib.suppress(ConnectionError):
+            while line := await reader.readline():
+                writer.write(b"c:" + line)
+                await writer.drain()
+
+    engine = await asyncio.start_server(handle, "127.0.0.1", 0)
+    async with started(service.Service()) as svc:
+        svc.add(name="c", port=engine.sockets[0].getsockname()[1])
+        clients = []
+        for _ in range(2):
+            reader, writer = await asyncio.open_connection("127.0.0.1", svc.port)
+            writer.write(b"hi\n")
+            assert await asyncio.wait_for(reader.readline(), 10) == b"c:hi\n"
+            clients.append((reader, writer))
+        engine.close()  # the crash: the port refuses and every connection ends
+        for writer in accepted:
+            writer.transport.abort()
+        (cut, cut_writer), (idle, idle_writer) = clients
+        assert await asyncio.wait_for(cut.read(), 10) == b""
+        assert not svc.ready and not svc.listening
+        with pytest.raises(ConnectionRefusedError):
+            await asyncio.open_connection("127.0.0.1", svc.port)
+        assert await asyncio.wait_for(idle.read(), 10) == b""  # closed with the other
+        await close(cut_writer)
+        await close(idle_writer)
 
 
 async def test_busy_and_idle_connections() -> None:

@@ -155,12 +155,8 @@ async def test_kill_mid_stream_fails_that_stream_and_the_next_request_is_served(
                 os.kill(replica["pid"], signal.SIGKILL)
         raise AssertionError(f"stream ended cleanly after {received} chunks")
     assert "backend" in str(caught.value)  # the gateway's error event, OpenAI-shaped
-    # Once the dead replica is out of the Service, a new connection is refused (as a Service with no
-    # ready endpoint refuses) and the next request is held while the replacement loads. Before that,
-    # `noctaya dev`'s userspace Service has accepted a connection it can only reset, a window a real
-    # Service's kernel-level forwarding does not have (the dead Pod's address refuses the SYN).
-    await dev.wait(lambda s: s["restarts"] >= 1, within=30, what="the killed replica out of the Service")
     assert await chat(client)  # held while the replacement loads, then served
+    assert dev.state()["restarts"] >= 1
 
 
 @pytest.mark.timeout(120)
