@@ -127,8 +127,7 @@ class Activation:
         if not backend_ready:
             self.ensure_open(cause="a warm request")
         self._sync_demand()
-        assert self._warm_until is not None
-        return self._warm_until
+        return max(self._holds.values())
 
     def release(self, source: WarmSource) -> None:
         """End ``source``'s warm hold now; the holds of other sources stay."""

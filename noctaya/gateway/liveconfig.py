@@ -23,7 +23,9 @@ same command-line flags laid over it) as at start, and then:
 - otherwise nothing live changed (outcome ``unchanged_live``).
 
 ``noctaya_gateway_config_reloads_total{outcome}`` counts each change of the file by outcome. File
-access runs in the loop's default executor, so a slow volume never blocks the event loop.
+access runs in the loop's default executor, so a slow volume never blocks the event loop. The first
+look, as the poll starts, compares the file with the config the gateway started with, so a change
+made while the gateway was starting is not missed (and the file as read at start counts nothing).
 """
 
 from __future__ import annotations
@@ -94,11 +96,9 @@ class LiveConfig:
         """Poll the file until cancelled (no file: nothing to poll)."""
         if self.source is None:
             return
-        loop = asyncio.get_running_loop()
-        self._stamp = await loop.run_in_executor(None, _stamp, self.source.path)
         while True:
-            await asyncio.sleep(self.interval)
             await self.check()
+            await asyncio.sleep(self.interval)
 
     async def check(self) -> str | None:
         """Look at the file once; returns the outcome of a change, None when it did not change."""
@@ -109,7 +109,8 @@ class LiveConfig:
         stamp = await loop.run_in_executor(None, _stamp, source.path)
         if stamp == self._stamp:
             return None
-        self._stamp = stamp  # taken before reading: a change while reading is seen next time
+        # taken before reading: a change while reading is seen next time
+        first, self._stamp = self._stamp is None, stamp
         try:
             if isinstance(stamp, str):
                 raise documents.ConfigError(f"{source.path}: {stamp}")
@@ -117,6 +118,8 @@ class LiveConfig:
         except documents.ConfigError as exc:
             logger.warning("config file changed but is not usable; the running config stays:\n%s", exc)
             return self._count("invalid")
+        if first and new == self.running:  # the file as it was read at start
+            return None
         self._log_waiting(new)
         changed = [name for name in config_.LIVE_FIELDS if getattr(new, name) != getattr(self._applied, name)]
         if not changed:

@@ -5,10 +5,11 @@ locking, so every chart is synthesized on one process-wide single-worker executo
 never concurrently, never on the event loop), however many renderers exist.
 Reconciles triggered by Pods and Jobs changing do not change what is rendered, so the result is cached
 by a digest of everything that shapes it — the LLMService's identity, spec and warm-until annotation
-(rendered as the gateways' ``warmUntil``), the runtime's spec, the render settings. One entry per LLMService (the latest render), so memory follows the number of services,
-not the history of changes, with :data:`CACHE_SIZE` services at most; :meth:`Renderer.forget` drops a
-deleted service. The returned manifests are shared with the cache: callers must not mutate them (the
-applier works on copies).
+(rendered as the gateways' ``warmUntil``), the runtime's spec, the render settings. One entry per
+LLMService (the latest render), so memory follows the number of services, not the history of
+changes, with :data:`CACHE_SIZE` services at most; :meth:`Renderer.forget` drops a deleted service.
+The returned manifests are shared with the cache: callers must not mutate them (the applier works on
+copies).
 """
 
 from __future__ import annotations
