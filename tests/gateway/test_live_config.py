@@ -7,7 +7,8 @@ queue``) and counts ``applied``; an earlier one moves the config's hold to it an
 it, without cutting short a hold ``POST /noctaya/warm`` asked for; an invalid file (a bad field, or
 larger than the bounded reader takes) is logged once naming the problem, counted ``invalid`` and
 ignored; a change of a field that is not live is logged once, counted ``unchanged_live`` and not
-applied; the poll period is in the metrics; the command line's flags are laid over a reloaded file.
+applied; the poll period is in the metrics; the command line's flags are laid over a reloaded file;
+a ``noctaya gateway`` process takes a swapped file's ``warmUntil`` and still exits 0 on SIGTERM.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import math
 import os
 import pathlib
 import re
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -66,14 +70,14 @@ def at(seconds_ahead: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(math.ceil(time.time()) + seconds_ahead))
 
 
-async def queue(http: aiohttp.ClientSession, gateway: testing.RunningGateway) -> dict[str, Any]:
-    async with http.get(gateway.url + "/noctaya/queue") as response:
+async def queue(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
+    async with http.get(url + "/noctaya/queue") as response:
         document: dict[str, Any] = await response.json()
         return document
 
 
-async def metric(http: aiohttp.ClientSession, gateway: testing.RunningGateway, sample: str) -> float:
-    async with http.get(gateway.url + "/metrics") as response:
+async def metric(http: aiohttp.ClientSession, url: str, sample: str) -> float:
+    async with http.get(url + "/metrics") as response:
         text = await response.text()
     found = re.search(rf"^{re.escape(sample)} (\S+)$", text, re.MULTILINE)
     assert found is not None, sample
@@ -136,21 +140,21 @@ async def test_a_changed_warm_until_reaches_the_running_gateway_and_never_cuts_a
     engine: fake_engine.RunningEngine, volume: ConfigMapVolume, start: Start, http: aiohttp.ClientSession
 ) -> None:
     gateway = await start()
-    assert (await queue(http, gateway))["warmUntil"] is None
-    assert await metric(http, gateway, "noctaya_gateway_config_reload_interval_seconds") == 0.05
+    assert (await queue(http, gateway.url))["warmUntil"] is None
+    assert await metric(http, gateway.url, "noctaya_gateway_config_reload_interval_seconds") == 0.05
 
     later = at(600)
     volume.write(base(engine) | {"warmUntil": later})
 
     async def applied(count: int, until: str | None) -> bool:
-        state = await queue(http, gateway)
-        return await metric(http, gateway, reloads("applied")) == count and state["warmUntil"] == until
+        state = await queue(http, gateway.url)
+        return await metric(http, gateway.url, reloads("applied")) == count and state["warmUntil"] == until
 
     await eventually(lambda: applied(1, later), message="the later warmUntil applied")
-    state = await queue(http, gateway)
+    state = await queue(http, gateway.url)
     assert state["demand"] == 1  # held up with no request
-    assert await metric(http, gateway, "noctaya_gateway_warm_requests_total") == 1
-    assert await metric(http, gateway, "noctaya_gateway_warm_hold") == 1
+    assert await metric(http, gateway.url, "noctaya_gateway_warm_requests_total") == 1
+    assert await metric(http, gateway.url, "noctaya_gateway_warm_hold") == 1
 
     earlier = at(300)  # moved earlier: the config's hold follows
     volume.write(base(engine) | {"warmUntil": earlier})
@@ -159,7 +163,7 @@ async def test_a_changed_warm_until_reaches_the_running_gateway_and_never_cuts_a
     async with http.post(gateway.url + "/noctaya/warm", json={"duration": "20m"}) as response:
         assert response.status == 202
         posted = (await response.json())["warmUntil"]
-    assert (await queue(http, gateway))["warmUntil"] == posted
+    assert (await queue(http, gateway.url))["warmUntil"] == posted
 
     latest = at(1800)
     volume.write(base(engine) | {"warmUntil": latest})
@@ -167,10 +171,10 @@ async def test_a_changed_warm_until_reaches_the_running_gateway_and_never_cuts_a
 
     volume.write(base(engine))  # the annotation removed: the POSTed hold stays
     await eventually(lambda: applied(4, posted), message="the config's hold ended, the POSTed one held")
-    state = await queue(http, gateway)
+    state = await queue(http, gateway.url)
     assert state["demand"] == 1
-    assert await metric(http, gateway, reloads("invalid")) == 0
-    assert await metric(http, gateway, reloads("unchanged_live")) == 0
+    assert await metric(http, gateway.url, reloads("invalid")) == 0
+    assert await metric(http, gateway.url, reloads("unchanged_live")) == 0
 
 
 async def test_a_removed_or_past_warm_until_ends_the_hold(
@@ -178,16 +182,16 @@ async def test_a_removed_or_past_warm_until_ends_the_hold(
 ) -> None:
     until = at(600)
     gateway = await start(warmUntil=until, retryGrace="0s")
-    state = await queue(http, gateway)
+    state = await queue(http, gateway.url)
     assert state["warmUntil"] == until and state["demand"] == 1
     volume.write(base(engine) | {"warmUntil": "2020-01-01T00:00:00Z", "retryGrace": "0s"})
 
     async def ended() -> bool:
-        state = await queue(http, gateway)
+        state = await queue(http, gateway.url)
         return state["warmUntil"] is None and state["demand"] == 0
 
     await eventually(ended, message="the hold ended by a past warmUntil")
-    assert await metric(http, gateway, reloads("applied")) == 1
+    assert await metric(http, gateway.url, reloads("applied")) == 1
 
 
 async def test_an_invalid_file_is_logged_once_and_the_running_config_stays(
@@ -203,16 +207,16 @@ async def test_an_invalid_file_is_logged_once_and_the_running_config_stays(
     volume.write(base(engine) | {"warmUntil": at(900), "maxQueue": 0})
 
     async def counted(outcome: str, count: int) -> bool:
-        return await metric(http, gateway, reloads(outcome)) == count
+        return await metric(http, gateway.url, reloads(outcome)) == count
 
     await eventually(lambda: counted("invalid", 1), message="the invalid file counted")
-    assert (await queue(http, gateway))["warmUntil"] == until  # nothing of it applied
+    assert (await queue(http, gateway.url))["warmUntil"] == until  # nothing of it applied
     volume.write(raw=b"warmUntil: x\n" + b"#" * documents.MAX_CONFIG_BYTES)  # past the bounded reader
     await eventually(lambda: counted("invalid", 2), message="the oversized file counted")
     fixed = at(1200)
     volume.write(base(engine) | {"warmUntil": fixed})  # a valid file again is applied
     await eventually(lambda: counted("applied", 1), message="the fixed file applied")
-    state = await queue(http, gateway)
+    state = await queue(http, gateway.url)
     assert state["warmUntil"] == fixed and state["maxQueue"] == 100
     warnings = [
         r.getMessage()
@@ -236,14 +240,14 @@ async def test_a_change_of_a_field_that_is_not_live_waits_for_the_rollout(
     volume.write(base(engine) | {"maxQueue": 7})
 
     async def counted(outcome: str, count: int) -> bool:
-        return await metric(http, gateway, reloads(outcome)) == count
+        return await metric(http, gateway.url, reloads(outcome)) == count
 
     await eventually(lambda: counted("unchanged_live", 1), message="the non-live change counted")
-    assert (await queue(http, gateway))["maxQueue"] == 100  # not applied: it comes with the rollout
+    assert (await queue(http, gateway.url))["maxQueue"] == 100  # not applied: it comes with the rollout
     until = at(600)
     volume.write(base(engine) | {"maxQueue": 7, "warmUntil": until})  # still pending, and a live change
     await eventually(lambda: counted("applied", 1), message="the live change beside it applied")
-    state = await queue(http, gateway)
+    state = await queue(http, gateway.url)
     assert state["warmUntil"] == until and state["maxQueue"] == 100
     waiting = [r.getMessage() for r in caplog.records if "not live" in r.getMessage()]
     assert waiting == [
@@ -265,3 +269,47 @@ def test_the_command_lays_its_flags_over_a_reloaded_file(tmp_path: pathlib.Path)
     with pytest.raises(config.ConfigError, match=r"configReloadInterval: "):
         config.build_config({"backendUrl": "http://b", "configReloadInterval": "10m"})
     assert config.build_config({"backendUrl": "http://b"}).config_reload_interval == 5.0
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(90)
+async def test_a_gateway_process_takes_a_changed_warm_until_and_still_stops_cleanly(
+    engine: fake_engine.RunningEngine, volume: ConfigMapVolume, http: aiohttp.ClientSession
+) -> None:
+    """``noctaya gateway --config`` on a kubelet-style mount: the swapped file's warmUntil reaches
+    the process's hold, and SIGTERM still ends it with exit 0 (the poll stops with the other loops)."""
+    volume.write(base(engine))
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "noctaya",
+        "gateway",
+        "--config",
+        str(volume.path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    try:
+        assert process.stdout is not None
+        async with asyncio.timeout(WITHIN):
+            while not (
+                found := re.search(rb"gateway listening on (http://\S+),", await process.stdout.readline())
+            ):
+                assert not process.stdout.at_eof(), "the gateway ended before listening"
+        url = found.group(1).decode()
+        until = at(600)
+        volume.write(base(engine) | {"warmUntil": until})
+
+        async def applied() -> bool:
+            state = await queue(http, url)
+            return state["warmUntil"] == until and await metric(http, url, reloads("applied")) == 1
+
+        await eventually(applied, message="the process applying the swapped file's warmUntil")
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), WITHIN) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
