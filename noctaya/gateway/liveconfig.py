@@ -66,27 +66,26 @@ def _stamp(path: Path) -> Stamp:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+@dataclasses.dataclass(kw_only=True, eq=False)
 class LiveConfig:
     """Applies the live fields of ``running`` at start, then those of each changed file."""
 
-    def __init__(
-        self,
-        *,
-        running: config_.GatewayConfig,
-        source: ConfigSource | None,
-        activation: activation.Activation,
-        readiness: readiness.Readiness,
-        metrics: metrics.Metrics,
-    ) -> None:
-        self.running = running
-        self.source = source
-        self.interval = running.config_reload_interval
-        self._activation = activation
-        self._readiness = readiness
-        self._metrics = metrics
-        self._applied = running  # the live fields in effect
-        self._stamp: Stamp | None = None
-        self._waiting: dict[str, Any] = {}  # non-live changes already logged
+    running: config_.GatewayConfig
+    #: the file ``running`` was read from; None: nothing to watch
+    source: ConfigSource | None
+    activation: activation.Activation
+    readiness: readiness.Readiness
+    metrics: metrics.Metrics
+    _applied: config_.GatewayConfig = dataclasses.field(init=False)  # the live fields in effect
+    _stamp: Stamp | None = dataclasses.field(default=None, init=False)
+    _waiting: dict[str, Any] = dataclasses.field(default_factory=dict, init=False)  # non-live, logged
+
+    def __post_init__(self) -> None:
+        self._applied = self.running
+
+    @property
+    def interval(self) -> float:
+        return self.running.config_reload_interval
 
     def start(self) -> None:
         """Apply the live fields the gateway started with."""
@@ -129,7 +128,7 @@ class LiveConfig:
         return self._count("applied")
 
     def _count(self, outcome: str) -> str:
-        self._metrics.config_reload(outcome)
+        self.metrics.config_reload(outcome)
         return outcome
 
     def _log_waiting(self, new: config_.GatewayConfig) -> None:
@@ -151,15 +150,15 @@ class LiveConfig:
         if seconds is None or seconds <= 0:
             if value is not None:
                 logger.info("warmUntil %s has passed: no warm hold from the config", value)
-            elif self._activation.hold(source) is not None:
+            elif self.activation.hold(source) is not None:
                 logger.info("warmUntil removed: the config's warm hold ends")
-            self._activation.release(source)
+            self.activation.release(source)
             return
         longest = self.running.max_warm_duration
         held = min(seconds, longest)
-        current = self._activation.hold(source)
+        current = self.activation.hold(source)
         if current is not None and current > asyncio.get_running_loop().time() + held:
-            self._activation.release(source)  # moved earlier: the config's hold ends at the new time
-        self._activation.warm(seconds=held, backend_ready=self._readiness.ready, source=source)
-        self._metrics.warm_requests.inc()
+            self.activation.release(source)  # moved earlier: the config's hold ends at the new time
+        self.activation.warm(seconds=held, backend_ready=self.readiness.ready, source=source)
+        self.metrics.warm_requests.inc()
         logger.info("warm hold until %s: %gs (maxWarmDuration %gs)", value, held, longest)

@@ -23,7 +23,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -33,7 +33,6 @@ import yaml
 from noctaya.contract import documents
 from noctaya.contract import gateway as config
 from noctaya.dev import fake_engine
-from noctaya.gateway import app as app_
 from noctaya.gateway import command, liveconfig, testing
 
 WITHIN = 30.0  # generous: a loaded 2-core machine
@@ -99,6 +98,8 @@ async def eventually(check: Callable[[], Awaitable[bool]], *, message: str) -> N
 
 
 Start = Callable[..., Awaitable[testing.RunningGateway]]
+Rewrite = Callable[..., None]
+"""``rewrite(**fields)``: the kubelet's update of the mounted file to the base config and ``fields``."""
 
 
 @pytest.fixture
@@ -107,23 +108,31 @@ def volume(tmp_path: pathlib.Path) -> ConfigMapVolume:
 
 
 @pytest.fixture
-async def start(
-    engine: fake_engine.RunningEngine, volume: ConfigMapVolume
-) -> AsyncIterator[Callable[..., Awaitable[testing.RunningGateway]]]:
+def start(gateways: testing.GatewayStarter, rewrite: Rewrite, volume: ConfigMapVolume) -> Start:
     """Write the volume's first config (the engine as backend, a 50 ms poll) and start a gateway
     read from it, watching it."""
-    started: list[testing.RunningGateway] = []
 
     async def run(**fields: Any) -> testing.RunningGateway:
-        volume.write(base(engine) | fields)
-        app = app_.make_app(config.load_config(volume.path), source=liveconfig.ConfigSource(path=volume.path))
-        gateway = await testing.serve_gateway(app)
-        started.append(gateway)
-        return gateway
+        rewrite(**fields)
+        return await gateways.start_from(source=liveconfig.ConfigSource(path=volume.path))
 
-    yield run
-    for gateway in started:
-        await gateway.stop()
+    return run
+
+
+@pytest.fixture
+def rewrite(engine: fake_engine.RunningEngine, volume: ConfigMapVolume) -> Rewrite:
+    return lambda **fields: volume.write(base(engine) | fields)
+
+
+@pytest.fixture
+def logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    """The records of ``noctaya.gateway.liveconfig``, from INFO."""
+    caplog.set_level(logging.INFO, logger=liveconfig.logger.name)
+    return caplog
+
+
+async def counted(http: aiohttp.ClientSession, url: str, outcome: str, count: int) -> bool:
+    return await metric(http, url, reloads(outcome)) == count
 
 
 def base(engine: fake_engine.RunningEngine) -> dict[str, Any]:
@@ -137,14 +146,14 @@ def base(engine: fake_engine.RunningEngine) -> dict[str, Any]:
 
 
 async def test_a_changed_warm_until_reaches_the_running_gateway_and_never_cuts_a_posted_hold(
-    engine: fake_engine.RunningEngine, volume: ConfigMapVolume, start: Start, http: aiohttp.ClientSession
+    rewrite: Rewrite, start: Start, http: aiohttp.ClientSession
 ) -> None:
     gateway = await start()
     assert (await queue(http, gateway.url))["warmUntil"] is None
     assert await metric(http, gateway.url, "noctaya_gateway_config_reload_interval_seconds") == 0.05
 
     later = at(600)
-    volume.write(base(engine) | {"warmUntil": later})
+    rewrite(warmUntil=later)
 
     async def applied(count: int, until: str | None) -> bool:
         state = await queue(http, gateway.url)
@@ -157,7 +166,7 @@ async def test_a_changed_warm_until_reaches_the_running_gateway_and_never_cuts_a
     assert await metric(http, gateway.url, "noctaya_gateway_warm_hold") == 1
 
     earlier = at(300)  # moved earlier: the config's hold follows
-    volume.write(base(engine) | {"warmUntil": earlier})
+    rewrite(warmUntil=earlier)
     await eventually(lambda: applied(2, earlier), message="the earlier warmUntil applied")
 
     async with http.post(gateway.url + "/noctaya/warm", json={"duration": "20m"}) as response:
@@ -166,10 +175,10 @@ async def test_a_changed_warm_until_reaches_the_running_gateway_and_never_cuts_a
     assert (await queue(http, gateway.url))["warmUntil"] == posted
 
     latest = at(1800)
-    volume.write(base(engine) | {"warmUntil": latest})
+    rewrite(warmUntil=latest)
     await eventually(lambda: applied(3, latest), message="a warmUntil past the POSTed hold")
 
-    volume.write(base(engine))  # the annotation removed: the POSTed hold stays
+    rewrite()  # the annotation removed: the POSTed hold stays
     await eventually(lambda: applied(4, posted), message="the config's hold ended, the POSTed one held")
     state = await queue(http, gateway.url)
     assert state["demand"] == 1
@@ -178,13 +187,13 @@ async def test_a_changed_warm_until_reaches_the_running_gateway_and_never_cuts_a
 
 
 async def test_a_removed_or_past_warm_until_ends_the_hold(
-    engine: fake_engine.RunningEngine, volume: ConfigMapVolume, start: Start, http: aiohttp.ClientSession
+    rewrite: Rewrite, start: Start, http: aiohttp.ClientSession
 ) -> None:
     until = at(600)
     gateway = await start(warmUntil=until, retryGrace="0s")
     state = await queue(http, gateway.url)
     assert state["warmUntil"] == until and state["demand"] == 1
-    volume.write(base(engine) | {"warmUntil": "2020-01-01T00:00:00Z", "retryGrace": "0s"})
+    rewrite(warmUntil="2020-01-01T00:00:00Z", retryGrace="0s")
 
     async def ended() -> bool:
         state = await queue(http, gateway.url)
@@ -195,32 +204,28 @@ async def test_a_removed_or_past_warm_until_ends_the_hold(
 
 
 async def test_an_invalid_file_is_logged_once_and_the_running_config_stays(
-    engine: fake_engine.RunningEngine,
+    rewrite: Rewrite,
     volume: ConfigMapVolume,
     start: Start,
     http: aiohttp.ClientSession,
-    caplog: pytest.LogCaptureFixture,
+    logs: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="noctaya.gateway.liveconfig")
     until = at(600)
     gateway = await start(warmUntil=until)
-    volume.write(base(engine) | {"warmUntil": at(900), "maxQueue": 0})
+    rewrite(warmUntil=at(900), maxQueue=0)
 
-    async def counted(outcome: str, count: int) -> bool:
-        return await metric(http, gateway.url, reloads(outcome)) == count
-
-    await eventually(lambda: counted("invalid", 1), message="the invalid file counted")
+    await eventually(lambda: counted(http, gateway.url, "invalid", 1), message="the invalid file counted")
     assert (await queue(http, gateway.url))["warmUntil"] == until  # nothing of it applied
     volume.write(raw=b"warmUntil: x\n" + b"#" * documents.MAX_CONFIG_BYTES)  # past the bounded reader
-    await eventually(lambda: counted("invalid", 2), message="the oversized file counted")
+    await eventually(lambda: counted(http, gateway.url, "invalid", 2), message="the oversized file counted")
     fixed = at(1200)
-    volume.write(base(engine) | {"warmUntil": fixed})  # a valid file again is applied
-    await eventually(lambda: counted("applied", 1), message="the fixed file applied")
+    rewrite(warmUntil=fixed)  # a valid file again is applied
+    await eventually(lambda: counted(http, gateway.url, "applied", 1), message="the fixed file applied")
     state = await queue(http, gateway.url)
     assert state["warmUntil"] == fixed and state["maxQueue"] == 100
     warnings = [
         r.getMessage()
-        for r in caplog.records
+        for r in logs.records
         if r.name == liveconfig.logger.name and r.levelno >= logging.WARNING
     ]
     assert len(warnings) == 2, warnings  # once per change, however many polls saw it
@@ -229,27 +234,26 @@ async def test_an_invalid_file_is_logged_once_and_the_running_config_stays(
 
 
 async def test_a_change_of_a_field_that_is_not_live_waits_for_the_rollout(
-    engine: fake_engine.RunningEngine,
-    volume: ConfigMapVolume,
+    rewrite: Rewrite,
     start: Start,
     http: aiohttp.ClientSession,
-    caplog: pytest.LogCaptureFixture,
+    logs: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="noctaya.gateway.liveconfig")
     gateway = await start()
-    volume.write(base(engine) | {"maxQueue": 7})
+    rewrite(maxQueue=7)
 
-    async def counted(outcome: str, count: int) -> bool:
-        return await metric(http, gateway.url, reloads(outcome)) == count
-
-    await eventually(lambda: counted("unchanged_live", 1), message="the non-live change counted")
+    await eventually(
+        lambda: counted(http, gateway.url, "unchanged_live", 1), message="the non-live change counted"
+    )
     assert (await queue(http, gateway.url))["maxQueue"] == 100  # not applied: it comes with the rollout
     until = at(600)
-    volume.write(base(engine) | {"maxQueue": 7, "warmUntil": until})  # still pending, and a live change
-    await eventually(lambda: counted("applied", 1), message="the live change beside it applied")
+    rewrite(maxQueue=7, warmUntil=until)  # still pending, and a live change
+    await eventually(
+        lambda: counted(http, gateway.url, "applied", 1), message="the live change beside it applied"
+    )
     state = await queue(http, gateway.url)
     assert state["warmUntil"] == until and state["maxQueue"] == 100
-    waiting = [r.getMessage() for r in caplog.records if "not live" in r.getMessage()]
+    waiting = [r.getMessage() for r in logs.records if "not live" in r.getMessage()]
     assert waiting == [
         "config file changed in maxQueue: not live, applied when the gateways roll out (restart)"
     ]
@@ -274,11 +278,11 @@ def test_the_command_lays_its_flags_over_a_reloaded_file(tmp_path: pathlib.Path)
 @pytest.mark.e2e
 @pytest.mark.timeout(90)
 async def test_a_gateway_process_takes_a_changed_warm_until_and_still_stops_cleanly(
-    engine: fake_engine.RunningEngine, volume: ConfigMapVolume, http: aiohttp.ClientSession
+    rewrite: Rewrite, volume: ConfigMapVolume, http: aiohttp.ClientSession
 ) -> None:
     """``noctaya gateway --config`` on a kubelet-style mount: the swapped file's warmUntil reaches
     the process's hold, and SIGTERM still ends it with exit 0 (the poll stops with the other loops)."""
-    volume.write(base(engine))
+    rewrite()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -300,7 +304,7 @@ async def test_a_gateway_process_takes_a_changed_warm_until_and_still_stops_clea
                 assert not process.stdout.at_eof(), "the gateway ended before listening"
         url = found.group(1).decode()
         until = at(600)
-        volume.write(base(engine) | {"warmUntil": until})
+        rewrite(warmUntil=until)
 
         async def applied() -> bool:
             state = await queue(http, url)
