@@ -96,7 +96,10 @@ class LiveConfig:
         if self.source is None:
             return
         while True:
-            await self.check()
+            try:
+                await self.check()
+            except Exception:  # a bug must not end the poll, nor surface at shutdown
+                logger.exception("config file check failed; the running config stays")
             await asyncio.sleep(self.interval)
 
     async def check(self) -> str | None:
