@@ -4,7 +4,9 @@
   built from the props' ``GatewaySettings`` and validated by the same model the gateway reads it with,
   then rendered into the ConfigMap ``<name>-gateway`` and mounted at
   ``/etc/noctaya/gateway/config.yaml``; its hash is a Pod annotation, so a changed config rolls the
-  gateways. A value the gateway would refuse is refused here, naming the LLMService field.
+  gateways, except for the live fields (``warmUntil``), which the hash leaves out and the running
+  gateways take from the updated file themselves. A value the gateway would refuse is refused here,
+  naming the LLMService field.
 - The client API key (``spec.endpoint.authentication.secretRef``) is a projected Secret volume: the
   gateway rereads the file for every request, so rotation needs no restart. It never enters env or args.
 - The public Service ``<name>`` (the name clients use, as in the Go implementation) carries HTTP only

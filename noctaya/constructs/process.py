@@ -5,7 +5,9 @@ Both components render the same shape, so it is defined here once (:class:`Proce
 - the config file (:func:`render_config`: deterministic YAML, every field) in the ConfigMap of the
   process's name (child ``Config``), mounted read-only at the component's config directory and named
   by ``--config``; its hash is a Pod annotation (``CONFIG_HASH_ANNOTATION``), so a changed config
-  rolls the Pods;
+  rolls the Pods. The hash leaves out the model's live fields (``fields.Model.live_fields``, for the
+  gateway ``warmUntil``): the process applies a change of those from the file the kubelet updates in
+  place, so a change of them alone rolls nothing (:attr:`Process.config_hash`);
 - Secret files projected read-only beside the config (:class:`PodFiles`);
 - one container ``noctaya <command> --config <dir>/config.yaml``, non-root with the restricted security
   context, its liveness a TCP connect to a named port;
@@ -39,7 +41,10 @@ LIVENESS_FAILURES: Final = 3
 
 def render_config(config: fields.Model) -> str:
     """Deterministic YAML for a config file (field order, every field, no aliases)."""
-    document: dict[str, Any] = config.document()
+    return _yaml(config.document())
+
+
+def _yaml(document: dict[str, Any]) -> str:
     return yaml.safe_dump(document, sort_keys=False, default_flow_style=False, width=1000)
 
 
@@ -111,6 +116,12 @@ class Process:
         """The config file as mounted."""
         return render_config(self.config)
 
+    @functools.cached_property
+    def config_hash(self) -> str:
+        """The Pods' ``CONFIG_HASH_ANNOTATION``: the config file with its live fields at their defaults
+        (so a file without a live value hashes as it always has)."""
+        return naming.spec_hash(_yaml(self.config.rollout_document()))
+
     def config_map(self, scope: constructs.Construct) -> k8s.KubeConfigMap:
         """The child ``Config``: the ConfigMap holding the config file."""
         metadata = self.identity.metadata(name=self.name, component=self.command)
@@ -152,7 +163,7 @@ class Process:
         template = k8s.PodTemplateSpec(
             metadata=k8s.ObjectMeta(
                 labels=ident.labels(self.command),
-                annotations={CONFIG_HASH_ANNOTATION: naming.spec_hash(self.text)},
+                annotations={CONFIG_HASH_ANNOTATION: self.config_hash},
             ),
             spec=k8s.PodSpec(
                 containers=[container],

@@ -36,12 +36,21 @@ class Model(pydantic.BaseModel):
 
     #: file keys written first (what the file is about), before the rest in field order
     leading_keys: ClassVar[tuple[str, ...]] = ()
+    #: attributes a running process applies from a changed file itself, without a restart; a renderer
+    #: leaves them out of the config hash that rolls the Pods (:meth:`rollout_document`)
+    live_fields: ClassVar[tuple[str, ...]] = ()
 
     def document(self) -> dict[str, Any]:
         """The file form: camelCase keys, durations as Go strings, every field."""
         dumped: dict[str, Any] = self.model_dump(mode="json", by_alias=True)
         first = {key: dumped.pop(key) for key in self.leading_keys if key in dumped}
         return {**first, **dumped}
+
+    def rollout_document(self) -> dict[str, Any]:
+        """:meth:`document` with every live field at its default: what a change must differ in to
+        need a restart (a file that differs only in live fields has the same rollout document)."""
+        defaults = {name: type(self).model_fields[name].get_default() for name in self.live_fields}
+        return self.model_copy(update=defaults).document()
 
     @classmethod
     def wire(cls, *, settings: Model, **values: Any) -> Self:

@@ -14,6 +14,12 @@ Keys are camelCase in files (``maxQueue``), attributes snake_case (``max_queue``
 a ``noctaya gateway`` flag (``--max-queue``). Durations are Go strings (``500ms``, ``10s``, ``1m30s``)
 held as float seconds. Every bound the gateway enforces is a field here, so it is visible in the
 ConfigMap and, through the gauges, in metrics.
+
+Live fields (:data:`LIVE_FIELDS`, only ``warmUntil``): a running gateway polls its file (every
+``configReloadInterval``) and applies a change of these itself; they are left out of the config hash
+on the gateway's Pods (``GatewayConfig.rollout_document``), so changing them alone rolls nothing. Any
+other field is read at start only: a change to it reaches the gateways through the rollout its hash
+starts.
 """
 
 from __future__ import annotations
@@ -48,6 +54,12 @@ WEBSOCKET_MESSAGE_COPIES: Final = 4
 HEADER_NAME: Final = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$"
 MAX_TENANTS: Final = 4096
 MAX_SAMPLES: Final = 1000
+#: the attributes a running gateway applies from a changed config file, without a restart (and the
+#: ones the Pods' config hash leaves out): the one list both sides use
+LIVE_FIELDS: Final = ("warm_until",)
+#: shortest and longest period between two looks at the config file
+MIN_CONFIG_RELOAD_INTERVAL: Final = 0.05
+MAX_CONFIG_RELOAD_INTERVAL: Final = 300.0
 
 
 def check_http_url(value: str) -> str:
@@ -105,6 +117,8 @@ DEFAULT_COLD_ROUTES: Final = (ColdRoute(path="/v1/models", answer="models"),)
 
 class GatewaySettings(fields.Model):
     """The gateway's tunables, each with its bound and its default (which suits production)."""
+
+    live_fields = LIVE_FIELDS
 
     readiness_path: Annotated[
         str,
@@ -251,9 +265,17 @@ class GatewaySettings(fields.Model):
         pydantic.AfterValidator(lambda value: _rfc3339(value)),
         pydantic.Field(
             description="hold the backend up until this RFC 3339 time without a request "
-            "(at most maxWarmDuration from the gateway's start)"
+            "(at most maxWarmDuration from when it is read); live: a change is applied without a restart"
         ),
     ] = None
+    config_reload_interval: Annotated[
+        fields.Seconds,
+        pydantic.Field(
+            ge=MIN_CONFIG_RELOAD_INTERVAL,
+            le=MAX_CONFIG_RELOAD_INTERVAL,
+            description="how often the config file is checked for a change of its live fields (warmUntil)",
+        ),
+    ] = 5.0
     access_log: Annotated[
         Literal["off", "on", "errors"],
         pydantic.Field(

@@ -14,8 +14,11 @@ loop's clock and one timer handle; nothing here depends on any client connection
 
 A warm hold (``POST /noctaya/warm``, or ``warmUntil`` in the config) keeps demand at least 1 until its
 own deadline, with no request at all: it opens an activation lease if the backend is cold, and stays
-after the lease has closed. Asking again extends the hold to the later deadline (never shortens it),
-so a repeated call changes nothing. Every activation writes one log line when it opens, succeeds
+after the lease has closed. Each source (:class:`WarmSource`) has its own hold, and the backend is
+held until the latest of them ends. Asking again extends a source's hold to the later deadline (never
+shortens it), so a repeated call changes nothing; only :meth:`Activation.release` ends a source's
+hold early, and it ends that source's alone (a ``warmUntil`` moved earlier or removed cannot cut short
+a hold ``POST /noctaya/warm`` asked for). Every activation writes one log line when it opens, succeeds
 (after how long) or expires; each success is observed by the :class:`~noctaya.gateway.history.
 ActivationHistory` that computes Retry-After.
 """
@@ -37,6 +40,13 @@ class LeaseState(enum.Enum):
     CLOSED = "closed"
     ACTIVATING = "activating"  # waiting for the backend to turn Ready, until the deadline
     GRACE = "grace"  # Ready seen; closes when the retry grace has passed
+
+
+class WarmSource(enum.Enum):
+    """Who asked for a warm hold."""
+
+    REQUEST = "request"  # POST /noctaya/warm
+    CONFIG = "config"  # warmUntil in the config file (the LLMService's warm-until annotation)
 
 
 class Activation:
@@ -62,7 +72,8 @@ class Activation:
         self._opened_at: float | None = None
         self._deadline: float | None = None
         self._timer: asyncio.TimerHandle | None = None
-        self._warm_until: float | None = None  # loop time the warm hold ends; None: no hold
+        self._warm_until: float | None = None  # loop time the last warm hold ends; None: no hold
+        self._holds: dict[WarmSource, float] = {}  # loop time each source's hold ends
         self._warm_timer: asyncio.TimerHandle | None = None
 
     @property
@@ -76,8 +87,12 @@ class Activation:
 
     @property
     def warm_until(self) -> float | None:
-        """Loop time at which the warm hold ends; None without one."""
+        """Loop time at which the last warm hold ends; None without one."""
         return self._warm_until
+
+    def hold(self, source: WarmSource) -> float | None:
+        """Loop time at which ``source``'s warm hold ends; None without one."""
+        return self._holds.get(source)
 
     def elapsed(self) -> float | None:
         """How long the activation under way has run; None when none is."""
@@ -100,24 +115,45 @@ class Activation:
         logger.info("activation opened by %s (timeout %gs)", cause, self.timeout)
         self._sync_demand()
 
-    def warm(self, *, seconds: float, backend_ready: bool) -> float:
-        """Hold demand at 1 or more for ``seconds`` from now (or until a later hold already ends);
-        opens an activation lease if the backend is cold. Returns the hold's end (loop time)."""
-        loop = asyncio.get_running_loop()
-        until = loop.time() + seconds
-        if self._warm_until is None or until > self._warm_until:
-            if self._warm_timer is not None:
-                self._warm_timer.cancel()
-            self._warm_until = until
-            self._warm_timer = loop.call_at(until, self._end_warm)
+    def warm(self, *, seconds: float, backend_ready: bool, source: WarmSource = WarmSource.REQUEST) -> float:
+        """Hold demand at 1 or more for ``seconds`` from now (or until a later hold of ``source``
+        already ends); opens an activation lease if the backend is cold. Returns the end of the last
+        hold (loop time)."""
+        until = asyncio.get_running_loop().time() + seconds
+        held = self._holds.get(source)
+        if held is None or until > held:
+            self._holds[source] = until
+            self._schedule_warm()
         if not backend_ready:
             self.ensure_open(cause="a warm request")
         self._sync_demand()
-        return self._warm_until
+        return max(self._holds.values())
+
+    def release(self, source: WarmSource) -> None:
+        """End ``source``'s warm hold now; the holds of other sources stay."""
+        if self._holds.pop(source, None) is None:
+            return
+        self._schedule_warm()
+        if self._warm_until is None:
+            logger.info("warm hold ended")
+        self._sync_demand()
+
+    def _schedule_warm(self) -> None:
+        """One timer, at the end of the last hold."""
+        until = max(self._holds.values(), default=None)
+        if until == self._warm_until:
+            return
+        if self._warm_timer is not None:
+            self._warm_timer.cancel()
+            self._warm_timer = None
+        self._warm_until = until
+        if until is not None:
+            self._warm_timer = asyncio.get_running_loop().call_at(until, self._end_warm)
 
     def _end_warm(self) -> None:
         self._warm_timer = None
         self._warm_until = None
+        self._holds.clear()  # every hold ends at or before the last one
         logger.info("warm hold ended")
         self._sync_demand()
 
@@ -149,6 +185,7 @@ class Activation:
             self._warm_timer.cancel()
             self._warm_timer = None
         self._warm_until = None
+        self._holds.clear()
         self._close()
 
     def _expire(self) -> None:

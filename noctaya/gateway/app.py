@@ -1,4 +1,4 @@
-"""The gateway application factory: ``make_app(config, *, sidecars=(), extra_contexts=())``.
+"""The gateway application factory: ``make_app(config, *, source=None, sidecars=(), extra_contexts=())``.
 
 The parts and who owns what:
 
@@ -11,6 +11,9 @@ The parts and who owns what:
 - :class:`~noctaya.gateway.readiness.Readiness`: the probe loop (a task of the loops context);
 - :class:`~noctaya.gateway.proxy.Upstream`: the pooled client session to the backend (a cleanup
   context);
+- :class:`~noctaya.gateway.liveconfig.LiveConfig`: the live fields (``warmUntil``), applied at start
+  and, when the config came from a file (``source``), from the file as it changes (a poll, a task of
+  the loops context);
 - :class:`~noctaya.gateway.draining.Drain`, :class:`~noctaya.gateway.auth.KeyFile`,
   :class:`~noctaya.gateway.metrics.Metrics`.
 
@@ -27,8 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -48,6 +49,7 @@ from noctaya.gateway import (
     heartbeat,
     history,
     keys,
+    liveconfig,
     metrics,
     proxy,
     readiness,
@@ -56,12 +58,11 @@ from noctaya.gateway import (
 )
 from noctaya.serving import connections
 
-logger = logging.getLogger(__name__)
-
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 """What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
 UPSTREAM = web.AppKey("noctaya.gateway.upstream", proxy.Upstream)
 HEARTBEAT = web.AppKey("noctaya.gateway.heartbeat", heartbeat.Heartbeat)
+LIVE = web.AppKey("noctaya.gateway.live", liveconfig.LiveConfig)
 UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled connection is not raced
 
 
@@ -86,10 +87,12 @@ def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
 def make_app(
     config: config.GatewayConfig,
     *,
+    source: liveconfig.ConfigSource | None = None,
     sidecars: Sequence[demand_mod.Sidecar] = (),
     extra_contexts: Sequence[CleanupContext] = (),
 ) -> web.Application:
-    """Build the gateway app for ``config``; nothing runs until the app is started."""
+    """Build the gateway app for ``config`` (read from ``source``, whose changes of live fields it
+    applies, when given); nothing runs until the app is started."""
     app = web.Application(client_max_size=config.max_body_bytes)
     the_connections = connections.ConnectionTable(limits=connection_limits(config))
     the_demand = demand.Demand()
@@ -102,6 +105,7 @@ def make_app(
         retry_after_min=config.retry_after_min,
         retry_after_max=config.retry_after_max,
         max_warm_duration=config.max_warm_duration,
+        config_reload_interval=config.config_reload_interval,
     )
     the_history = history.ActivationHistory(
         samples=config.activation_samples,
@@ -190,6 +194,13 @@ def make_app(
     app[keys.DRAIN] = the_drain
     app[keys.METRICS] = the_metrics
     app[keys.HISTORY] = the_history
+    app[LIVE] = liveconfig.LiveConfig(
+        running=config,
+        source=source,
+        activation=the_activation,
+        readiness=the_readiness,
+        metrics=the_metrics,
+    )
 
     upstream = proxy.Upstream(
         base_url=config.backend_url,
@@ -272,19 +283,20 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _loops_context(app: web.Application) -> AsyncIterator[None]:
-    """The probe loop, the heartbeat ticker and the backend-header watchdog; on exit they stop, then
-    the lease and queue timers."""
+    """The probe loop, the heartbeat ticker, the backend-header watchdog and the config file poll; on
+    exit they stop, then the lease and queue timers."""
     # a new connection per probe: a kept-alive one would go on reaching a backend Pod that has left
     # the Service (terminating), while a request's new connection is refused or sent elsewhere
     session = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=2, force_close=True),
         cookie_jar=aiohttp.DummyCookieJar(),
     )
-    _warm_until(app)
+    app[LIVE].start()
     tasks = (
         asyncio.create_task(app[keys.READINESS].run(session), name="noctaya-gateway-readiness"),
         asyncio.create_task(app[HEARTBEAT].run(), name="noctaya-gateway-heartbeat"),
         asyncio.create_task(app[UPSTREAM].watch_headers(), name="noctaya-gateway-header-watchdog"),
+        asyncio.create_task(app[LIVE].run(), name="noctaya-gateway-config-poll"),
     )
     try:
         yield
@@ -297,21 +309,3 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
         app[keys.ACTIVATION].close()
         app[keys.ADMISSION].close()
         await session.close()
-
-
-def _warm_until(app: web.Application) -> None:
-    """``warmUntil`` (the LLMService's warm-until annotation): a warm hold from the start, bounded by
-    ``maxWarmDuration``; one in the past holds nothing."""
-    settings = app[keys.CONFIG]
-    if settings.warm_until is None:
-        return
-    seconds = config.parse_time(settings.warm_until) - time.time()
-    if seconds <= 0:
-        logger.info("warmUntil %s has passed: no warm hold", settings.warm_until)
-        return
-    held = min(seconds, settings.max_warm_duration)
-    app[keys.ACTIVATION].warm(seconds=held, backend_ready=app[keys.READINESS].ready)
-    app[keys.METRICS].warm_requests.inc()
-    logger.info(
-        "warm hold until %s: %gs (maxWarmDuration %gs)", settings.warm_until, held, settings.max_warm_duration
-    )

@@ -1,7 +1,9 @@
 """``noctaya gateway --config FILE [flags]``: run one gateway process.
 
 Every config field is also a flag (``maxQueue`` → ``--max-queue``, ``service.name`` →
-``--service-name``); flags override the file. A bad value ends the process at start with exit code 2
+``--service-name``); flags override the file. While it runs, the gateway polls the file and applies
+a change of its live fields (``warmUntil``; ``noctaya.gateway.liveconfig``), the flags still laid over
+it. A bad value ends the process at start with exit code 2
 and one line per bad field, no traceback.
 
 Shutdown order (SIGTERM or SIGINT):
@@ -13,8 +15,9 @@ Shutdown order (SIGTERM or SIGINT):
    still running end with a final SSE error event (``draining``) in the last 0.5 s of it;
 3. the listener closes and remaining handlers are cancelled (``runner.cleanup``);
 4. cleanup contexts unwind in reverse order: sidecars first (the co-located scaler, or the demand
-   reporter, which withdraws this gateway's report), then the readiness probe, the heartbeat ticker
-   and the lease and queue timers, then the backend client session;
+   reporter, which withdraws this gateway's report), then the readiness probe, the heartbeat ticker,
+   the backend-header watchdog and the config file poll, then the lease and queue timers (and so any
+   warm hold), then the backend client session;
 5. exit 0.
 """
 
@@ -27,6 +30,7 @@ import logging
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pydantic
@@ -40,7 +44,7 @@ from noctaya.contract import demand as demand_mod
 from noctaya.contract import documents, fields
 from noctaya.contract import gateway as config_
 from noctaya.gateway import app as app_
-from noctaya.gateway import keys
+from noctaya.gateway import keys, liveconfig
 from noctaya.serving import redaction
 
 logger = logging.getLogger("noctaya.gateway")
@@ -122,7 +126,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def config_from_args(args: argparse.Namespace) -> config_.GatewayConfig:
     """File first, then every flag given; raises :class:`~noctaya.contract.documents.ConfigError`."""
-    document: dict[str, Any] = documents.read_document(args.config) if args.config else {}
+    return config_from_document(documents.read_document(args.config) if args.config else {}, args=args)
+
+
+def config_source(args: argparse.Namespace) -> liveconfig.ConfigSource | None:
+    """The config file (``--config``) to watch for changes of live fields, the flags laid over it."""
+    if not args.config:
+        return None
+    return liveconfig.ConfigSource(
+        path=Path(args.config), build=lambda document: config_from_document(document, args=args)
+    )
+
+
+def config_from_document(document: dict[str, Any], *, args: argparse.Namespace) -> config_.GatewayConfig:
+    """``document`` (the file's) with every flag given laid over it, validated."""
     for dest, value in vars(args).items():
         if not dest.startswith("field:") or value is None:
             continue
@@ -147,11 +164,12 @@ def config_from_args(args: argparse.Namespace) -> config_.GatewayConfig:
 async def serve(
     config: config_.GatewayConfig,
     *,
+    source: liveconfig.ConfigSource | None = None,
     sidecars: Sequence[demand_mod.Sidecar] = (),
     started: asyncio.Event | None = None,
 ) -> int:
     """Run until SIGTERM/SIGINT, then drain and stop in the order the module docstring gives."""
-    app = app_.make_app(config, sidecars=sidecars)
+    app = app_.make_app(config, source=source, sidecars=sidecars)
     runner = app_.make_runner(
         app,
         handle_signals=False,
@@ -214,7 +232,7 @@ def main(argv: Sequence[str]) -> int:
         print(f"noctaya gateway: invalid configuration:\n{exc}", file=sys.stderr)
         return 2
     try:
-        return uvloop.run(serve(config, sidecars=sidecars))
+        return uvloop.run(serve(config, source=config_source(args), sidecars=sidecars))
     except OSError as exc:  # e.g. the listen port is taken
         print(f"noctaya gateway: {exc}", file=sys.stderr)
         return 1

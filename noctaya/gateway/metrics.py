@@ -18,6 +18,8 @@ from noctaya.serving import connections as connections_
 
 PREFIX = "noctaya_gateway_"
 ACTIVATION_EVENTS = ("started", "succeeded", "expired")
+#: what became of a change of the config file (``noctaya.gateway.liveconfig``)
+RELOAD_OUTCOMES = ("applied", "invalid", "unchanged_live")
 ROUTES = ("chat/completions", "completions", "embeddings", "models")
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 _WAIT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1800)
@@ -214,6 +216,19 @@ class Metrics:
             "Configured longest warm hold (maxWarmDuration)",
             registry=r,
         )
+        self.config_reloads = Counter(
+            f"{PREFIX}config_reloads",
+            "Changes of the config file seen, by outcome: applied (a live field changed), invalid (kept "
+            "the running config), unchanged_live (no live field changed)",
+            ["outcome"],
+            registry=r,
+        )
+        self._reload_children = {outcome: self.config_reloads.labels(outcome) for outcome in RELOAD_OUTCOMES}
+        self.config_reload_interval = Gauge(
+            f"{PREFIX}config_reload_interval_seconds",
+            "Configured period between two looks at the config file (configReloadInterval)",
+            registry=r,
+        )
         self._request_children: dict[tuple[str, int], Counter] = {}
         for route in ROUTES:  # the common outcome exists from the start; other codes as they happen
             self.request(route, 200, count=0)
@@ -269,6 +284,7 @@ class Metrics:
         retry_after_min: float,
         retry_after_max: float,
         max_warm_duration: float,
+        config_reload_interval: float,
     ) -> None:
         """Export the configured bounds of the cold path beside the values they bound."""
         self.max_access_log_per_second.set(access_log_max_per_second)
@@ -276,6 +292,11 @@ class Metrics:
         self.retry_after_min.set(retry_after_min)
         self.retry_after_max.set(retry_after_max)
         self.max_warm_duration.set(max_warm_duration)
+        self.config_reload_interval.set(config_reload_interval)
+
+    def config_reload(self, outcome: str) -> None:
+        """A change of the config file, by one of :data:`RELOAD_OUTCOMES`."""
+        self._reload_children[outcome].inc()
 
     def request(self, route: str, code: int, count: int = 1) -> None:
         child = self._request_children.get((route, code))

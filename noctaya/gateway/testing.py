@@ -13,8 +13,9 @@ from typing import Any
 
 from aiohttp import web
 
+from noctaya.contract import documents
 from noctaya.contract import gateway as config
-from noctaya.gateway import activation, admission, demand, keys
+from noctaya.gateway import activation, admission, demand, keys, liveconfig
 from noctaya.gateway import app as app_
 
 
@@ -100,7 +101,16 @@ class GatewayStarter:
     async def start(self, *, wait_ready: bool = False, **overrides: Any) -> RunningGateway:
         """A gateway with config = defaults + ``overrides`` (file keys); optionally wait until warm."""
         document = {"backendUrl": self.backend_url, "listen": "127.0.0.1:0", **self.defaults, **overrides}
-        app = app_.make_app(config.build_config(document))
+        return await self._serve(app_.make_app(config.build_config(document)), wait_ready=wait_ready)
+
+    async def start_from(
+        self, source: liveconfig.ConfigSource, *, wait_ready: bool = False
+    ) -> RunningGateway:
+        """A gateway read from ``source``'s file, watching it; optionally wait until warm."""
+        settings = source.build(documents.read_document(source.path))
+        return await self._serve(app_.make_app(settings, source=source), wait_ready=wait_ready)
+
+    async def _serve(self, app: web.Application, *, wait_ready: bool) -> RunningGateway:
         gateway = await serve_gateway(app)
         self._started.append(gateway)
         if wait_ready:

@@ -4,11 +4,12 @@ cdk8s runs on jsii, whose kernel is one Node.js process per Python process drive
 locking, so every chart is synthesized on one process-wide single-worker executor (:func:`jsii_thread`;
 never concurrently, never on the event loop), however many renderers exist.
 Reconciles triggered by Pods and Jobs changing do not change what is rendered, so the result is cached
-by a digest of everything that shapes it — the LLMService's identity and spec, the runtime's spec, the
-render settings. One entry per LLMService (the latest render), so memory follows the number of services,
-not the history of changes, with :data:`CACHE_SIZE` services at most; :meth:`Renderer.forget` drops a
-deleted service. The returned manifests are shared with the cache: callers must not mutate them (the
-applier works on copies).
+by a digest of everything that shapes it — the LLMService's identity, spec and warm-until annotation
+(rendered as the gateways' ``warmUntil``), the runtime's spec, the render settings. One entry per
+LLMService (the latest render), so memory follows the number of services, not the history of
+changes, with :data:`CACHE_SIZE` services at most; :meth:`Renderer.forget` drops a deleted service.
+The returned manifests are shared with the cache: callers must not mutate them (the applier works on
+copies).
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class Renderer:
             service.metadata.name,
             service.metadata.namespace,
             service.spec.to_manifest(),
+            None if service.warm_until is None else service.warm_until.isoformat(),
             runtime.metadata.name,
             runtime.spec.to_manifest(),
             settings.gateway_image,

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from noctaya.api import inferenceruntime, llmservice
-from noctaya.constructs import settings, synthesis
+from noctaya.constructs import process, settings, synthesis
 from noctaya.contract import gateway as gateway_config
 from noctaya.contract import scaler as scaler_config
 
@@ -83,9 +83,10 @@ def test_values_a_process_would_refuse_are_refused_at_render_time(
 def test_the_warm_until_annotation_reaches_every_gateway_as_warm_until(
     make_runtime: Callable[..., inferenceruntime.InferenceRuntime],
 ) -> None:
-    """The annotation becomes ``warmUntil`` in UTC (a changed value rolls the gateways through the
-    config hash); without it the field is null; a malformed one is refused when the document is read,
-    naming the annotation."""
+    """The annotation becomes ``warmUntil`` in UTC; without it the field is null; a malformed one is
+    refused when the document is read, naming the annotation. ``warmUntil`` is live: the gateway
+    Deployment's config hash is the same whatever its value (a change rolls no gateway), while a
+    change of any other field changes the hash."""
 
     def service(annotations: dict[str, str]) -> llmservice.LLMService:
         return llmservice.LLMService.model_validate(
@@ -98,11 +99,25 @@ def test_the_warm_until_annotation_reaches_every_gateway_as_warm_until(
             }
         )
 
-    def rendered(annotations: dict[str, str]) -> dict[str, Any]:
-        manifests = synthesis.render_llmservice(
-            service=service(annotations), runtime=make_runtime(), settings=settings.RenderSettings()
+    def manifests(annotations: dict[str, str], **spec: Any) -> list[dict[str, Any]]:
+        llm = service(annotations)
+        if spec:
+            llm = llm.model_copy(update={"spec": llm.spec.model_copy(update=spec)})
+        return synthesis.render_llmservice(
+            service=llm, runtime=make_runtime(), settings=settings.RenderSettings()
         )
-        return _config(manifests, "qwen-gateway")
+
+    def rendered(annotations: dict[str, str]) -> dict[str, Any]:
+        return _config(manifests(annotations), "qwen-gateway")
+
+    def config_hash(annotations: dict[str, str], **spec: Any) -> str:
+        (deployment,) = [
+            m
+            for m in manifests(annotations, **spec)
+            if m["kind"] == "Deployment" and m["metadata"]["name"] == "qwen-gateway"
+        ]
+        value: str = deployment["spec"]["template"]["metadata"]["annotations"][process.CONFIG_HASH_ANNOTATION]
+        return value
 
     warm = rendered({llmservice.WARM_UNTIL_ANNOTATION: "2026-12-01T19:30:00+01:00"})
     assert warm["warmUntil"] == "2026-12-01T18:30:00Z"
@@ -110,3 +125,11 @@ def test_the_warm_until_annotation_reaches_every_gateway_as_warm_until(
     assert rendered({})["warmUntil"] is None
     with pytest.raises(ValueError, match=r"serving.noctaya.io/warm-until\]: 'tonight' is not an RFC 3339"):
         service({llmservice.WARM_UNTIL_ANNOTATION: "tonight"})
+    assert gateway_config.LIVE_FIELDS == ("warm_until",)
+    unwarmed = config_hash({})
+    assert config_hash({llmservice.WARM_UNTIL_ANNOTATION: "2026-12-01T19:30:00+01:00"}) == unwarmed
+    assert config_hash({llmservice.WARM_UNTIL_ANNOTATION: "2027-01-01T00:00:00Z"}) == unwarmed
+    endpoint = service({}).spec.endpoint.model_copy(update={"max_queue": 7})
+    assert (
+        config_hash({llmservice.WARM_UNTIL_ANNOTATION: "2027-01-01T00:00:00Z"}, endpoint=endpoint) != unwarmed
+    )

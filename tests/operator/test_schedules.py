@@ -4,7 +4,8 @@ Aspects (pure, on a fixed clock): no schedules, no window; a window open now win
 later, and of two open ones the one open longer; the next to open otherwise; the recheck is the
 boundary (bounded); the ISO 8601 interval of the printer column; through the real operator: the
 status of a service carries the window, valid per the API model; a malformed warm-until annotation
-is an ``InvalidSpec`` condition naming the annotation, a valid one reaches the gateways' config.
+is an ``InvalidSpec`` condition naming the annotation, a valid one reaches the gateways' config, and
+a later change of it reaches the config too without changing the gateways' config hash (no rollout).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import yaml
 
 from noctaya.api import llmservice
+from noctaya.constructs import process
 from noctaya.operator import schedules
 from tests.operator.apiserver import ApiServer
 from tests.operator.cluster import SimulatedCluster
@@ -121,3 +123,18 @@ async def test_a_malformed_warm_until_annotation_is_a_condition_and_a_valid_one_
         return yaml.safe_load((cm.get("data") or {}).get("config.yaml") or "{}").get("warmUntil")
 
     await wait_for(lambda: warm_until() == "2026-12-01T18:30:00Z", message="warmUntil in the gateway config")
+
+    def config_hash() -> object:
+        deployment = server.obj("apps/v1/deployments", NS, "qwen-gateway") or {}
+        template = deployment.get("spec", {}).get("template", {})
+        return (template.get("metadata") or {}).get("annotations", {}).get(process.CONFIG_HASH_ANNOTATION)
+
+    await wait_for(lambda: config_hash() is not None, message="the gateway Deployment")
+    rolled_by = config_hash()
+    later = copy.deepcopy(server.must(LLMSERVICES, NS, "qwen"))
+    later["metadata"]["annotations"] = {llmservice.WARM_UNTIL_ANNOTATION: "2026-12-01T20:00:00Z"}
+    server.upsert(LLMSERVICES, later)
+    await wait_for(
+        lambda: warm_until() == "2026-12-01T20:00:00Z", message="the later warmUntil in the config"
+    )
+    assert config_hash() == rolled_by  # warmUntil is live: the gateways take it from the file, no rollout

@@ -1,0 +1,167 @@
+"""The live fields of the gateway's config: applied at start, and again whenever the file changes.
+
+The live fields are ``noctaya.contract.gateway.LIVE_FIELDS`` (only ``warmUntil``). Every other field
+is read once, at start; the Pods' config hash leaves the live fields out, so a change of them alone
+rolls no gateway, and this poll is how it reaches the running ones.
+
+Kubernetes updates a mounted ConfigMap in place: the kubelet writes the new files into a new
+directory and swaps the ``..data`` symlink to it (atomic), within its sync period (typically up to
+about a minute after the ConfigMap changed). So every ``configReloadInterval`` the file is stat'ed
+(through the symlinks); when what it resolves to changed, it is read with the bounded reader
+(``noctaya.contract.documents``: too big or too deep is refused), built with the same model (and the
+same command-line flags laid over it) as at start, and then:
+
+- a file that cannot be read or fails validation is logged once (each problem naming its field) and
+  ignored: the running config stays (outcome ``invalid``);
+- a change of fields that are not live is logged once (naming them) and not applied: it comes with
+  the rollout that their hash starts;
+- a changed ``warmUntil`` is applied (outcome ``applied``): a later time extends the hold exactly as
+  ``POST /noctaya/warm`` does (``Activation.warm``, at most ``maxWarmDuration`` from now), an earlier
+  one moves the config's hold to it, and a past or removed one ends the config's hold. The config's
+  hold is tracked apart from the one ``POST /noctaya/warm`` asked for (``WarmSource``), so it never
+  cuts that one short;
+- otherwise nothing live changed (outcome ``unchanged_live``).
+
+``noctaya_gateway_config_reloads_total{outcome}`` counts each change of the file by outcome. File
+access runs in the loop's default executor, so a slow volume never blocks the event loop. The first
+look, as the poll starts, compares the file with the config the gateway started with, so a change
+made while the gateway was starting is not missed (and the file as read at start counts nothing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from noctaya.contract import documents
+from noctaya.contract import gateway as config_
+from noctaya.gateway import activation, metrics, readiness
+
+logger = logging.getLogger(__name__)
+
+Stamp = tuple[int, int, int, int] | str
+"""What the file resolves to (device, inode, size, mtime) or why it cannot be stat'ed."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ConfigSource:
+    """The file the running config was read from, and how a document becomes a config (the same
+    command-line flags laid over it as at start)."""
+
+    path: Path
+    build: Callable[[dict[str, Any]], config_.GatewayConfig] = config_.build_config
+
+
+def _stamp(path: Path) -> Stamp:
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"cannot stat: {exc.strerror or exc}"
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@dataclasses.dataclass(kw_only=True, eq=False)
+class LiveConfig:
+    """Applies the live fields of ``running`` at start, then those of each changed file."""
+
+    running: config_.GatewayConfig
+    #: the file ``running`` was read from; None: nothing to watch
+    source: ConfigSource | None
+    activation: activation.Activation
+    readiness: readiness.Readiness
+    metrics: metrics.Metrics
+    _applied: config_.GatewayConfig = dataclasses.field(init=False)  # the live fields in effect
+    _stamp: Stamp | None = dataclasses.field(default=None, init=False)
+    _waiting: dict[str, Any] = dataclasses.field(default_factory=dict, init=False)  # non-live, logged
+
+    def __post_init__(self) -> None:
+        self._applied = self.running
+
+    @property
+    def interval(self) -> float:
+        return self.running.config_reload_interval
+
+    def start(self) -> None:
+        """Apply the live fields the gateway started with."""
+        self._warm_until(self.running.warm_until)
+
+    async def run(self) -> None:
+        """Poll the file until cancelled (no file: nothing to poll)."""
+        if self.source is None:
+            return
+        while True:
+            try:
+                await self.check()
+            except Exception:  # a bug must not end the poll, nor surface at shutdown
+                logger.exception("config file check failed; the running config stays")
+            await asyncio.sleep(self.interval)
+
+    async def check(self) -> str | None:
+        """Look at the file once; returns the outcome of a change, None when it did not change."""
+        if self.source is None:
+            return None
+        source = self.source
+        loop = asyncio.get_running_loop()
+        stamp = await loop.run_in_executor(None, _stamp, source.path)
+        if stamp == self._stamp:
+            return None
+        # taken before reading: a change while reading is seen next time
+        first, self._stamp = self._stamp is None, stamp
+        try:
+            if isinstance(stamp, str):
+                raise documents.ConfigError(f"{source.path}: {stamp}")
+            new = await loop.run_in_executor(None, lambda: source.build(documents.read_document(source.path)))
+        except documents.ConfigError as exc:
+            logger.warning("config file changed but is not usable; the running config stays:\n%s", exc)
+            return self._count("invalid")
+        if first and new == self.running:  # the file as it was read at start
+            return None
+        self._log_waiting(new)
+        changed = [name for name in config_.LIVE_FIELDS if getattr(new, name) != getattr(self._applied, name)]
+        if not changed:
+            return self._count("unchanged_live")
+        self._applied = new
+        self._warm_until(new.warm_until)
+        return self._count("applied")
+
+    def _count(self, outcome: str) -> str:
+        self.metrics.config_reload(outcome)
+        return outcome
+
+    def _log_waiting(self, new: config_.GatewayConfig) -> None:
+        """Name the fields that differ from the running config and are not live, once per change."""
+        ours, theirs = self.running.rollout_document(), new.rollout_document()
+        waiting = {key: value for key, value in theirs.items() if ours.get(key) != value}
+        if waiting and waiting != self._waiting:
+            logger.warning(
+                "config file changed in %s: not live, applied when the gateways roll out (restart)",
+                ", ".join(waiting),
+            )
+        self._waiting = waiting
+
+    def _warm_until(self, value: str | None) -> None:
+        """The config's warm hold: until ``value`` (at most ``maxWarmDuration`` from now); none when
+        ``value`` is None or past. Holds asked for by ``POST /noctaya/warm`` are left as they are."""
+        source = activation.WarmSource.CONFIG
+        seconds = None if value is None else config_.parse_time(value) - time.time()
+        if seconds is None or seconds <= 0:
+            if value is not None:
+                logger.info("warmUntil %s has passed: no warm hold from the config", value)
+            elif self.activation.hold(source) is not None:
+                logger.info("warmUntil removed: the config's warm hold ends")
+            self.activation.release(source)
+            return
+        longest = self.running.max_warm_duration
+        held = min(seconds, longest)
+        current = self.activation.hold(source)
+        if current is not None and current > asyncio.get_running_loop().time() + held:
+            self.activation.release(source)  # moved earlier: the config's hold ends at the new time
+        self.activation.warm(seconds=held, backend_ready=self.readiness.ready, source=source)
+        self.metrics.warm_requests.inc()
+        logger.info("warm hold until %s: %gs (maxWarmDuration %gs)", value, held, longest)
