@@ -66,7 +66,7 @@ COMPARED = "gateway (compared)"
 """The target name of ``--compare-with``'s gateway."""
 
 
-def compared_ratios(results: dict[str, dict[str, float]], key: str, label: str) -> None:
+def compared_ratios(results: dict[str, dict[str, float]], *, key: str, label: str) -> None:
     """``key`` of this gateway and the compared one, each against direct, when both ran."""
     if COMPARED in results:
         direct = results["direct"][key]
@@ -136,7 +136,7 @@ def request_phase(
             f"added p99 {reporting.ratio(g['p99'] - d['p99'], n['p99'] - d['p99'])}"
         )
     print(f"   gateway/direct: req/s {reporting.ratio(results['gateway']['rps'], results['direct']['rps'])}")
-    compared_ratios(results, "rps", "req/s")
+    compared_ratios(results, key="rps", label="req/s")
 
 
 def paced_phase(
@@ -243,7 +243,7 @@ def sse_phase(
     if "nginx" in results:
         print(f"   gateway/nginx chunks/s: {reporting.ratio(rate['gateway'], rate['nginx'])}")
     print(f"   gateway/direct chunks/s: {reporting.ratio(rate['gateway'], rate['direct'])}")
-    compared_ratios(results, "chunks_per_s", "chunks/s")
+    compared_ratios(results, key="chunks_per_s", label="chunks/s")
 
 
 CONNECTIONS = 20_000

@@ -82,7 +82,7 @@ def decoded(request: web.BaseRequest) -> bool:
     return encoding is not None and encoding.strip().lower() in DECODED_ENCODINGS
 
 
-def _dropped(headers: CIMultiDictProxy[str], base: frozenset[str]) -> frozenset[str]:
+def _dropped(headers: CIMultiDictProxy[str], *, base: frozenset[str]) -> frozenset[str]:
     """``base`` plus the header names listed in ``Connection`` (lower case): the names not passed on.
     Most messages name none beyond the hop-by-hop ones (``keep-alive``, ``close``): ``base`` itself."""
     values = headers.getall("Connection", None)
@@ -97,7 +97,7 @@ def request_headers(request: web.BaseRequest, *, forward_authorization: bool = F
     key for the gateway) is dropped unless ``forward_authorization``: an engine run with its own
     ``--api-key`` needs it."""
     incoming = request.headers
-    dropped = _dropped(incoming, _NOT_FORWARDED if forward_authorization else _NOT_FORWARDED_NOR_KEY)
+    dropped = _dropped(incoming, base=_NOT_FORWARDED if forward_authorization else _NOT_FORWARDED_NOR_KEY)
     if decoded(request):
         dropped |= {"content-encoding"}
     out: CIMultiDict[str] = CIMultiDict(
@@ -122,7 +122,7 @@ def request_headers(request: web.BaseRequest, *, forward_authorization: bool = F
 
 def response_headers(upstream: aiohttp.ClientResponse) -> CIMultiDict[str]:
     incoming = upstream.headers
-    dropped = _dropped(incoming, _NOT_RETURNED)
+    dropped = _dropped(incoming, base=_NOT_RETURNED)
     return CIMultiDict([(name, value) for name, value in incoming.items() if name.lower() not in dropped])
 
 
