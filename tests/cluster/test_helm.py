@@ -202,7 +202,14 @@ def _reconciled(release: Release, *, path: str, namespace: str, name: str) -> No
     status = wait(
         f"the operator to report on {path}",
         lambda: dict(release.kube.get(path).get("status") or {}),
-        lambda s: bool(s.get("conditions")) and s.get("observedGeneration") == 1,
+        # every owned object applied: a pass may first report a transient block (the operator just
+        # started: KEDA's API not discovered yet, say) and apply on its recheck
+        lambda s: (
+            s.get("observedGeneration") == 1
+            and any(
+                c.get("type") == "Reconciled" and c.get("status") == "True" for c in s.get("conditions") or []
+            )
+        ),
         timeout=240,
     )
     assert status["phase"], status
