@@ -5,11 +5,14 @@
 - ``engine``: that engine served on loopback; ``gateways``: starts gateways in front of it (fast
   timings) and stops them after the test;
 - ``http``: a plain aiohttp client session; ``sdk``: the real ``openai`` SDK pointed at a gateway;
-- ``serve_app``: serves a purpose-built backend app on loopback and returns its base URL.
+- ``serve_app``: serves a purpose-built backend app on loopback and returns its base URL;
+- :func:`behind_a_service` (imported by the modules that use it): a warm gateway in front of
+  ``noctaya dev``'s Service with one fake engine behind it.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import aiohttp
@@ -17,12 +20,33 @@ import openai
 import pytest
 from aiohttp import web
 
-from noctaya.dev import fake_engine
+from noctaya.dev import fake_engine, service
 from noctaya.gateway import testing
 
 SdkFactory = Callable[..., openai.AsyncOpenAI]
 """``sdk(gateway, api_key="unused")`` -> a client with no SDK retries."""
 ServeApp = Callable[[web.Application], Awaitable[str]]
+
+
+@contextlib.asynccontextmanager
+async def behind_a_service(
+    **overrides: object,
+) -> AsyncIterator[tuple[service.Service, testing.RunningGateway, int]]:
+    """A warm gateway in front of ``noctaya dev``'s Service with one fake engine behind it (the
+    Service, the gateway, the engine's port); its warm probe is slow on purpose, so it still calls
+    the backend ready once the endpoint is gone."""
+    async with fake_engine.running(fake_engine.FakeEngine(tokens=2)) as engine:
+        svc = service.Service()
+        await svc.start()
+        port = int(engine.url.rsplit(":", 1)[1])
+        svc.add(name="e", port=port)
+        try:
+            # the warm probe is slow on purpose: the gateway calls the backend ready long after it left
+            async with testing.GatewayStarter(backend_url=svc.url) as starter:
+                gateway = await starter.start(wait_ready=True, warmProbeInterval="30s", **overrides)
+                yield svc, gateway, port
+        finally:
+            await svc.stop()
 
 
 @pytest.fixture

@@ -9,31 +9,11 @@ the lease open, and is served once an endpoint is back; in reject mode it gets 5
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
 
 import aiohttp
 
-from noctaya.dev import fake_engine, service
-from noctaya.gateway import activation, keys, testing
-
-
-@contextlib.asynccontextmanager
-async def behind_a_service(
-    **overrides: object,
-) -> AsyncIterator[tuple[service.Service, testing.RunningGateway, int]]:
-    async with fake_engine.running(fake_engine.FakeEngine(tokens=2)) as engine:
-        svc = service.Service()
-        await svc.start()
-        port = int(engine.url.rsplit(":", 1)[1])
-        svc.add(name="e", port=port)
-        try:
-            # the warm probe is slow on purpose: the gateway calls the backend ready long after it left
-            async with testing.GatewayStarter(backend_url=svc.url) as starter:
-                gateway = await starter.start(wait_ready=True, warmProbeInterval="30s", **overrides)
-                yield svc, gateway, port
-        finally:
-            await svc.stop()
+from noctaya.gateway import activation, keys
+from tests.gateway.conftest import behind_a_service
 
 
 async def test_a_refused_connect_is_held_and_served_when_an_endpoint_is_back(

@@ -15,18 +15,18 @@ and a socket over ``websocketMaxOpen`` gets the measured Retry-After.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 import pytest
 
-from noctaya.dev import fake_engine, service
+from noctaya.dev import fake_engine
 from noctaya.gateway import activation, admission, demand, keys, testing
+from tests.gateway.conftest import behind_a_service
 
 CHAT: dict[str, object] = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -50,25 +50,6 @@ async def queue(http: aiohttp.ClientSession, gateway: testing.RunningGateway) ->
 
 def access_lines(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
     return [json.loads(r.getMessage()) for r in caplog.records if r.name == "noctaya.gateway.access"]
-
-
-@contextlib.asynccontextmanager
-async def behind_a_service(
-    **overrides: object,
-) -> AsyncIterator[tuple[service.Service, testing.RunningGateway, int]]:
-    """A gateway in front of ``noctaya dev``'s Service with one fake engine behind it, warm; its warm
-    probe is slow on purpose, so it still calls the backend ready once the endpoint is gone."""
-    async with fake_engine.running(fake_engine.FakeEngine(tokens=2)) as engine:
-        svc = service.Service()
-        await svc.start()
-        port = int(engine.url.rsplit(":", 1)[1])
-        svc.add(name="e", port=port)
-        try:
-            async with testing.GatewayStarter(backend_url=svc.url) as starter:
-                gateway = await starter.start(wait_ready=True, warmProbeInterval="30s", **overrides)
-                yield svc, gateway, port
-        finally:
-            await svc.stop()
 
 
 async def test_a_request_held_again_takes_its_tenants_slot_and_keeps_its_place(
