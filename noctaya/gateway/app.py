@@ -46,6 +46,7 @@ from noctaya.gateway import (
     demand,
     draining,
     errors,
+    handler,
     heartbeat,
     history,
     keys,
@@ -222,7 +223,7 @@ def make_app(
     the_metrics.max_websockets.set(config.websocket_max_open)
     the_drain.on_begin(sockets.close_all)  # open WebSockets would hold a drain up forever
     app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
-    handler = routing.ProxyHandler(
+    parts = handler.Parts(
         config=config,
         admission=the_admission,
         activation=the_activation,
@@ -241,7 +242,7 @@ def make_app(
             on_drop=the_metrics.access_log_dropped.inc,
         ),
     )
-    routing.setup_routes(app, handler=handler)
+    routing.setup_routes(app, handler=handler.ProxyHandler(parts))
     app.cleanup_ctx.append(_backend_context)
     app.cleanup_ctx.append(_loops_context)
     app.cleanup_ctx.extend(_sidecar_context(sidecar) for sidecar in sidecars)
