@@ -6,6 +6,9 @@ of those files and of the signal the two data-plane processes exchange in memory
 types of KEDA's HTTP add-on, a setting is defined here once, with its bound and its documentation, and
 both its producer and its consumer build on that definition.
 
+Owns: the gateway and aggregate scaler config files (their fields, bounds, defaults and one-line
+errors), the connection bounds of a listener, and the demand signal.
+
 Modules (import the module: ``from noctaya.contract import gateway``):
 
 - ``fields``     primitives every file uses: ``Model`` (the base of every file model, with

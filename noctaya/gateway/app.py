@@ -22,7 +22,7 @@ reporter) are entered after the gateway's own parts have started, with the gatew
 metrics registry, and left before those parts stop; ``extra_contexts`` (plain cleanup contexts) come
 after them. Neither is imported here: the gateway knows the contract, not the scaler.
 
-The server must run with ``handler_cancellation=True`` (as ``noctaya.gateway.command`` does) so a
+The server must run with ``handler_cancellation=True`` (as ``noctaya.process.gateway`` does) so a
 client that disconnects while queued frees its slot at once.
 """
 

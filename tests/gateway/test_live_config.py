@@ -33,7 +33,8 @@ import yaml
 from noctaya.contract import documents
 from noctaya.contract import gateway as config
 from noctaya.dev import fake_engine
-from noctaya.gateway import command, liveconfig, testing
+from noctaya.gateway import liveconfig, testing
+from noctaya.process import gateway as command
 
 WITHIN = 30.0  # generous: a loaded 2-core machine
 
