@@ -51,6 +51,7 @@ from noctaya.gateway import draining as draining_
 from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
 from noctaya.gateway import websocket as websocket_
+from noctaya.serving import bearer
 
 MAX_TENANT_BYTES = 256
 """A tenant header value is cut to this many bytes (hostile clients send anything)."""
@@ -125,8 +126,7 @@ def tenant_of(request: web.Request, *, keyed: bool, header: str | None) -> str:
     """The request's tenant in the fair queue: a digest of its API key when keys are configured (the
     key itself is never kept), else its ``header`` value (bounded), else the one shared tenant."""
     if keyed:
-        authorization = request.headers.get("Authorization", "")
-        token = authorization.partition(" ")[2].strip().encode("utf-8", "surrogateescape")
+        token = bearer.token(request.headers.get("Authorization")) or b""
         return "key:" + hashlib.blake2b(token, digest_size=12).hexdigest()
     if header is not None:
         value = request.headers.get(header)
