@@ -18,6 +18,10 @@ listener facing hostile clients needs and aiohttp leaves out:
   read that failed, so :class:`_Replaying` keeps the first :data:`REPLAY_BYTES` a connection sends
   and, on a parse error, replays them line by line through a fresh parser to recover the requests
   that were complete before the error;
+- after a parse error a connection parses nothing more: what it sends on is dropped unread (the
+  failed parser would raise again on every chunk, each error quoting it), the error is answered once
+  and the connection closes; the error aiohttp holds until then is :class:`Malformed`, its
+  classification only, never the bytes that failed;
 - malformed requests (bad request line, unknown method, bad or duplicate Content-Length, bad chunk,
   too many or too long headers, an HTTP/2 preface...) are answered in the server's own JSON error
   shape (``error_body``), never echoing the raw bytes, and logged at debug level without a
@@ -119,8 +123,25 @@ _MESSAGES: tuple[tuple[type[BaseException], str], ...] = (
 )
 
 
+class Malformed(http_exceptions.BadHttpMessage):
+    """A parse error as the connection answers it: its ``(code, message)`` from :func:`describe`,
+    nothing of the client's bytes (the parser's own error quotes the input it failed on)."""
+
+    def __init__(self, *, code: str, text: str) -> None:
+        super().__init__(text)
+        self.error_code = code
+        self.text = text
+
+    @classmethod
+    def of(cls, exc: BaseException) -> Malformed:
+        code, text = describe(exc)
+        return cls(code=code, text=text)
+
+
 def describe(exc: BaseException | None) -> tuple[str, str]:
     """``(code, message)`` of a parse error, both fixed: never the client's bytes."""
+    if isinstance(exc, Malformed):
+        return exc.error_code, exc.text
     for kind, text in _MESSAGES:
         if isinstance(exc, kind):
             code = (
@@ -139,16 +160,18 @@ class _Replaying:
     that input is fed again, line by line, to a fresh parser: the messages it yields whole (body
     included) before failing, beyond those already delivered, are returned now, and the parse error
     is raised on the next feed (scheduled at once), so the protocol answers them in order and then
-    the error. Every other attribute is the wrapped parser's."""
+    the error. Once an error is raised the parser is failed: every later feed is dropped unparsed.
+    Every other attribute is the wrapped parser's."""
 
-    __slots__ = ("_delivered", "_history", "_parser", "_pending", "_protocol")
+    __slots__ = ("_delivered", "_failed", "_history", "_parser", "_pending", "_protocol")
 
     def __init__(self, parser: Any, *, protocol: Protocol) -> None:
         self._parser = parser
         self._protocol = protocol
         self._history: bytearray | None = bytearray()
         self._delivered = 0
-        self._pending: http_exceptions.HttpProcessingError | None = None
+        self._pending: Malformed | None = None
+        self._failed = False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._parser, name)
@@ -157,15 +180,25 @@ class _Replaying:
         if self._pending is not None:
             pending, self._pending = self._pending, None
             raise pending
+        if self._failed:  # answered once, then closed: nothing more is parsed or kept
+            return [], False, b""
         history = self._history
         if history is not None:
             if len(history) + len(data) <= REPLAY_BYTES:
                 history += data
             else:
                 self._history = history = None  # too long to replay: the parser alone decides
+        error: Malformed | None = None
+        messages: list[Any] = []
+        upgraded, tail = False, b""
         try:
             messages, upgraded, tail = self._parser.feed_data(data)
         except http_exceptions.HttpProcessingError as exc:
+            # raised outside this block, so that the parser's error (its message quotes the chunk
+            # that failed) is not kept as the context of ours
+            error = Malformed.of(exc)
+        if error is not None:
+            self._failed, self._history = True, None
             # at most aiohttp's own bound on queued requests are answered before the error
             recovered = (
                 self._replay(bytes(history))[
@@ -175,25 +208,22 @@ class _Replaying:
                 else []
             )
             if not recovered:
-                raise
+                raise error
             messages, upgraded, tail = recovered, False, b""
-            error: http_exceptions.HttpProcessingError | None = exc
-        else:
-            error = None
         for index, (message, _) in enumerate(messages):
             if getattr(message, "version", (1, 1))[0] != 1:  # "HTTP/2.0" in a request line
                 messages, upgraded, tail = messages[:index], False, b""
-                error = http_exceptions.BadStatusLine("unsupported HTTP version")
+                error = Malformed.of(http_exceptions.BadStatusLine("unsupported HTTP version"))
                 break
         for _, payload in messages:
             _lighten(payload)
         self._delivered += len(messages)
         if error is not None:
-            self._history = None
+            self._failed, self._history = True, None
             self._fail_next(error)
         return messages, upgraded, tail
 
-    def _fail_next(self, error: http_exceptions.HttpProcessingError) -> None:
+    def _fail_next(self, error: Malformed) -> None:
         """Answer ``error`` after the messages returned now: it is raised by the next feed."""
         self._pending = error
         self._protocol._loop.call_soon(self._protocol.data_received, b"")
@@ -363,8 +393,8 @@ class Protocol(web_protocol.RequestHandler):
             self.log_exception("request failed with %d", status, exc_info=exc)
             code, text = "internal_error", "the server failed to handle the request"
         else:
-            logger.debug("refused a malformed request (%s)", type(exc).__name__ if exc else status)
             code, text = describe(exc)
+            logger.debug("refused a malformed request (%s, %d)", code, status)
             if self._table.on_malformed is not None:
                 self._table.on_malformed(code)
         if request.writer.output_size > 0:

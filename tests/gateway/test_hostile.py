@@ -14,6 +14,7 @@ at once and counted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import pathlib
@@ -189,3 +190,26 @@ async def test_many_requests_pipelined_before_a_malformed_one_are_each_answered_
     raw = await exchange(gateway.url, small * 100 + b"GARBAGE\r\n\r\n")  # one packet
     assert raw.count(b"HTTP/1.1 200") == 100, raw[-300:]
     assert b"HTTP/1.0 400 Bad Request" in raw.split(b"HTTP/1.1 200")[-1], raw[-300:]
+
+
+async def test_after_a_parse_error_a_connection_parses_nothing_more_and_answers_once(
+    gateway: testing.RunningGateway, caplog: pytest.LogCaptureFixture
+) -> None:
+    """4 MiB of NUL bytes on one connection: one malformed request counted, one refusal logged, the
+    connection closed, whatever the client goes on sending."""
+    host, port = gateway.url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    with caplog.at_level(logging.DEBUG, logger="noctaya.serving"), contextlib.suppress(ConnectionError):
+        for _ in range(64):
+            writer.write(b"\x00" * (64 << 10))
+            await writer.drain()
+    with contextlib.suppress(ConnectionError):
+        async with asyncio.timeout(5):
+            while await reader.read(1 << 16):
+                pass
+    writer.close()
+    registry = gateway.app[keys.METRICS].registry
+    await gateway.wait_for(lambda: gateway.app[keys.CONNECTIONS].open == 0)
+    assert registry.get_sample_value("noctaya_gateway_rejections_total", {"reason": "malformed_request"}) == 1
+    refusals = [r for r in caplog.records if r.getMessage().startswith("refused a malformed request")]
+    assert len(refusals) == 1 and "malformed_request" in refusals[0].getMessage()

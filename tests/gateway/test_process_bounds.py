@@ -24,6 +24,7 @@ import aiohttp
 import pytest
 import yaml
 
+from noctaya.contract import gateway as config
 from noctaya.dev import fake_engine
 
 MIB = 1 << 20
@@ -210,3 +211,48 @@ async def test_sigterm_ends_a_long_stream_with_a_final_event_on_time(tmp_path: p
     # machine's scheduling, not the gateway's
     assert 1.0 < ended < 3.5, ended
     assert exited < 5.0, exited
+
+
+async def _garbage(url: str, *, chunk: bytes, most: int) -> bytes:
+    """Send ``chunk`` after ``chunk`` on one connection (at most ``most`` bytes, or until the gateway
+    closes it), then read what came back."""
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    sent = 0
+    try:
+        with contextlib.suppress(ConnectionError):
+            while sent < most:
+                writer.write(chunk)
+                await writer.drain()
+                sent += len(chunk)
+        with contextlib.suppress(ConnectionError):
+            async with asyncio.timeout(10):
+                return await reader.read()
+        return b""
+    finally:
+        writer.close()
+
+
+@pytest.mark.slow
+async def test_garbage_connections_cost_at_most_their_bound_each(tmp_path: pathlib.Path) -> None:
+    """72 connections (12 clients x 6) sending NUL bytes in 256 KiB chunks: after the first parse
+    error a connection parses nothing more, answers one JSON 400 and closes, so the peak memory grows
+    by less than the per-connection bound for each (it once grew by ~35 MiB a connection)."""
+    async with (
+        fake_engine.running(fake_engine.FakeEngine(tokens=1)) as backend,
+        gateway_process(tmp_path, backendUrl=backend.url) as gateway,
+    ):
+        before = gateway.memory("VmHWM")
+        count = 72
+        answers = await asyncio.gather(
+            *(_garbage(gateway.url, chunk=b"\x00" * (256 << 10), most=8 * MIB) for _ in range(count))
+        )
+        grown = gateway.memory("VmHWM") - before
+        async with aiohttp.ClientSession() as session, session.get(gateway.url + "/healthz") as response:
+            assert response.status == 200
+    bound = count * config.CONNECTION_MEMORY_BYTES
+    assert grown < bound, f"peak grew by {grown / MIB:.1f} MiB for {count} connections"
+    for answer in answers:  # one answer at most (a client that sent on after it may see a reset)
+        assert answer.count(b"HTTP/1.") <= 1
+        if answer:
+            assert answer.startswith(b"HTTP/1.0 400") and b"application/json" in answer, answer[:200]
