@@ -15,6 +15,12 @@
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
+  aiohttp's client would send an idempotent request (GET, HEAD, OPTIONS, TRACE, PUT, DELETE, and so a
+  WebSocket upgrade) once more on a fresh connection when the first broke after its write
+  (RFC 9112 §9.3.1 allows it, but the backend may have run it): :func:`sent_once`, the backend
+  session's middleware, turns those failures into :class:`Unanswered`, which it never retries. The
+  one case proven unsent (a pooled connection found closing before its first write) is sent once more
+  here, by the caller, for every method alike.
 """
 
 from __future__ import annotations
@@ -65,6 +71,26 @@ SSE_HEADERS = {"Content-Type": SSE_TYPE, "Cache-Control": "no-cache", "X-Accel-B
 
 class ConnectFailed(Exception):
     """The backend could not be reached; no byte of the request was sent."""
+
+
+class Unanswered(aiohttp.ClientConnectionError):
+    """The connection broke after the request was (maybe partly) written and before an answer: the
+    backend may have run it, so it is never sent again. ``__cause__`` is aiohttp's own error."""
+
+
+async def sent_once(
+    request: aiohttp.ClientRequest, handler: aiohttp.ClientHandlerType
+) -> aiohttp.ClientResponse:
+    """The backend session's middleware: a request is written at most once. aiohttp's retry loop
+    around the middlewares (``ClientSession._request``) sends an idempotent request again after a
+    ``ClientOSError`` or ``ServerDisconnectedError`` (connect failures excepted); any other
+    ``ClientError`` ends it, so these two become :class:`Unanswered`."""
+    try:
+        return await handler(request)
+    except aiohttp.ClientConnectorError:  # nothing was sent; aiohttp does not retry it either
+        raise
+    except (aiohttp.ClientOSError, aiohttp.ServerDisconnectedError) as exc:
+        raise Unanswered(f"{type(exc).__name__}: {exc}") from exc
 
 
 class BodyError(Exception):
@@ -147,10 +173,23 @@ async def _stream_body(request: web.BaseRequest, *, limit: int, seconds: float) 
         yield chunk
 
 
-def _not_sent(exc: aiohttp.ClientOSError) -> bool:
-    """aiohttp refused the request's first write because the connection was already closing."""
-    cause = exc.__cause__
+def not_sent(exc: Unanswered) -> bool:
+    """aiohttp refused the request's first write because the pooled connection was already closing:
+    nothing of it left (the one failure after a connect that may be sent again)."""
+    failed = exc.__cause__
+    cause = None if failed is None else failed.__cause__
     return isinstance(cause, aiohttp.ClientConnectionResetError) and "closing transport" in str(cause)
+
+
+def _body_error(exc: BaseException) -> BodyError | None:
+    """The client's body failure behind a failed send (aiohttp wraps the error its body iterator
+    raised, and :func:`sent_once` wraps that), if that is what it was."""
+    seen: BaseException | None = exc
+    for _ in range(4):  # a short chain: the send's error, aiohttp's, the iterator's
+        if seen is None or isinstance(seen, BodyError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 class BackendResponse(aiohttp.ClientResponse):
@@ -337,8 +376,8 @@ class Upstream:
         except BodyError as exc:
             raise exc.error from None
         except (aiohttp.ClientError, OSError) as exc:
-            cause = exc.__cause__ or exc.__context__
-            if isinstance(cause, BodyError):
+            cause = _body_error(exc)
+            if cause is not None:
                 raise cause.error from None
             raise errors.bad_gateway(f"the backend failed before answering ({type(exc).__name__})") from None
         finally:
@@ -370,11 +409,11 @@ class Upstream:
             return await session.request(
                 request.method, target, headers=headers, data=data, allow_redirects=False
             )
-        except aiohttp.ClientOSError as exc:
+        except Unanswered as exc:
             # a pooled connection the backend had just closed: the first write (headers and a body
             # held in memory go out together) found it closing, so nothing was sent; once more on a
             # fresh connection
-            if isinstance(data, AsyncIterator) or not _not_sent(exc):
+            if isinstance(data, AsyncIterator) or not not_sent(exc):
                 raise
         return await session.request(
             request.method, target, headers=headers, data=data, allow_redirects=False

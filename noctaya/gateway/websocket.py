@@ -115,14 +115,7 @@ class Sockets:
             p.strip() for v in request.headers.getall(_PROTOCOL, ()) for p in v.split(",") if p.strip()
         )
         try:
-            upstream = await session.ws_connect(
-                base_url + request.rel_url.raw_path_qs,
-                headers=self._headers(request),
-                protocols=protocols,
-                max_msg_size=self.max_message_bytes,
-                autoping=True,
-                autoclose=False,
-            )
+            upstream = await self._connect(request, session=session, base_url=base_url, protocols=protocols)
         except aiohttp.WSServerHandshakeError as exc:
             raise errors.websocket_refused(exc.status) from None
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
@@ -159,6 +152,36 @@ class Sockets:
             await _close(upstream, code=GOING_AWAY, message=b"")
             await _close(client, code=GOING_AWAY, message=b"")
         return client
+
+    async def _connect(
+        self,
+        request: web.Request,
+        *,
+        session: aiohttp.ClientSession,
+        base_url: str,
+        protocols: tuple[str, ...],
+    ) -> aiohttp.ClientWebSocketResponse:
+        """The backend's socket; sent once more only when the first write found a pooled connection
+        closing (nothing left: ``proxy.not_sent``), as any proxied request."""
+        url = base_url + request.rel_url.raw_path_qs
+        headers = self._headers(request)
+
+        async def connect() -> aiohttp.ClientWebSocketResponse:
+            return await session.ws_connect(
+                url,
+                headers=headers,
+                protocols=protocols,
+                max_msg_size=self.max_message_bytes,
+                autoping=True,
+                autoclose=False,
+            )
+
+        try:
+            return await connect()
+        except proxy.Unanswered as exc:
+            if not proxy.not_sent(exc):
+                raise
+        return await connect()
 
     async def _pump_both(
         self, client: web.WebSocketResponse, upstream: aiohttp.ClientWebSocketResponse
