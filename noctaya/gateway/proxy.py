@@ -5,11 +5,13 @@
   bounded in size (``max_body_bytes``) and time (``body_timeout``).
 - The response is relayed chunk by chunk as it arrives (``iter_any``), so SSE events pass with no
   added delay; the client's backpressure reaches the backend through the socket buffers.
-- Hop-by-hop headers (RFC 9110 §7.6.1, plus those named in ``Connection``) are dropped both ways;
+- Hop-by-hop headers (RFC 9110 §7.6.1, plus those named in ``Connection``) are dropped both ways,
+  and so is the client's ``Expect`` (the gateway answered its ``100-continue`` itself);
   ``X-Forwarded-For`` is extended, ``X-Forwarded-Proto/-Host`` are replaced by what the gateway saw;
   the client's ``Authorization`` is dropped unless ``forward_authorization`` is set.
 - The backend has ``backend_header_timeout`` to send its response headers (then 504
-  ``backend_timeout``); a client that stops reading is cut by the connection layer's write timeout.
+  ``backend_timeout``); a ``101 Switching Protocols`` to a request that is no upgrade is a 502 (the
+  connection carries something else now, it is closed); a client that stops reading is cut by the connection layer's write timeout.
 - Backend connections are pooled, except one that carries an event stream: it is closed after the
   stream, decided from the response's headers as they are read (see :class:`BackendResponse`).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
@@ -54,7 +56,10 @@ HOP_BY_HOP = frozenset(
         "Upgrade",
     )
 )
-_NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length"}
+# ``Expect``: the gateway itself answered the client's ``100-continue`` (and holds or streams the
+# body); passed on, it would make aiohttp's client wait for the backend's own 100 before sending
+# the body, which an engine that never sends one answers with nothing (a backend timeout)
+_NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length", "expect"}
 _NOT_FORWARDED_NOR_KEY = _NOT_FORWARDED | {"authorization"}
 _NOT_RETURNED = HOP_BY_HOP | {"server", "date"}
 SSE_TYPE = "text/event-stream"
@@ -383,6 +388,9 @@ class Upstream:
         finally:
             del self._awaiting_headers[task]
         self._ttfb.observe(loop.time() - started)
+        if upstream.status == 101:  # switched protocols unasked: what follows is no HTTP answer
+            upstream.close()
+            raise errors.bad_gateway("the backend switched protocols on a request that asked no upgrade")
         if sent is not None:  # the backend answered: the request (and its body) is out
             sent()
         try:
