@@ -11,7 +11,8 @@
   the client's ``Authorization`` is dropped unless ``forward_authorization`` is set.
 - The backend has ``backend_header_timeout`` to send its response headers (then 504
   ``backend_timeout``); a ``101 Switching Protocols`` to a request that is no upgrade is a 502 (the
-  connection carries something else now, it is closed); a client that stops reading is cut by the connection layer's write timeout.
+  connection carries something else now, it is closed); a client that stops reading is cut by the
+  connection layer's write timeout, and one that left is its own 499 (:class:`ClientLeft`).
 - Backend connections are pooled, except one that carries an event stream: it is closed after the
   stream, decided from the response's headers as they are read (see :class:`BackendResponse`).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
@@ -96,6 +97,10 @@ async def sent_once(
         raise
     except (aiohttp.ClientOSError, aiohttp.ServerDisconnectedError) as exc:
         raise Unanswered(f"{type(exc).__name__}: {exc}") from exc
+
+
+class ClientLeft(ConnectionError):
+    """Writing the answer failed: the client went away (a 499, never the backend's failure)."""
 
 
 class BodyError(Exception):
@@ -446,21 +451,19 @@ class Upstream:
         await response.prepare(request)
         if is_sse:
             self._relaying(response, upstream)
-        failed = False
         try:
-            async for chunk in upstream.content.iter_any():
-                await response.write(chunk)
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            failed = True
-            if not is_sse:  # cut the connection: the client must not take a truncated body for a whole one
-                logger.warning("backend failed mid-response on %s: %s", request.path, type(exc).__name__)
-                response.force_close()
-                if request.transport is not None:
-                    request.transport.abort()
-                return response
-        except ConnectionError:  # the client went away
+            failure = await _copy(upstream, response)
+        except ClientLeft:
             if is_sse:
                 self._relayed(response)
+            raise
+        failed = failure is not None
+        if failure is not None and not is_sse:
+            # cut the connection: the client must not take a truncated body for a whole one
+            logger.warning("backend failed mid-response on %s: %s", request.path, failure)
+            response.force_close()
+            if request.transport is not None:
+                request.transport.abort()
             return response
         if is_sse:
             final = self._relayed(response)
@@ -478,17 +481,13 @@ class Upstream:
         """Headers (200, SSE) were sent while the request was queued: relay events or one error event."""
         if upstream.status == 200 and upstream.content_type == SSE_TYPE:
             self._relaying(sse, upstream)
-            failed = False
             try:
-                async for chunk in upstream.content.iter_any():
-                    await sse.write(chunk)
-            except (aiohttp.ClientError, TimeoutError):
-                failed = True
-            except ConnectionError:
+                failure = await _copy(upstream, sse)
+            except ClientLeft:
                 self._relayed(sse)
-                return sse
+                raise
             final = self._relayed(sse)
-            if final is None and failed:
+            if final is None and failure is not None:
                 final = errors.backend_failed_event()
             if final is not None:
                 await _try_write(sse, final)
@@ -496,6 +495,22 @@ class Upstream:
             await _try_write(sse, await _error_event(upstream))
         await _try_write_eof(sse)
         return sse
+
+
+async def _copy(upstream: aiohttp.ClientResponse, response: web.StreamResponse) -> str | None:
+    """Relay the backend's body into ``response`` as it comes; what failed reading the backend, or
+    None once it ended. A write that fails is the client leaving, :class:`ClientLeft` (aiohttp's
+    ``ClientConnectionResetError`` is both a ``ClientError`` and a ``ConnectionError``, so only
+    where it came from tells whose failure it was)."""
+    try:
+        async for chunk in upstream.content.iter_any():
+            try:
+                await response.write(chunk)
+            except ConnectionError as exc:
+                raise ClientLeft(type(exc).__name__) from None
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        return type(exc).__name__
+    return None
 
 
 async def _error_event(upstream: aiohttp.ClientResponse) -> bytes:

@@ -11,12 +11,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
+import socket
+import struct
 from collections.abc import AsyncIterator, Callable
 from urllib.parse import urlsplit
 
 import pytest
 
-from noctaya.gateway import testing
+from noctaya.gateway import keys, testing
 
 Answer = Callable[[bytes, bytes], bytes]
 """(request head, request body) -> the raw answer."""
@@ -130,3 +133,63 @@ async def test_a_backend_switching_protocols_on_a_plain_request_is_a_502() -> No
             assert json.loads(body)["error"]["code"] == "backend_unavailable"
         assert len(heads) == 2
         await gateway.wait_idle()
+
+
+@pytest.mark.parametrize("content_type", ["text/event-stream", "application/json"])
+async def test_a_client_leaving_mid_answer_is_its_own_499_not_a_backend_failure(
+    caplog: pytest.LogCaptureFixture, content_type: str
+) -> None:
+    """Two chunks of the backend's answer and the client's reset reach the gateway in one turn of
+    the loop: its first write finds the client gone, its second one its transport closing, before
+    the handler is cancelled (aiohttp's ``ClientConnectionResetError``, a ``ClientError`` and a
+    ``ConnectionError`` at once)."""
+    caplog.set_level(logging.INFO, logger="noctaya.gateway")
+    streams: list[asyncio.StreamWriter] = []
+    started = asyncio.Event()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        if head.startswith(b"GET /health "):
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            writer.close()
+            return
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nTransfer-Encoding: chunked\r\n\r\n"
+            % content_type.encode()
+        )
+        writer.write(b"9\r\ndata: 1\n\n\r\n")
+        streams.append(writer)
+        started.set()
+        with contextlib.suppress(ConnectionError):
+            await reader.read()  # until the gateway closes its side
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    loop = asyncio.get_running_loop()
+    try:
+        async with testing.GatewayStarter(backend_url=url) as starter:
+            gateway = await starter.start(wait_ready=True, accessLog="on")
+            parts = urlsplit(gateway.url)
+            client = socket.socket()
+            client.setblocking(False)
+            await loop.sock_connect(client, (parts.hostname, parts.port))
+            await loop.sock_sendall(client, b"GET /v1/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            received = b""
+            while b"data: 1" not in received:
+                received += await loop.sock_recv(client, 4096)
+            await started.wait()
+            # in one step: two more chunks from the backend, then the client's reset
+            streams[0].write(b"9\r\ndata: 2\n\n\r\n9\r\ndata: 3\n\n\r\n")
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            client.close()
+            await gateway.wait_idle()
+            exposition = gateway.app[keys.METRICS].exposition().decode()
+    finally:
+        server.close()
+        await server.wait_closed()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warnings == []
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "noctaya.gateway.access"]
+    assert [(line["status"], line.get("code")) for line in lines] == [(499, "client_closed")]
+    assert 'noctaya_gateway_requests_total{code="499",route="other"} 1.0' in exposition
