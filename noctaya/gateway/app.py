@@ -302,6 +302,7 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
         skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
         cookie_jar=aiohttp.DummyCookieJar(),
         response_class=proxy.BackendResponse,  # an event stream's connection is never pooled again
+        middlewares=(proxy.sent_once,),  # aiohttp would send a broken idempotent request again
     )
     app[UPSTREAM].session = session
     try:
