@@ -45,7 +45,7 @@ def _site(traceback: tracemalloc.Traceback, *, depth: int = 3) -> str:
 async def measure(*, held: int, top: int) -> None:
     config = config_.build_config(
         {
-            "backendUrl": f"http://127.0.0.1:{processes.free_port()}",  # nothing listens: cold
+            "backendUrl": f"http://127.0.0.1:{processes.reserved_port()}",  # nothing listens: cold
             "maxQueue": held,
             "maxConnections": held + 64,  # one peer (the load process) holds them all
             "maxConnectionsPerPeer": held + 64,

@@ -201,7 +201,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="noctaya-soak-") as name:
         tmp = pathlib.Path(name)
-        port = processes.free_port()
+        port = processes.reserved_port()
         url = f"http://127.0.0.1:{port}"
         state_file = tmp / "state.json"
         dev = subprocess.Popen(

@@ -21,11 +21,11 @@ import decimal
 import enum
 import functools
 import re
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
-import pydantic
 import pydantic_core
-from pydantic_core import core_schema
+
+from noctaya.api import scalars
 
 #: The CRD pattern, the same one the Kubernetes API uses for ``resource.Quantity``.
 PATTERN: Final = (
@@ -72,7 +72,7 @@ class Format(enum.StrEnum):
 
 @functools.total_ordering
 @dataclasses.dataclass(frozen=True, slots=True)
-class Quantity:
+class Quantity(scalars.Scalar):
     """An exact amount with the suffix family it was written in. Equal when the amounts are equal."""
 
     value: decimal.Decimal
@@ -162,24 +162,15 @@ class Quantity:
         return f"{sign}{mantissa}{_DECIMAL_BY_EXP[exponent]}"
 
     # ------------------------------------------------------------------ pydantic integration
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return core_schema.no_info_plain_validator_function(
-            _validate,
-            serialization=core_schema.plain_serializer_function_ser_schema(str, when_used="always"),
-        )
+    JSON_SCHEMA: ClassVar[dict[str, Any]] = {
+        "anyOf": [{"type": "integer"}, {"type": "string"}],
+        "pattern": PATTERN,
+        "x-kubernetes-int-or-string": True,
+    }
 
     @classmethod
-    def __get_pydantic_json_schema__(
-        cls, schema: core_schema.CoreSchema, handler: pydantic.GetJsonSchemaHandler
-    ) -> dict[str, Any]:
-        return {
-            "anyOf": [{"type": "integer"}, {"type": "string"}],
-            "pattern": PATTERN,
-            "x-kubernetes-int-or-string": True,
-        }
+    def _coerce(cls, value: Any) -> Quantity:
+        return _validate(value)
 
 
 def _round_to_nano(value: decimal.Decimal) -> decimal.Decimal:

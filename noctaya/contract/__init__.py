@@ -15,6 +15,7 @@ Modules (import the module: ``from noctaya.contract import gateway``):
                  ``Model.wire``), ``Seconds`` (a Go duration held as float seconds), ``ListenAddress`` /
                  ``Listen``, ``ServiceRef``, ``TlsFiles``
 - ``documents``  ``ConfigError``, the bounded document reader and one-line-per-field error messages
+- ``flags``      every setting is a flag: one naming rule and one help text for the commands
 - ``files``      mounted files read safely: their identity, a non-blocking, size-bounded read of a
                  regular file, and a bounded wait for it off the event loop
 - ``connections`` the connection bounds of an HTTP listener (``headerTimeout``, ``keepAliveTimeout``,

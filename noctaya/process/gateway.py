@@ -34,14 +34,12 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
-import pydantic.fields
 import uvloop
 import yaml
 from aiohttp import web
-from pydantic import alias_generators
 
 from noctaya.contract import demand as demand_mod
-from noctaya.contract import documents, fields
+from noctaya.contract import documents, fields, flags
 from noctaya.contract import gateway as config_
 from noctaya.gateway import app as app_
 from noctaya.gateway import keys, liveconfig
@@ -59,23 +57,6 @@ _SECTIONS: dict[str, type[pydantic.BaseModel]] = {
     "scaler": config_.ScalerSection,
     "report": config_.ReportSection,
 }
-
-
-def _flag(path: Sequence[str]) -> str:
-    return "--" + "-".join(alias_generators.to_snake(p).replace("_", "-") for p in path)
-
-
-def _help(field: pydantic.fields.FieldInfo) -> str:
-    """The field's description with its default, durations in Go form."""
-    text = field.description or f"config field {field.alias}"
-    default = field.default
-    if field.is_required():
-        return f"{text} (no default: required)"
-    if default is None:
-        return f"{text} (default: unset)"
-    if isinstance(default, float):
-        default = fields.format_seconds(default)
-    return f"{text} (default {default})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,27 +77,27 @@ def build_parser() -> argparse.ArgumentParser:
         if name in _SECTIONS:
             continue
         parser.add_argument(
-            _flag([name]),
+            flags.flag([name]),
             dest=f"field:{field.alias}",
             metavar="VALUE",
-            help=_help(field),
+            help=flags.describe(field),
         )
     for section, model in _SECTIONS.items():
         for name, field in model.model_fields.items():
             if name == "tls":
                 for tls_name, tls_field in fields.TlsFiles.model_fields.items():
                     parser.add_argument(
-                        _flag([section, "tls", tls_name]),
+                        flags.flag([section, "tls", tls_name]),
                         metavar="VALUE",
                         dest=f"field:{section}.tls.{tls_field.alias}",
-                        help=f"{section}: {_help(tls_field)}",
+                        help=f"{section}: {flags.describe(tls_field)}",
                     )
                 continue
             parser.add_argument(
-                _flag([section, name]),
+                flags.flag([section, name]),
                 metavar="VALUE",
                 dest=f"field:{section}.{field.alias}",
-                help=f"{section}: {_help(field)}",
+                help=f"{section}: {flags.describe(field)}",
             )
     parser.add_argument(
         "--no-scaler", action="store_true", help="run no co-located scaler (scaler: null; default: run one)"

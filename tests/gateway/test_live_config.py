@@ -286,6 +286,12 @@ def test_the_command_lays_its_flags_over_a_reloaded_file(tmp_path: pathlib.Path)
     assert config.build_config({"backendUrl": "http://b"}).config_reload_interval == 5.0
 
 
+async def applied_once(http: aiohttp.ClientSession, url: str, until: str) -> bool:
+    """The gateway holds warm until ``until``, from the one change it applied."""
+    state = await queue(http, url)
+    return state["warmUntil"] == until and await metric(http, url, reloads("applied")) == 1
+
+
 @contextlib.asynccontextmanager
 async def gateway_process(volume: ConfigMapVolume) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
     """``noctaya gateway --config`` on ``volume``, once listening: the process and its URL."""
@@ -326,12 +332,10 @@ async def test_a_gateway_process_takes_a_changed_warm_until_and_still_stops_clea
     async with gateway_process(volume) as (process, url):
         until = at(600)
         rewrite(warmUntil=until)
-
-        async def applied() -> bool:
-            state = await queue(http, url)
-            return state["warmUntil"] == until and await metric(http, url, reloads("applied")) == 1
-
-        await eventually(applied, message="the process applying the swapped file's warmUntil")
+        await eventually(
+            lambda: applied_once(http, url, until),
+            message="the process applying the swapped file's warmUntil",
+        )
         process.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(process.wait(), WITHIN) == 0
 
@@ -352,12 +356,9 @@ async def test_a_fifo_at_the_config_path_blocks_neither_the_poll_nor_the_shutdow
         )
         until = at(600)
         rewrite(warmUntil=until)
-
-        async def applied() -> bool:
-            state = await queue(http, url)
-            return state["warmUntil"] == until and await metric(http, url, reloads("applied")) == 1
-
-        await eventually(applied, message="the valid file after the FIFO applied")
+        await eventually(
+            lambda: applied_once(http, url, until), message="the valid file after the FIFO applied"
+        )
         process.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(process.wait(), WITHIN) == 0
         assert process.stdout is not None
