@@ -254,7 +254,7 @@ async def test_healthz_answers_while_one_host_rotating_addresses_holds_every_con
         assert json.loads(body)["error"]["code"] == "connections_full"
         assert table.open <= 32  # the bound held throughout
         registry = gateway.app[keys.METRICS].registry
-        assert registry.get_sample_value("noctaya_gateway_connections_refused_total") >= 1
+        assert (registry.get_sample_value("noctaya_gateway_connections_refused_total") or 0) >= 1
     finally:
         for _, writer in held:
             writer.close()
@@ -288,3 +288,25 @@ async def test_the_documented_header_bound_is_the_effective_one(gateway: testing
     status, headers, body = parse(raw)
     assert status == 400 and headers["content-type"].startswith("application/json"), raw[:300]
     assert json.loads(body)["error"]["code"] == "malformed_request"
+
+
+@pytest.mark.parametrize(
+    ("data", "status", "code"),
+    [
+        (b"GET /v1/x%0ay HTTP/1.1\r\nHost: x", 404, "not_found"),
+        (b"POST /v1/chat/completions%0a HTTP/1.1\r\nHost: x\r\nContent-Length: 2", 404, "not_found"),
+        (b"OPTIONS * HTTP/1.1\r\nHost: x", 404, "not_found"),
+        (b"CONNECT host:443 HTTP/1.1\r\nHost: host:443", 405, "method_not_allowed"),
+        (b"CONNECT /v1/models HTTP/1.1\r\nHost: x", 405, "method_not_allowed"),
+    ],
+    ids=["encoded-lf", "encoded-lf-post", "options-asterisk", "connect-authority", "connect-path"],
+)
+async def test_targets_no_route_takes_get_the_gateways_json(
+    gateway: testing.RunningGateway, data: bytes, status: int, code: str
+) -> None:
+    raw = await exchange(gateway.url, request(data + b"\r\nConnection: close", b"{}"))
+    got, headers, body = parse(raw)
+    assert got == status and headers["content-type"].startswith("application/json"), raw[:300]
+    assert json.loads(body)["error"]["code"] == code
+    registry = gateway.app[keys.METRICS].registry
+    assert registry.get_sample_value("noctaya_gateway_rejections_total", {"reason": code}) == 1
