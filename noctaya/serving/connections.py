@@ -23,7 +23,8 @@ listener facing hostile clients needs and aiohttp leaves out:
   and the connection closes; the error aiohttp holds until then is :class:`Malformed`, its
   classification only, never the bytes that failed;
 - ``CONNECT`` (an authority-form target, which no route can take) is a JSON 405: this server is
-  not a forward proxy;
+  not a forward proxy; a header value that is not UTF-8 (obs-text bytes such as ``\\xff``) is a
+  JSON 400, since aiohttp's writer would drop those bytes when passing it on;
 - malformed requests (bad request line, unknown method, bad or duplicate Content-Length, bad chunk,
   too many or too long headers, an HTTP/2 preface...) are answered in the server's own JSON error
   shape (``error_body``), never echoing the raw bytes, and logged at debug level without a
@@ -261,6 +262,21 @@ def describe(exc: BaseException | None) -> tuple[str, str]:
     return "malformed_request", "the request is not valid HTTP/1.x"
 
 
+def _utf8_values(message: Any) -> bool:
+    """Whether every header value of ``message`` is UTF-8 (ASCII, as almost all are, at once).
+
+    aiohttp's parser decodes a value with ``surrogateescape`` and its writer drops the surrogates
+    that stand for the bytes that were not UTF-8 (``caf\\xe9`` would reach a backend as ``caf``):
+    such a value is refused rather than passed on altered."""
+    for _, value in getattr(message, "raw_headers", ()):
+        if not value.isascii():
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError:
+                return False
+    return True
+
+
 class _Replaying:
     """The protocol's request parser, answering for the requests a failed read had already parsed.
 
@@ -326,6 +342,13 @@ class _Replaying:
             if getattr(message, "method", "") == "CONNECT":  # an authority-form target: no path
                 messages, upgraded, tail = messages[:index], False, b""
                 error = _not_a_proxy()
+                break
+            if not _utf8_values(message):
+                messages, upgraded, tail = messages[:index], False, b""
+                error = Malformed(
+                    code="malformed_request",
+                    text="a header value is not UTF-8 text, so it cannot be passed on as received",
+                )
                 break
         if messages and self._protocol.probing:
             messages, refusal = self._protocol.probe_only(messages)
