@@ -551,12 +551,12 @@ class LLMService(meta.ApiModel):
             moment = datetime.datetime.fromisoformat(text.strip()) if len(text) <= 64 else None
         except ValueError:
             moment = None
+        where = f"metadata.annotations[{WARM_UNTIL_ANNOTATION}]"
         if moment is None or moment.tzinfo is None or "T" not in text.upper():
             raise ValueError(
-                f"metadata.annotations[{WARM_UNTIL_ANNOTATION}]: {text[:64]!r} is not an RFC 3339 time "
-                "with a zone, e.g. 2026-12-01T18:00:00Z"
+                f"{where}: {text[:64]!r} is not an RFC 3339 time with a zone, e.g. 2026-12-01T18:00:00Z"
             )
-        return moment.astimezone(datetime.UTC)
+        return meta.utc_instant(moment, what=f"{where}: {text[:64]!r}")
 
     @property
     def name(self) -> str:

@@ -46,6 +46,7 @@ from noctaya.gateway import (
     auth,
     demand,
     draining,
+    endpoints,
     errors,
     handler,
     heartbeat,
@@ -58,7 +59,7 @@ from noctaya.gateway import (
     routing,
     websocket,
 )
-from noctaya.serving import connections, peers
+from noctaya.serving import connections, fallback, peers
 
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 """What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
@@ -270,6 +271,8 @@ def make_app(
         ),
     )
     routing.setup_routes(app, handler=handler.ProxyHandler(parts))
+    # what no route takes (a path with a line feed, OPTIONS *, CONNECT host:port): the JSON 404
+    fallback.install(app, handler=endpoints.not_found_handler)
     app.cleanup_ctx.append(_backend_context)
     app.cleanup_ctx.append(_loops_context)
     app.cleanup_ctx.extend(_sidecar_context(sidecar) for sidecar in sidecars)

@@ -81,6 +81,13 @@ class Failures:
         }
 
 
+#: the HTTP layer's refusal codes (``connections.describe``) that are not ``malformed_request``
+_REFUSALS = {
+    "invalid_content_encoding": errors.Reason.INVALID_ENCODING,
+    "method_not_allowed": errors.Reason.METHOD_NOT_ALLOWED,
+}
+
+
 class Metrics:
     """All collectors of one gateway app."""
 
@@ -269,9 +276,7 @@ class Metrics:
         self.max_connections.set(connections.limits.max_connections)
         self.max_connections_per_peer.set(connections.limits.max_connections_per_peer)
         connections.on_refused = self.connections_refused.inc
-        connections.on_malformed = lambda code: self.rejected(
-            errors.Reason.INVALID_ENCODING if code == "invalid_content_encoding" else errors.Reason.MALFORMED
-        )
+        connections.on_malformed = lambda code: self.rejected(_REFUSALS.get(code, errors.Reason.MALFORMED))
         self.queue_tenants.set_function(tenants)
         self.warm_hold.set_function(warm_hold)
         self.retry_after.set_function(retry_after)

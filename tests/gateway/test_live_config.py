@@ -364,3 +364,18 @@ async def test_a_fifo_at_the_config_path_blocks_neither_the_poll_nor_the_shutdow
         assert process.stdout is not None
         output = (await process.stdout.read()).decode()
     assert "not a regular file" in output and "Traceback" not in output
+
+
+async def test_a_warm_until_beyond_the_ends_of_time_is_an_invalid_file(
+    rewrite: Rewrite, start: Start, http: aiohttp.ClientSession, logs: pytest.LogCaptureFixture
+) -> None:
+    until = at(600)
+    gateway = await start(warmUntil=until)
+    rewrite(warmUntil="9999-12-31T23:59:59-01:00")
+    await eventually(lambda: counted(http, gateway.url, "invalid", 1), message="the extreme time counted")
+    rewrite(warmUntil="0001-01-01T00:00:00+01:00")
+    await eventually(lambda: counted(http, gateway.url, "invalid", 2), message="the other end counted")
+    assert (await queue(http, gateway.url))["warmUntil"] == until
+    messages = [r.getMessage() for r in logs.records if r.name == liveconfig.logger.name]
+    assert sum("warmUntil: " in m and "years 1 to 9999" in m for m in messages) == 2, messages
+    assert not any(r.exc_info for r in logs.records)

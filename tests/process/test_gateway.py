@@ -132,6 +132,8 @@ def test_flags_override_the_file(tmp_path: pathlib.Path) -> None:
         ("backendUrl: [unclosed\n", [], "not valid YAML"),
         (None, [], "cannot read"),
         ("backendUrl: http://b\n", ["--cold-start-mode", "maybe"], "coldStartMode"),
+        ("backendUrl: http://b\nwarmUntil: '0001-01-01T00:00:00+01:00'\n", [], "warmUntil: "),
+        ("backendUrl: http://b\n", ["--warm-until", "9999-12-31T23:59:59-01:00"], "warmUntil: "),
         ("backendUrl: http://b\nx: " + "[" * 100_000 + "]" * 100_000 + "\n", [], "nested deeper"),
         ("".join(f"{'  ' * i}k{i}:\n" for i in range(200)) + "  " * 200 + "v: 1\n", [], "nested deeper"),
     ],
