@@ -76,7 +76,8 @@ HttpUrl = Annotated[str, pydantic.AfterValidator(check_http_url)]
 
 
 def _rfc3339(value: str | None) -> str | None:
-    """An RFC 3339 time with its zone, normalised to UTC ``YYYY-MM-DDTHH:MM:SSZ``."""
+    """An RFC 3339 time with its zone, normalised to UTC ``YYYY-MM-DDTHH:MM:SSZ``; one whose UTC
+    time (or Unix time) falls outside years 1 to 9999 is refused, not an overflow."""
     if value is None:
         return None
     try:
@@ -85,7 +86,12 @@ def _rfc3339(value: str | None) -> str | None:
         moment = None
     if moment is None or moment.tzinfo is None:
         raise ValueError(f"{value[:64]!r} is not an RFC 3339 time with a zone, e.g. 2026-12-01T18:00:00Z")
-    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        utc = moment.astimezone(datetime.UTC)
+        utc.timestamp()
+    except (OverflowError, ValueError, OSError):
+        raise ValueError(f"{value[:64]!r} is outside the years 1 to 9999 once in UTC") from None
+    return utc.replace(microsecond=0, tzinfo=None).isoformat() + "Z"  # %Y would not pad year 1
 
 
 def parse_time(value: str) -> float:
@@ -309,6 +315,19 @@ class GatewaySettings(fields.Model):
     keep_alive_timeout: connections.KeepAliveTimeout = 60.0
     max_connections: Annotated[connections.Count, pydantic.Field(le=MAX_CONNECTIONS)] = 1024
     max_connections_per_peer: Annotated[connections.PerPeer, pydantic.Field(le=MAX_CONNECTIONS)] = 256
+    peer_ipv6_prefix: connections.Ipv6Prefix = 64
+    trusted_proxies: connections.TrustedProxies = ()
+    probe_connections: Annotated[
+        int,
+        pydantic.Field(
+            ge=0,
+            le=1024,
+            description=(
+                "connections of maxConnections kept for /healthz, whoever holds the others "
+                "(at most half of maxConnections; 0: none kept)"
+            ),
+        ),
+    ] = 8
 
     _connections_agree = pydantic.model_validator(mode="after")(connections.check_per_peer)
 

@@ -23,6 +23,7 @@ import prometheus_client
 from noctaya.contract import demand as demand_mod
 from noctaya.contract import documents, gateway
 from noctaya.scaler import credentials, metrics, reporter, server, servicer
+from noctaya.serving import peers
 
 
 def colocated_scaler(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
@@ -53,6 +54,7 @@ def colocated_scaler(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
             max_streams=section.max_streams,
             max_streams_per_peer=section.max_streams_per_peer,
             metrics=metrics.ScalerMetrics(registry=registry),
+            peers=peers.Peers(ipv6_prefix=config.peer_ipv6_prefix),
         )
         async with server.ScalerServer(servicer=svc, listen=section.listen, tls=files):
             yield

@@ -14,6 +14,7 @@ at once and counted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import pathlib
@@ -128,7 +129,7 @@ async def test_a_silent_connection_is_closed_after_the_header_timeout(
 async def test_connections_beyond_the_per_peer_bound_are_closed_at_once(
     gateways: testing.GatewayStarter,
 ) -> None:
-    gateway = await gateways.start(wait_ready=True, maxConnectionsPerPeer=8)
+    gateway = await gateways.start(wait_ready=True, maxConnectionsPerPeer=8, probeConnections=0)
     table = gateway.app[keys.CONNECTIONS]
     bound = table.limits.max_connections_per_peer
     host, port = gateway.url.removeprefix("http://").split(":")
@@ -189,3 +190,101 @@ async def test_many_requests_pipelined_before_a_malformed_one_are_each_answered_
     raw = await exchange(gateway.url, small * 100 + b"GARBAGE\r\n\r\n")  # one packet
     assert raw.count(b"HTTP/1.1 200") == 100, raw[-300:]
     assert b"HTTP/1.0 400 Bad Request" in raw.split(b"HTTP/1.1 200")[-1], raw[-300:]
+
+
+async def test_after_a_parse_error_a_connection_parses_nothing_more_and_answers_once(
+    gateway: testing.RunningGateway, caplog: pytest.LogCaptureFixture
+) -> None:
+    """4 MiB of NUL bytes on one connection: one malformed request counted, one refusal logged, the
+    connection closed, whatever the client goes on sending."""
+    host, port = gateway.url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    with caplog.at_level(logging.DEBUG, logger="noctaya.serving"), contextlib.suppress(ConnectionError):
+        for _ in range(64):
+            writer.write(b"\x00" * (64 << 10))
+            await writer.drain()
+    with contextlib.suppress(ConnectionError):
+        async with asyncio.timeout(5):
+            while await reader.read(1 << 16):
+                pass
+    writer.close()
+    registry = gateway.app[keys.METRICS].registry
+    await gateway.wait_for(lambda: gateway.app[keys.CONNECTIONS].open == 0)
+    assert registry.get_sample_value("noctaya_gateway_rejections_total", {"reason": "malformed_request"}) == 1
+    refusals = [r for r in caplog.records if r.getMessage().startswith("refused a malformed request")]
+    assert len(refusals) == 1 and "malformed_request" in refusals[0].getMessage()
+
+
+async def _hold(
+    host: str, port: int, *, source: str, head: bytes
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection(host, port, local_addr=(source, 0))
+    writer.write(head)
+    await writer.drain()
+    return reader, writer
+
+
+async def test_healthz_answers_while_one_host_rotating_addresses_holds_every_connection(
+    gateways: testing.GatewayStarter,
+) -> None:
+    """Eight loopback addresses hold every ordinary connection (heads that never end) and keep
+    opening more, which fill the probe reserve: the kubelet's ``/healthz`` still gets its 200 (its
+    connection takes the place of the oldest silent one in the reserve), anything else asked on a
+    reserve connection is a JSON 503, and connections beyond all that are refused and counted."""
+    gateway = await gateways.start(
+        wait_ready=True, maxConnections=32, maxConnectionsPerPeer=8, probeConnections=4
+    )
+    host, port = gateway.url.removeprefix("http://").split(":")
+    table = gateway.app[keys.CONNECTIONS]
+    slow = b"GET /v1/models HTTP/1.1\r\nHost: x\r\n"  # never ends
+    held = []
+    try:
+        for index in range(2, 10):
+            for _ in range(8):
+                held.append(await _hold(host, int(port), source=f"127.0.0.{index}", head=slow))
+        await gateway.wait_for(lambda: table.open == 32 and table.reserve_open == 4)
+        for _ in range(3):
+            raw = await exchange(gateway.url, request(b"GET /healthz HTTP/1.1\r\nHost: x"))
+            status, headers, body = parse(raw)
+            assert status == 200 and json.loads(body)["status"] == "ok", raw[:200]
+            assert headers["connection"] == "close"
+        raw = await exchange(gateway.url, request(b"GET /v1/models HTTP/1.1\r\nHost: x"))
+        status, headers, body = parse(raw)
+        assert status == 503 and headers["content-type"].startswith("application/json"), raw[:200]
+        assert json.loads(body)["error"]["code"] == "connections_full"
+        assert table.open <= 32  # the bound held throughout
+        registry = gateway.app[keys.METRICS].registry
+        assert registry.get_sample_value("noctaya_gateway_connections_refused_total") >= 1
+    finally:
+        for _, writer in held:
+            writer.close()
+
+
+async def test_a_reserve_connection_must_send_its_head_soon(gateways: testing.GatewayStarter) -> None:
+    gateway = await gateways.start(
+        wait_ready=True, maxConnections=4, maxConnectionsPerPeer=2, probeConnections=2, headerTimeout="30s"
+    )
+    host, port = gateway.url.removeprefix("http://").split(":")
+    held = [await _hold(host, int(port), source="127.0.0.2", head=b"") for _ in range(2)]
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    reader, writer = await _hold(host, int(port), source="127.0.0.2", head=b"GET /healthz")  # in the reserve
+    async with asyncio.timeout(10):
+        assert await reader.read() == b""
+    assert loop.time() - started < 10  # the reserve's short header timeout, not headerTimeout's 30 s
+    for _, w in [*held, (reader, writer)]:
+        w.close()
+
+
+async def test_the_documented_header_bound_is_the_effective_one(gateway: testing.RunningGateway) -> None:
+    """A header value of exactly the bound is proxied (the fake engine is no stricter than the
+    gateway); one byte more is the gateway's own JSON 400, not a backend's text."""
+    longest = connections.max_header_value(gateway.app[keys.CONNECTIONS].limits)
+    assert longest >= 16 * 1024 - 1
+    head = b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Long: "
+    raw = await exchange(gateway.url, request(head + b"a" * longest))
+    assert parse(raw)[0] == 200, raw[:300]
+    raw = await exchange(gateway.url, request(head + b"a" * (longest + 1)))
+    status, headers, body = parse(raw)
+    assert status == 400 and headers["content-type"].startswith("application/json"), raw[:300]
+    assert json.loads(body)["error"]["code"] == "malformed_request"

@@ -45,7 +45,7 @@ from noctaya.contract import documents, fields
 from noctaya.contract import gateway as config_
 from noctaya.gateway import app as app_
 from noctaya.gateway import keys, liveconfig
-from noctaya.serving import redaction
+from noctaya.serving import connections, redaction
 
 logger = logging.getLogger("noctaya.gateway")
 
@@ -216,7 +216,7 @@ def _sidecars(config: config_.GatewayConfig) -> list[demand_mod.Sidecar]:
     """The co-located ExternalScaler or the demand reporter, when configured (``noctaya.scaler``)."""
     if config.scaler is None and config.report is None:
         return []
-    from noctaya.scaler import hosting  # imported only when used: grpc stays out of a plain gateway
+    from noctaya.scaler import hosting  # imported only when used: gRPC stays out of a plain gateway
 
     return hosting.gateway_sidecars(config)
 
@@ -225,6 +225,7 @@ def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     redaction.install()
+    connections.raise_descriptor_limit()  # the connection bound is derived from it (app.connection_limits)
     try:
         config = config_from_args(args)
         sidecars = _sidecars(config)  # co-located scaler or demand reporter
