@@ -123,13 +123,13 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
                 model.arrived.append(ticket)
                 model.collect()
                 if len(slots_before) == max_queue:  # someone was displaced: the biggest holder
-                    gone = [t for t in slots_before if t not in model.slots()]
-                    assert len(gone) == 1
-                    victim = owner(gone[0])
+                    lost = [t for t in slots_before if t not in model.slots()]
+                    assert len(lost) == 1
+                    victim = owner(lost[0])
                     assert victim != tenant and before[victim] == max(before.values()) > mine
                     # its newest ticket
                     assert (
-                        gone[0] is [t for t in model.arrived if owner(t) == victim and t in slots_before][-1]
+                        lost[0] is [t for t in model.arrived if owner(t) == victim and t in slots_before][-1]
                     )
         elif op == "leave" and model.queued:
             a.leave(model.queued.pop(arg % len(model.queued)))
