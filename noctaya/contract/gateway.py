@@ -225,6 +225,17 @@ class GatewaySettings(fields.Model):
             description="WebSockets open at once (each may hold a few messages of the largest size)",
         ),
     ] = 16
+    websocket_max_open_per_peer: Annotated[
+        int,
+        pydantic.Field(
+            ge=1,
+            le=MAX_CONNECTIONS,
+            description=(
+                "WebSockets one peer (a client host, see trustedProxies) may hold open at once "
+                "(at most websocketMaxOpen)"
+            ),
+        ),
+    ] = 4
     websocket_idle_timeout: Annotated[
         fields.PositiveSeconds,
         pydantic.Field(description="a WebSocket with no message either way for this long is closed"),
