@@ -244,9 +244,22 @@ class GatewaySettings(fields.Model):
         str | None,
         pydantic.Field(
             pattern=HEADER_NAME,
-            description="without API keys, the request header naming a client's tenant in the fair queue",
+            description=(
+                "without API keys, the request header naming a client's tenant in the fair queue; it "
+                "must be set by a proxy in front (with trustedProxies, only theirs is read)"
+            ),
         ),
     ] = None
+    tenant_key: Annotated[
+        Literal["auto", "peer"],
+        pydantic.Field(
+            description=(
+                "what names a client's tenant in the fair queue: auto (the API key when keys are "
+                "configured, else tenantHeader, else one tenant for all) or peer (the client host, "
+                "see trustedProxies)"
+            ),
+        ),
+    ] = "auto"
     max_tenants: Annotated[
         int,
         pydantic.Field(

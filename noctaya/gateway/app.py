@@ -265,6 +265,7 @@ def make_app(
         heartbeat=app[HEARTBEAT],
         sockets=sockets,
         budget=the_budget,
+        peers=the_connections.limits.peers,
         history=the_history,
         access=accesslog.AccessLog(
             mode=config.access_log,

@@ -343,3 +343,44 @@ async def test_with_api_keys_the_tenant_is_the_key_never_the_header_and_never_th
         task.cancel()
     await asyncio.gather(first, third, return_exceptions=True)
     await gateway.wait_idle()
+
+
+@pytest.mark.parametrize("setting", ["tenantKey: peer", "trustedProxies"])
+async def test_invented_tenant_header_values_make_no_tenants_when_the_peer_decides(
+    gateways: testing.GatewayStarter, reserve_port: Callable[[], int], setting: str
+) -> None:
+    """A client inventing eight tenant header values is one tenant when the tenant is its host
+    (``tenantKey: peer``), or when only a trusted proxy's header is read (its own is not); a trusted
+    proxy's header still names the tenant it sets."""
+    overrides: dict[str, object] = (
+        {"tenantKey": "peer"} if setting == "tenantKey: peer" else {"trustedProxies": ["127.0.0.3/32"]}
+    )
+    gateway = await gateways.start(
+        backendUrl=f"http://127.0.0.1:{reserve_port()}",  # held, nobody listening: never ready
+        tenantHeader="X-Team",
+        activationTimeout="5s",
+        **overrides,
+    )
+    url = gateway.url + "/v1/chat/completions"
+    body = {"model": "m", "messages": []}
+
+    def client(address: str) -> aiohttp.ClientSession:
+        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(address, 0)))
+
+    async with client("127.0.0.1") as attacker, client("127.0.0.2") as victim, client("127.0.0.3") as proxy:
+        waiting = [
+            asyncio.create_task(attacker.post(url, json=body, headers={"X-Team": f"invented-{n}"}))
+            for n in range(8)
+        ]
+        waiting.append(asyncio.create_task(victim.post(url, json=body, headers={"X-Team": "invented-0"})))
+        waiting.append(asyncio.create_task(proxy.post(url, json=body, headers={"X-Team": "team-b"})))
+        await gateway.wait_for(lambda: gateway.admission.queued == 10)
+        tenants = gateway.admission.queued_by_tenant()
+        if setting == "tenantKey: peer":
+            assert tenants == {"peer:127.0.0.1": 8, "peer:127.0.0.2": 1, "peer:127.0.0.3": 1}
+        else:
+            assert tenants == {"peer:127.0.0.1": 8, "peer:127.0.0.2": 1, "team-b": 1}
+        for task in waiting:
+            task.cancel()
+        await asyncio.gather(*waiting, return_exceptions=True)
+    await gateway.wait_idle()
