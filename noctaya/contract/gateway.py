@@ -225,6 +225,17 @@ class GatewaySettings(fields.Model):
             description="WebSockets open at once (each may hold a few messages of the largest size)",
         ),
     ] = 16
+    websocket_max_open_per_peer: Annotated[
+        int,
+        pydantic.Field(
+            ge=1,
+            le=MAX_CONNECTIONS,
+            description=(
+                "WebSockets one peer (a client host, see trustedProxies) may hold open at once "
+                "(at most websocketMaxOpen)"
+            ),
+        ),
+    ] = 4
     websocket_idle_timeout: Annotated[
         fields.PositiveSeconds,
         pydantic.Field(description="a WebSocket with no message either way for this long is closed"),
@@ -233,9 +244,22 @@ class GatewaySettings(fields.Model):
         str | None,
         pydantic.Field(
             pattern=HEADER_NAME,
-            description="without API keys, the request header naming a client's tenant in the fair queue",
+            description=(
+                "without API keys, the request header naming a client's tenant in the fair queue; it "
+                "must be set by a proxy in front (with trustedProxies, only theirs is read)"
+            ),
         ),
     ] = None
+    tenant_key: Annotated[
+        Literal["auto", "peer"],
+        pydantic.Field(
+            description=(
+                "what names a client's tenant in the fair queue: auto (the API key when keys are "
+                "configured, else tenantHeader, else one tenant for all) or peer (the client host, "
+                "see trustedProxies)"
+            ),
+        ),
+    ] = "auto"
     max_tenants: Annotated[
         int,
         pydantic.Field(

@@ -242,6 +242,8 @@ def make_app(
     app[UPSTREAM] = upstream
     sockets = websocket.Sockets(
         max_open=config.websocket_max_open,
+        max_open_per_peer=min(config.websocket_max_open_per_peer, config.websocket_max_open),
+        peers=the_connections.limits.peers,
         retry_after=lambda: the_history.retry_after(elapsed=the_activation.elapsed()),
         max_message_bytes=config.websocket_max_message_bytes,
         idle_timeout=config.websocket_idle_timeout,
@@ -249,6 +251,7 @@ def make_app(
     )
     the_metrics.websockets.set_function(lambda: sockets.open)
     the_metrics.max_websockets.set(config.websocket_max_open)
+    the_metrics.max_websockets_per_peer.set(sockets.max_open_per_peer)
     the_drain.on_begin(sockets.close_all)  # open WebSockets would hold a drain up forever
     app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
     parts = handler.Parts(
@@ -263,6 +266,7 @@ def make_app(
         heartbeat=app[HEARTBEAT],
         sockets=sockets,
         budget=the_budget,
+        peers=the_connections.limits.peers,
         history=the_history,
         access=accesslog.AccessLog(
             mode=config.access_log,

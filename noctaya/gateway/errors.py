@@ -44,6 +44,7 @@ class Reason(enum.StrEnum):
     WEBSOCKET_REFUSED = "websocket_refused"
     WEBSOCKETS_FULL = "websockets_full"
     INVALID_WEBSOCKET = "invalid_websocket_handshake"
+    WEBSOCKETS_PEER_FULL = "websockets_peer_full"
 
 
 class Spec(NamedTuple):
@@ -75,6 +76,7 @@ SPECS: Mapping[Reason, Spec] = {
     # the status is the backend's own refusal of the upgrade (a 502 unless it is an HTTP error)
     Reason.WEBSOCKET_REFUSED: Spec(502, "backend_error", "websocket_refused"),
     Reason.WEBSOCKETS_FULL: Spec(429, "rate_limit_exceeded", "websockets_full"),
+    Reason.WEBSOCKETS_PEER_FULL: Spec(429, "rate_limit_exceeded", "websockets_full"),
     Reason.INVALID_WEBSOCKET: Spec(400, "invalid_request_error", "invalid_websocket_handshake"),
 }
 
@@ -279,6 +281,16 @@ def websockets_full(limit: int, retry_after: float) -> GatewayError:
     return GatewayError(
         reason=Reason.WEBSOCKETS_FULL,
         message=f"the gateway already holds its {limit} open WebSockets; retry later",
+        retry_after=retry_after,
+    )
+
+
+def websockets_peer_full(limit: int, retry_after: float) -> GatewayError:
+    return GatewayError(
+        reason=Reason.WEBSOCKETS_PEER_FULL,
+        message=(
+            f"this client already holds its {limit} open WebSockets (websocketMaxOpenPerPeer); retry later"
+        ),
         retry_after=retry_after,
     )
 

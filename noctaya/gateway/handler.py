@@ -11,8 +11,9 @@ steps, each failing fast with an OpenAI-shaped error:
 2. Backend ready, nobody queued, in-flight below its bound → forwarded at once (warm path).
    Ready but in-flight full → 429 ``overloaded``.
 3. Backend cold: ``reject`` mode → 503 + ``Retry-After`` (the activation lease opens anyway).
-   ``keepalive`` mode → take a queue slot for the request's tenant (the API key when keys are
-   configured, else the ``tenant_header`` value, else one tenant for all; full → 429 + ``Retry-After``
+   ``keepalive`` mode → take a queue slot for the request's tenant (``tenant_of``: its client host
+   with ``tenant_key: peer``, else the API key when keys are configured, else the ``tenant_header``
+   value, else one tenant for all; full → 429 + ``Retry-After``
    to the tenant holding the most slots, see ``admission``), open the lease, read the body (bounded)
    to learn ``stream``; a streaming request gets 200 + SSE headers now and a ``: keepalive <elapsed>``
    comment every heartbeat (from the shared ticker in ``heartbeat``); then wait for the slot to be
@@ -52,6 +53,7 @@ from noctaya.gateway import heartbeat as heartbeat_
 from noctaya.gateway import readiness as readiness_
 from noctaya.gateway import websocket as websocket_
 from noctaya.serving import bearer
+from noctaya.serving import peers as peers_
 
 MAX_TENANT_BYTES = 256
 """A tenant header value is cut to this many bytes (hostile clients send anything)."""
@@ -76,6 +78,7 @@ class Parts:
     history: history.ActivationHistory
     access: accesslog.AccessLog
     budget: admission_.ByteBudget
+    peers: peers_.Peers
 
 
 def _has_dot_segment(path: str) -> bool:
@@ -122,13 +125,24 @@ class Exchange:
         return self.wait
 
 
-def tenant_of(request: web.Request, *, keyed: bool, header: str | None) -> str:
-    """The request's tenant in the fair queue: a digest of its API key when keys are configured (the
-    key itself is never kept), else its ``header`` value (bounded), else the one shared tenant."""
+def tenant_of(
+    request: web.Request, *, keyed: bool, header: str | None, peers: peers_.Peers, by_peer: bool = False
+) -> str:
+    """The request's tenant in the fair queue. ``by_peer`` (``tenantKey: peer``): its client host
+    (``proxy.peer_of``). Else a digest of its API key when keys are configured (the key itself is
+    never kept), else its ``header`` value (bounded), else the one shared tenant.
+
+    A header value is what the client says unless a proxy in front sets it: with trusted proxies
+    configured, the header of a request that did not come through one of them is not read, and its
+    client host is its tenant instead."""
+    if by_peer:
+        return "peer:" + proxy.peer_of(request, peers=peers)
     if keyed:
         token = bearer.token(request.headers.get("Authorization")) or b""
         return "key:" + hashlib.blake2b(token, digest_size=12).hexdigest()
     if header is not None:
+        if peers.trusted_proxies and not peers.trusted(request.remote or ""):
+            return "peer:" + proxy.peer_of(request, peers=peers)
         value = request.headers.get(header)
         if value:
             return value.encode("utf-8", "surrogateescape")[:MAX_TENANT_BYTES].decode("utf-8", "replace")
@@ -161,6 +175,7 @@ class ProxyHandler:
         self.history = parts.history
         self.access = parts.access
         self.budget = parts.budget
+        self.peers = parts.peers
         self.keepalive = parts.config.cold_start_mode == "keepalive"
         self.cold_answers = coldanswers.cold_answers(parts.config)
 
@@ -324,7 +339,13 @@ class ProxyHandler:
         if not self.keepalive and exchange.sse is None:
             self.activation.ensure_open()
             raise errors.cold_reject(self.retry_after())
-        tenant = tenant_of(request, keyed=self.auth.enabled, header=self.config.tenant_header)
+        tenant = tenant_of(
+            request,
+            keyed=self.auth.enabled,
+            header=self.config.tenant_header,
+            peers=self.peers,
+            by_peer=self.config.tenant_key == "peer",
+        )
         try:
             ticket = admission.enqueue(tenant=tenant, arrived_at=arrived_at)
         except admission_.QueueFull:

@@ -165,6 +165,11 @@ class Metrics:
             registry=r,
         )
         self.websockets = Gauge(f"{PREFIX}websockets", "WebSockets open through the gateway", registry=r)
+        self.max_websockets_per_peer = Gauge(
+            f"{PREFIX}max_websockets_per_peer",
+            "Bound on the WebSockets one peer holds open (websocketMaxOpenPerPeer, at most websocketMaxOpen)",
+            registry=r,
+        )
         self.max_websockets = Gauge(
             f"{PREFIX}max_websockets", "Configured bound on open WebSockets (websocketMaxOpen)", registry=r
         )

@@ -39,6 +39,7 @@ from aiohttp import web, web_protocol
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from noctaya.gateway import admission, errors, metrics
+from noctaya.serving import peers as peers_
 
 logger = logging.getLogger(__name__)
 
@@ -154,6 +155,13 @@ def request_headers(request: web.BaseRequest, *, forward_authorization: bool = F
     out["X-Forwarded-Proto"] = request.scheme
     out["X-Forwarded-Host"] = request.host
     return out
+
+
+def peer_of(request: web.BaseRequest, *, peers: peers_.Peers) -> str:
+    """The client host of ``request`` (``noctaya.serving.peers``): its connection's peer, or behind a
+    trusted proxy the client its ``X-Forwarded-For`` lines name."""
+    lines = request.headers.getall("X-Forwarded-For", None)
+    return peers.of_request(request.remote or "", None if lines is None else ", ".join(lines))
 
 
 def response_headers(upstream: aiohttp.ClientResponse) -> CIMultiDict[str]:

@@ -7,8 +7,10 @@ open. :class:`Sockets` connects to the backend first and only then answers the c
 so a backend that refuses the upgrade is answered with its own status (OpenAI-shaped), and a connect
 that is refused (nothing reached a backend) is held again like any other request.
 
-Bounds: at most ``websocket_max_open`` sockets are open (or opening) at once, one more is a 429
-``websockets_full`` before anything reaches the backend; each message either way is at most
+Bounds: at most ``websocket_max_open`` sockets are open (or opening) at once, and at most
+``max_open_per_peer`` of them from one peer (a client host, ``noctaya.serving.peers``: behind trusted
+proxies the client their ``X-Forwarded-For`` names), so one client cannot hold them all; one more is
+a 429 ``websockets_full`` before anything reaches the backend; each message either way is at most
 ``websocket_max_message_bytes`` (a larger one, either way, closes the socket with 1009); a socket
 with no message either way for ``websocket_idle_timeout`` is closed with 1001; every open socket is
 closed with 1001 ("going away") when the gateway starts draining, so a drain is not held up by
@@ -33,6 +35,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from noctaya.gateway import errors, proxy
+from noctaya.serving import peers as peers_
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +88,8 @@ class Sockets:
         self,
         *,
         max_open: int,
+        max_open_per_peer: int,
+        peers: peers_.Peers,
         max_message_bytes: int,
         idle_timeout: float,
         forward_authorization: bool,
@@ -93,6 +98,9 @@ class Sockets:
         self.max_open = max_open
         self.retry_after = retry_after  # the measured Retry-After now (``history``)
         self._taken = 0  # open or opening: what ``max_open`` bounds
+        self.max_open_per_peer = max_open_per_peer
+        self.peers = peers
+        self._by_peer: dict[str, int] = {}  # open or opening per peer; a peer with none is dropped
         self.max_message_bytes = max_message_bytes
         self.idle_timeout = idle_timeout
         self.forward_authorization = forward_authorization
@@ -129,11 +137,21 @@ class Sockets:
         the client gone ends by cancellation, never returning it)."""
         if self._taken >= self.max_open:
             raise errors.websockets_full(self.max_open, self.retry_after())
+        peer = proxy.peer_of(request, peers=self.peers)
+        held = self._by_peer.get(peer, 0)
+        if held >= self.max_open_per_peer:
+            raise errors.websockets_peer_full(self.max_open_per_peer, self.retry_after())
         self._taken += 1
+        self._by_peer[peer] = held + 1
         try:
             return await self._relay(request, session=session, base_url=base_url, opened=opened)
         finally:
             self._taken -= 1
+            left = self._by_peer[peer] - 1
+            if left:
+                self._by_peer[peer] = left
+            else:
+                del self._by_peer[peer]
 
     async def _relay(
         self,

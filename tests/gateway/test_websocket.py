@@ -10,7 +10,8 @@ closed with 1001 after the idle timeout; draining closes open sockets with 1001 
 upgrade the engine refuses is answered with its status, OpenAI-shaped; the key is checked first; a
 backend message over the bound is a 1009 too, a leg that drops closes the other with 1011 (no 1006 on
 the wire); a handshake the gateway could not answer is its own 400 (counted and logged) before
-anything is queued or opened upstream.
+anything is queued or opened upstream; one peer holds at most its share of the sockets
+(``websocketMaxOpenPerPeer``), another host (or another client behind a trusted proxy) still gets one.
 """
 
 from __future__ import annotations
@@ -27,6 +28,13 @@ from aiohttp import web
 
 from noctaya.dev import fake_engine
 from noctaya.gateway import keys, testing
+
+UPGRADE = {
+    "Connection": "Upgrade",
+    "Upgrade": "websocket",
+    "Sec-WebSocket-Version": "13",
+    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+}
 
 
 async def test_messages_both_ways_and_the_slot_is_held_while_open(
@@ -259,3 +267,45 @@ async def test_an_invalid_handshake_is_the_gateways_400_before_anything_opens(
     assert 'noctaya_gateway_rejections_total{reason="invalid_websocket_handshake"} 1.0' in exposition
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "noctaya.gateway.access"]
     assert [(line["status"], line["code"]) for line in lines] == [(400, "invalid_websocket_handshake")]
+
+
+async def test_one_client_cannot_hold_every_socket(gateways: testing.GatewayStarter) -> None:
+    """Four sockets in all, two per peer: a client holding its two (one message each inside the idle
+    timeout) is refused a third, while another host still gets one; behind a trusted proxy each
+    client its X-Forwarded-For names has a share of its own."""
+    gateway = await gateways.start(
+        wait_ready=True, websocketMaxOpen=4, websocketMaxOpenPerPeer=2, trustedProxies=["127.0.0.3/32"]
+    )
+    url = gateway.url + "/v1/realtime"
+
+    def client(address: str) -> aiohttp.ClientSession:
+        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(address, 0)))
+
+    async with client("127.0.0.1") as one, client("127.0.0.2") as other, client("127.0.0.3") as proxy:
+        held = [await one.ws_connect(url) for _ in range(2)]
+        for ws in held:
+            await ws.send_str("still here")
+            assert await ws.receive_str(timeout=5) == "still here"
+        async with one.get(url, headers=UPGRADE) as response:
+            assert response.status == 429 and "Retry-After" in response.headers
+            assert (await response.json())["error"]["code"] == "websockets_full"
+        async with other.ws_connect(url) as ws:  # another host: its own share
+            await ws.send_str("mine")
+            assert await ws.receive_str(timeout=5) == "mine"
+        # through the proxy: the client it names, here one that holds nothing yet
+        async with proxy.ws_connect(url, headers={"X-Forwarded-For": "203.0.113.9"}) as ws:
+            await ws.send_str("via proxy")
+            assert await ws.receive_str(timeout=5) == "via proxy"
+            async with proxy.get(url, headers={**UPGRADE, "X-Forwarded-For": "127.0.0.1"}) as response:
+                assert response.status == 429  # the proxy says it is the client holding two
+        exposition = gateway.app[keys.METRICS].exposition().decode()
+        assert "noctaya_gateway_max_websockets_per_peer 2.0" in exposition
+        assert 'noctaya_gateway_rejections_total{reason="websockets_peer_full"} 2.0' in exposition
+        for ws in held:
+            await ws.close()
+    await gateway.wait_idle()
+    # its sockets closed: its share is free again
+    async with client("127.0.0.1") as one, one.ws_connect(url) as ws:
+        await ws.send_str("again")
+        assert await ws.receive_str(timeout=5) == "again"
+    await gateway.wait_idle()
