@@ -304,7 +304,10 @@ def check_document(document: Document) -> Checked:
     for message, loc in _metadata_problems(shown_kind, data):
         report(message, loc, kind=shown_kind, name=shown_name)
     if obj is not None:
-        for reserved in obj.reserved_field_problems():
+        found = obj.reserved_field_problems()
+        if isinstance(obj, llmservice.LLMService):
+            found += obj.gateway_memory_problems()
+        for reserved in found:
             loc = tuple(reserved.path.split("."))
             report(reserved.message, loc, kind=shown_kind, name=shown_name)
     return done(shown_kind, shown_name, obj if not problems else None)

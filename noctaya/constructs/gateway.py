@@ -28,7 +28,7 @@ import constructs
 import pydantic
 from cdk8s_plus_28 import k8s
 
-from noctaya.api import quantities
+from noctaya.api import gatewaymemory, quantities
 from noctaya.constructs import kube, naming, process, volumes
 from noctaya.contract import documents, fields
 from noctaya.contract import gateway as gateway_contract
@@ -61,6 +61,7 @@ FIELD_SOURCES: Final[Mapping[str, str]] = {
     "servedModel": "spec.endpoint.servedModelName",
     "forwardAuthorization": "spec.endpoint.forwardAuthorization",
     "warmUntil": "metadata.annotations[serving.noctaya.io/warm-until]",
+    **{key: f"spec.endpoint.{key}" for key in gatewaymemory.KEYS.values()},
 }
 
 
@@ -99,6 +100,9 @@ class GatewayProps:
     #: container resources: {"requests": {...}, "limits": {...}}
     resources: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
     image_pull_secrets: tuple[str, ...] = ()
+    #: the memory bounds of ``settings`` that must be kept as they are (set by the LLMService); the
+    #: others are lowered to fit the memory limit in ``resources`` (``noctaya.api.gatewaymemory``)
+    pinned_bounds: frozenset[str] = frozenset()
 
     @property
     def aggregate(self) -> bool:
@@ -174,9 +178,8 @@ def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
             scaler = gateway_contract.ScalerSection.wire(
                 settings=props.scaler, listen=f":{GRPC_PORT}", tls=tls_files(props.scaler_tls_secret)
             )
-        check_memory(props)
         return gateway_contract.GatewayConfig.wire(
-            settings=props.settings,
+            settings=fitted_settings(props)[0],
             listen=f":{HTTP_PORT}",
             backend_url=props.backend_url,
             api_key_file=f"{API_KEY_DIR}/{API_KEY_FILE}" if props.api_key else None,
@@ -188,26 +191,29 @@ def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
         raise refusal(exc) from None
 
 
-def check_memory(props: GatewayProps) -> None:
-    """Refuse settings whose worst case does not fit the memory limit the gateway is rendered with
-    (it would be OOM-killed under exactly the load its bounds admit)."""
+def memory_fit(props: GatewayProps) -> gatewaymemory.Fit:
+    """The bounds the gateway runs with under the memory limit it is rendered with: the one rule of
+    ``noctaya.api.gatewaymemory`` (a limit that cannot hold the pinned bounds raises ``ValueError``)."""
     limit = props.resources.get("limits", {}).get("memory")
-    if limit is None:
-        return
-    available = int(quantities.parse(limit).value)
     settings = props.settings
-    worst = settings.worst_case_memory_bytes()
-    if worst > available:
-        mib = 1 << 20
-        raise ValueError(
-            f"gateway memory limit {limit}: the gateway's bounds admit up to {worst // mib} MiB "
-            f"({gateway_contract.BASELINE_MEMORY_BYTES // mib} MiB at rest + maxQueuedBodyBytes "
-            f"{settings.max_queued_body_bytes // mib} MiB + maxConnections {settings.max_connections} x "
-            f"{gateway_contract.CONNECTION_MEMORY_BYTES // 1024} KiB + websocketMaxOpen "
-            f"{settings.websocket_max_open} x {gateway_contract.WEBSOCKET_MESSAGE_COPIES} x "
-            f"websocketMaxMessageBytes {settings.websocket_max_message_bytes // 1024} KiB); raise the "
-            "limit or lower those bounds"
-        )
+    unknown = props.pinned_bounds - set(gatewaymemory.KEYS)
+    if unknown:
+        raise ValueError(f"pinned_bounds: unknown bounds {sorted(unknown)}")
+    return gatewaymemory.fit(
+        limit_bytes=None if limit is None else int(quantities.parse(limit)),
+        limit=limit,
+        base=settings.memory_bounds,
+        pinned={name: getattr(settings, name) for name in props.pinned_bounds},
+    )
+
+
+def fitted_settings(props: GatewayProps) -> tuple[gateway_contract.GatewaySettings, gatewaymemory.Fit]:
+    """``props.settings`` with the memory bounds fitted to the limit (the per-peer connection bound
+    kept within a lowered ``maxConnections``), and the fit."""
+    fit = memory_fit(props)
+    bounds = dataclasses.asdict(fit.bounds)
+    per_peer = min(props.settings.max_connections_per_peer, fit.bounds.max_connections)
+    return props.settings.model_copy(update={**bounds, "max_connections_per_peer": per_peer}), fit
 
 
 def scaler_service_port() -> k8s.ServicePort:
@@ -264,7 +270,15 @@ class Gateway(constructs.Construct):
         ident = props.identity
         selector = ident.selector_labels(COMPONENT)
         self.config = gateway_config(props)
-        pod = process.Process(workload=props, command=COMPONENT, name=ident.gateway, config=self.config)
+        #: which bounds were lowered to fit the memory limit, stated at the top of the config file
+        self.memory_statement = memory_fit(props).statement()
+        pod = process.Process(
+            workload=props,
+            command=COMPONENT,
+            name=ident.gateway,
+            config=self.config,
+            comment=self.memory_statement,
+        )
         self.config_map = pod.config_map(self)
         if props.api_key:
             key = {props.api_key.key: API_KEY_FILE}

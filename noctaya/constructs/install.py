@@ -38,7 +38,7 @@ import cdk8s
 import constructs
 from cdk8s_plus_28 import k8s
 
-from noctaya.api import access
+from noctaya.api import access, gatewaymemory
 from noctaya.constructs import gateway, kube, process, volumes
 
 COMPONENT: Final = "operator"
@@ -51,6 +51,8 @@ HEALTH_PORT: Final = 8081
 SCRATCH_DIR: Final = "/tmp"
 SCRATCH_SIZE: Final = "1Gi"
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
+#: the operator's variable of each gateway memory bound (``--gateway-max-connections`` …)
+GATEWAY_BOUND_VARIABLES: Final = {key: f"NOCTAYA_GATEWAY_{key.upper()}" for key in gatewaymemory.KEYS}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -66,6 +68,8 @@ class OperatorInstallProps:
     #: image and arguments of the gateways and scalers the operator renders
     gateway_image: str | None = None
     default_gateway_replicas: int = 1
+    #: the gateways' memory bounds where an LLMService sets none (``--gateway-*``)
+    gateway_bounds: gatewaymemory.Bounds = gatewaymemory.DEFAULTS
     create_namespace: bool = True
     #: namespaces the operator watches (``--namespace``); empty: every namespace. With namespaces, the
     #: grants on namespaced objects are one Role per namespace instead of a ClusterRole
@@ -226,6 +230,10 @@ class OperatorInstall(constructs.Construct):
             k8s.EnvVar(name="NOCTAYA_HEALTH_LISTEN", value=f":{HEALTH_PORT}"),
             k8s.EnvVar(name="NOCTAYA_GATEWAY_IMAGE", value=props.gateway_image or props.image),
             k8s.EnvVar(name="NOCTAYA_DEFAULT_GATEWAY_REPLICAS", value=str(props.default_gateway_replicas)),
+            *(
+                k8s.EnvVar(name=variable, value=str(getattr(props.gateway_bounds, key)))
+                for key, variable in GATEWAY_BOUND_VARIABLES.items()
+            ),
             # comma-separated; empty: every namespace
             k8s.EnvVar(name="NOCTAYA_NAMESPACE", value=",".join(props.watch_namespaces)),
             k8s.EnvVar(name="NOCTAYA_LEADER_ELECTION", value=str(props.leader_election).lower()),

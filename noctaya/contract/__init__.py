@@ -28,6 +28,7 @@ Modules (import the module: ``from noctaya.contract import gateway``):
                  failure contract of a listener
 
 Must not import: anything of ``noctaya`` but ``noctaya.api.durations`` (the one Go-duration
-implementation), nor aiohttp, grpc, kopf, cdk8s, constructs, jsii or a Kubernetes client. Both sides
-import it, so it stays small, pure and fast to import.
+implementation) and ``noctaya.api.gatewaymemory`` (the one rule of what a memory limit admits), nor
+aiohttp, grpc, kopf, cdk8s, constructs, jsii or a Kubernetes client. Both sides import it, so it stays
+small, pure and fast to import.
 """

@@ -204,3 +204,34 @@ def test_fuzz_stdin_never_raises(data: bytes) -> None:
     code, out = _run(["-"], stdin=data)
     assert code in (0, 1)
     assert out.endswith("\n") and out.splitlines()[-1]
+
+
+GATEWAY_LIMIT = """apiVersion: serving.noctaya.io/v1alpha1
+kind: LLMService
+metadata: {name: qwen, namespace: ai}
+spec:
+  model: {source: {uri: "hf://a/b"}}
+  runtime: {name: x}
+  endpoint:
+    maxConnections: 1000
+    resources:
+      limits: {memory: 256Mi}
+"""
+
+
+def test_a_gateway_memory_limit_is_checked_by_the_rule_synth_and_the_operator_run(
+    tmp_path: pathlib.Path,
+) -> None:
+    """A limit below the default bounds' worst case is valid (the bounds are derived to fit); pinned
+    bounds it cannot hold are refused at the limit's line, with every term."""
+    source = tmp_path / "a.yaml"
+    source.write_text(GATEWAY_LIMIT.replace("    maxConnections: 1000\n", ""))
+    assert _run([str(source)])[0] == 0
+    source.write_text(GATEWAY_LIMIT)
+    code, out = _run([str(source)])
+    assert code == 1
+    assert out.splitlines()[0].startswith(
+        f"{source}:10: LLMService ai/qwen: spec.endpoint.resources.limits.memory: gateway memory limit "
+        "256Mi: the gateway needs at least 488 MiB"
+    )
+    assert "maxConnections 1000 x 384 KiB" in out and "or lower the bounds set in spec.endpoint" in out
