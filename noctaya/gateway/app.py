@@ -37,7 +37,7 @@ import aiohttp
 from aiohttp import web
 
 from noctaya.contract import demand as demand_mod
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import (
     accesslog,
     activation,
@@ -67,7 +67,7 @@ LIVE = web.AppKey("noctaya.gateway.live", liveconfig.LiveConfig)
 UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled connection is not raced
 
 
-def connection_limits(config: config.GatewayConfig) -> connections.Limits:
+def connection_limits(config: gateway_contract.GatewayConfig) -> connections.Limits:
     """The bounds of the gateway's listener."""
     return connections.Limits(
         max_connections=config.max_connections,
@@ -86,7 +86,7 @@ def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
 
 
 def make_app(
-    config: config.GatewayConfig,
+    config: gateway_contract.GatewayConfig,
     *,
     source: liveconfig.ConfigSource | None = None,
     sidecars: Sequence[demand_mod.Sidecar] = (),
