@@ -198,6 +198,54 @@ def grace_seconds(props: BackendProps) -> int | None:
     return grace
 
 
+def resources(props: BackendProps) -> k8s.ResourceRequirements:
+    """The serving container's requests and limits: CPU requested, memory requested and limited,
+    each accelerator requested and limited as whole devices."""
+    requests: dict[str, str | int] = {}
+    limits: dict[str, str | int] = {}
+    if props.cpu:
+        requests["cpu"] = props.cpu
+    if props.memory:
+        requests["memory"] = limits["memory"] = props.memory
+    for resource, count in props.accelerators.items():
+        requests[resource] = limits[resource] = count
+    return k8s.ResourceRequirements(
+        requests=kube.quantities(requests) or None, limits=kube.quantities(limits) or None
+    )
+
+
+def storage(props: BackendProps) -> tuple[list[k8s.Volume], list[k8s.VolumeMount]]:
+    """The Pod's volumes and the serving container's mounts: the model volume, the memory-backed
+    /dev/shm, then the runtime's extra volumes (checked against ours first)."""
+    mounts_ = [volumes.mount(props.model_volume)] if props.model_volume else []
+    pod_volumes = [volumes.volume(props.model_volume)] if props.model_volume else []
+    if props.shared_memory is not None:
+        mounts_.append(k8s.VolumeMount(name=SHM_VOLUME, mount_path=SHM_PATH))
+        pod_volumes.append(
+            k8s.Volume(
+                name=SHM_VOLUME,
+                empty_dir=k8s.EmptyDirVolumeSource(
+                    medium="Memory", size_limit=kube.quantity(props.shared_memory)
+                ),
+            )
+        )
+    check_extra(props, own_volumes=[v.name for v in pod_volumes], own_paths=[m.mount_path for m in mounts_])
+    pod_volumes += [volumes.extra_volume(v) for v in props.extra_volumes]
+    mounts_ += [volumes.extra_mount(m) for m in props.extra_mounts]
+    return pod_volumes, mounts_
+
+
+def pre_stop(props: BackendProps) -> k8s.Lifecycle | None:
+    """The preStop drain (a ``sleep``), when asked for."""
+    if props.pre_stop_drain_seconds is None:
+        return None
+    return k8s.Lifecycle(
+        pre_stop=k8s.LifecycleHandler(
+            exec=k8s.ExecAction(command=["/bin/sh", "-c", f"sleep {props.pre_stop_drain_seconds}"])
+        )
+    )
+
+
 class Backend(constructs.Construct):
     """The backend Deployment (child ``Resource``) and Service (child ``Service``)."""
 
@@ -213,39 +261,7 @@ class Backend(constructs.Construct):
         startup = props.startup_probe or default_probe(
             path=props.health_path, port_name=props.port_name, startup=True
         )
-        requests: dict[str, str | int] = {}
-        limits: dict[str, str | int] = {}
-        if props.cpu:
-            requests["cpu"] = props.cpu
-        if props.memory:
-            requests["memory"] = limits["memory"] = props.memory
-        for resource, count in props.accelerators.items():
-            requests[resource] = limits[resource] = count
-        mounts_ = [volumes.mount(props.model_volume)] if props.model_volume else []
-        pod_volumes = [volumes.volume(props.model_volume)] if props.model_volume else []
-        if props.shared_memory is not None:
-            mounts_.append(k8s.VolumeMount(name=SHM_VOLUME, mount_path=SHM_PATH))
-            pod_volumes.append(
-                k8s.Volume(
-                    name=SHM_VOLUME,
-                    empty_dir=k8s.EmptyDirVolumeSource(
-                        medium="Memory", size_limit=kube.quantity(props.shared_memory)
-                    ),
-                )
-            )
-        check_extra(
-            props, own_volumes=[v.name for v in pod_volumes], own_paths=[m.mount_path for m in mounts_]
-        )
-        pod_volumes += [volumes.extra_volume(v) for v in props.extra_volumes]
-        mounts_ += [volumes.extra_mount(m) for m in props.extra_mounts]
-        lifecycle = None
-        if props.pre_stop_drain_seconds is not None:
-            lifecycle = k8s.Lifecycle(
-                pre_stop=k8s.LifecycleHandler(
-                    exec=k8s.ExecAction(command=["/bin/sh", "-c", f"sleep {props.pre_stop_drain_seconds}"])
-                )
-            )
-
+        pod_volumes, mounts_ = storage(props)
         server = k8s.Container(
             name=CONTAINER,
             image=props.image,
@@ -257,11 +273,9 @@ class Backend(constructs.Construct):
             liveness_probe=kube.probe(props.liveness_probe, kind="livenessProbe")
             if props.liveness_probe
             else None,
-            resources=k8s.ResourceRequirements(
-                requests=kube.quantities(requests) or None, limits=kube.quantities(limits) or None
-            ),
+            resources=resources(props),
             volume_mounts=mounts_ or None,
-            lifecycle=lifecycle,
+            lifecycle=pre_stop(props),
         )
         init = None
         marker_wait = None
