@@ -45,7 +45,7 @@ from aiohttp import web
 
 from bench import processes as bench_processes
 from bench import reporting
-from noctaya.contract import gateway as gateway_config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import app as gateway_app
 from noctaya.gateway import keys
 from noctaya.scaler import hosting
@@ -186,7 +186,7 @@ async def measure(urls: list[str], watchers: list[Watcher], samples: int) -> lis
 # ------------------------------------------------------------------ modes
 async def in_process(samples: int) -> tuple[list[float], list[float]]:
     event_port = bench_processes.reserved_port()  # the co-located scaler binds it (SO_REUSEADDR)
-    config = gateway_config.build_config(
+    config = gateway_contract.build_config(
         gateway_document(port=0, scaler={"listen": f"127.0.0.1:{event_port}"})
     )
     ticker = Ticker()

@@ -17,8 +17,6 @@ import functools
 import re
 from typing import Any, ClassVar, Final
 
-import pydantic_core
-
 from noctaya.api import scalars
 
 #: The CRD pattern: Go's duration syntax (what the API server's CEL ``duration()`` accepts).
@@ -137,9 +135,9 @@ class Duration(scalars.Scalar):
     # ------------------------------------------------------------------ pydantic integration
     JSON_SCHEMA: ClassVar[dict[str, Any]] = {"type": "string", "pattern": PATTERN, "maxLength": MAX_LENGTH}
 
-    @classmethod
-    def _coerce(cls, value: Any) -> Duration:
-        return _validate(value)
+    ACCEPTS: ClassVar[tuple[type, ...]] = (str,)
+    ERROR: ClassVar[str] = "duration"
+    TYPE_MESSAGE: ClassVar[str] = "expected a duration string such as '10s' or '1h30m'"
 
 
 def _fixed(value: int, scale: int) -> str:
@@ -149,21 +147,6 @@ def _fixed(value: int, scale: int) -> str:
         return str(whole)
     digits = len(str(scale)) - 1
     return f"{whole}.{str(frac).rjust(digits, '0').rstrip('0')}"
-
-
-def _validate(value: Any) -> Duration:
-    if isinstance(value, Duration):
-        return value
-    if isinstance(value, str):
-        try:
-            return Duration.parse(value)
-        except DurationError as exc:
-            raise pydantic_core.PydanticCustomError("duration", str(exc)) from None
-    raise pydantic_core.PydanticCustomError(
-        "duration_type",
-        "expected a duration string such as '10s' or '1h30m', got {type}",
-        {"type": type(value).__name__},
-    )
 
 
 def parse(text: str) -> Duration:

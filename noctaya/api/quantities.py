@@ -23,8 +23,6 @@ import functools
 import re
 from typing import Any, ClassVar, Final
 
-import pydantic_core
-
 from noctaya.api import scalars
 
 #: The CRD pattern, the same one the Kubernetes API uses for ``resource.Quantity``.
@@ -168,9 +166,9 @@ class Quantity(scalars.Scalar):
         "x-kubernetes-int-or-string": True,
     }
 
-    @classmethod
-    def _coerce(cls, value: Any) -> Quantity:
-        return _validate(value)
+    ACCEPTS: ClassVar[tuple[type, ...]] = (str, int)
+    ERROR: ClassVar[str] = "quantity"
+    TYPE_MESSAGE: ClassVar[str] = "expected a quantity such as '500m', '2' or '32Gi' (a string or an integer)"
 
 
 def _round_to_nano(value: decimal.Decimal) -> decimal.Decimal:
@@ -186,21 +184,6 @@ def _decimal_parts(value: decimal.Decimal) -> tuple[int, int]:
         mantissa //= 1000
         exponent += 3
     return mantissa, exponent
-
-
-def _validate(value: Any) -> Quantity:
-    if isinstance(value, Quantity):
-        return value
-    if isinstance(value, str | int) and not isinstance(value, bool):
-        try:
-            return Quantity.parse(value)
-        except QuantityError as exc:
-            raise pydantic_core.PydanticCustomError("quantity", str(exc)) from None
-    raise pydantic_core.PydanticCustomError(
-        "quantity_type",
-        "expected a quantity such as '500m', '2' or '32Gi' (a string or an integer), got {type}",
-        {"type": type(value).__name__},
-    )
 
 
 def parse(text: str | int) -> Quantity:

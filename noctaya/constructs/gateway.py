@@ -77,28 +77,35 @@ class SecretKeyRef:
 class GatewayProps:
     """The gateway of one LLMService."""
 
+    #: the LLMService's name, namespace and the names derived from them. Required.
     identity: naming.ServiceIdentity
+    #: the noctaya image the gateway runs. Required.
     image: str
+    #: the backend Service URL the gateway forwards to. Required.
     backend_url: str
-    #: gateway replicas; > 1 switches to the aggregate scaler
+    #: gateway replicas; > 1 switches to the aggregate scaler. Default: ``1``.
     replicas: int = 1
-    #: the gateway's tunables (queue and in-flight bounds, cold-start mode, timeouts, probe periods);
-    #: the defaults are the contract's and suit production
+    #: the gateway's tunables (queue and in-flight bounds, cold-start mode, timeouts, probe periods); the
+    #: defaults are the contract's and suit production. Default: ``gateway_contract.GatewaySettings()``, the
+    #: contract's defaults.
     settings: gateway_contract.GatewaySettings = dataclasses.field(
         default_factory=gateway_contract.GatewaySettings
     )
+    #: the Secret key holding the client API keys; ``None``: no client authentication. Default: ``None``.
     api_key: SecretKeyRef | None = None
-    #: what the co-located ExternalScaler serves KEDA (per-replica target, metric name, stream bound);
-    #: ``tls`` is taken from ``scaler_tls_secret``
+    #: what the co-located ExternalScaler serves KEDA (per-replica target, metric name, stream bound); ``tls``
+    #: is taken from ``scaler_tls_secret``. Default: ``scaler_contract.ExternalScalerSettings()``, the
+    #: contract's defaults.
     scaler: scaler_contract.ExternalScalerSettings = dataclasses.field(
         default_factory=scaler_contract.ExternalScalerSettings
     )
-    #: server credentials (tls.crt, tls.key, ca.crt) for the co-located ExternalScaler
+    #: server credentials (tls.crt, tls.key, ca.crt) for the co-located ExternalScaler. Default: ``None``.
     scaler_tls_secret: str | None = None
-    #: seconds between a reporting gateway's heartbeats to the aggregate scaler
+    #: seconds between a reporting gateway's heartbeats to the aggregate scaler. Default: ``2.0``.
     report_interval: float = 2.0
-    #: container resources: {"requests": {...}, "limits": {...}}
+    #: container resources: {"requests": {...}, "limits": {...}}. Default: none.
     resources: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
+    #: Secrets the Pods pull their images with. Default: none.
     image_pull_secrets: tuple[str, ...] = ()
     #: the memory bounds of ``settings`` that must be kept as they are (set by the LLMService); the
     #: others are lowered to fit the memory limit in ``resources`` (``noctaya.api.gatewaymemory``)

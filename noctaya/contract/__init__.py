@@ -9,7 +9,9 @@ both its producer and its consumer build on that definition.
 Owns: the gateway and aggregate scaler config files (their fields, bounds, defaults and one-line
 errors), the connection bounds of a listener, and the demand signal.
 
-Modules (import the module: ``from noctaya.contract import gateway``):
+Modules (import the module, under one name everywhere: ``from noctaya.contract import gateway as
+gateway_contract``, ``scaler as scaler_contract``, the others as themselves: ``from noctaya.contract
+import fields``):
 
 - ``fields``     primitives every file uses: ``Model`` (the base of every file model, with
                  ``Model.wire``), ``Seconds`` (a Go duration held as float seconds), ``ListenAddress`` /

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from noctaya.contract import documents, fields, flags
-from noctaya.contract import gateway as gateway_config
-from noctaya.contract import scaler as scaler_config
+from noctaya.contract import gateway as gateway_contract
+from noctaya.contract import scaler as scaler_contract
 from noctaya.dev import certificates, gateways, replicas, view
 
 if TYPE_CHECKING:  # imported when the runner starts: gRPC must see GRPC_ENABLE_FORK_SUPPORT first
@@ -44,7 +44,7 @@ OWN_FLAGS = {"readiness_path"}
 
 
 def _gateway_help(name: str) -> str:
-    field = gateway_config.GatewaySettings.model_fields[name]
+    field = gateway_contract.GatewaySettings.model_fields[name]
     return "gateway: " + flags.describe(field, default=DEV_GATEWAY_DEFAULTS.get(name, field.default))
 
 
@@ -183,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="gateway: require 'Authorization: Bearer <key>' with the key in FILE (default: no key)",
     )
-    for name in gateway_config.GatewaySettings.model_fields:
+    for name in gateway_contract.GatewaySettings.model_fields:
         if name not in OWN_FLAGS:
             p.add_argument(flags.flag([name]), default=None, metavar="VALUE", help=_gateway_help(name))
     return p
@@ -207,11 +207,11 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         raise ValueError("--listen needs a fixed port (clients must know it)")
     service = {"name": args.service_name, "namespace": args.namespace}
     try:  # the fields the scaler (and every gateway) reads, checked here rather than by a child
-        scaler_config.build_config({"service": service, "memberTtl": args.member_ttl})
-    except scaler_config.ConfigError as exc:
+        scaler_contract.build_config({"service": service, "memberTtl": args.member_ttl})
+    except scaler_contract.ConfigError as exc:
         raise ValueError(f"--service-name, --namespace or --member-ttl: {exc}") from None
     tunables: dict[str, Any] = {**DEV_GATEWAY_DEFAULTS, "readiness_path": args.readiness_path}
-    for name, field in gateway_config.GatewaySettings.model_fields.items():
+    for name, field in gateway_contract.GatewaySettings.model_fields.items():
         value = getattr(args, name, None) if name not in OWN_FLAGS else None
         if value is not None and isinstance(field.default, tuple | list | dict):
             try:  # a structured setting (--cold-routes) is given as JSON
@@ -222,11 +222,11 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
             tunables[name] = value
     # check the gateway options now, so a bad one is reported here and not by a child process
     try:
-        gateway = gateway_config.GatewaySettings.model_validate(tunables)
+        gateway = gateway_contract.GatewaySettings.model_validate(tunables)
     except pydantic.ValidationError as exc:
         raise ValueError(f"gateway options: {_flag_errors(exc)}") from None
     try:
-        gateway_config.GatewayConfig.wire(
+        gateway_contract.GatewayConfig.wire(
             settings=gateway, backend_url="http://127.0.0.1:1", api_key_file=args.api_key_file
         )
     except pydantic.ValidationError as exc:
@@ -323,12 +323,12 @@ def _flag_errors(error: pydantic.ValidationError) -> str:
 
 def _gateway_option(location: tuple[int | str, ...]) -> str:
     """The option a problem's location names: a gateway setting's flag, else the location."""
-    names = {field.alias: name for name, field in gateway_config.GatewaySettings.model_fields.items()}
+    names = {field.alias: name for name, field in gateway_contract.GatewaySettings.model_fields.items()}
     head = str(location[0])
     name = names.get(head, head)
     return (
         flags.flag([name])
-        if name in gateway_config.GatewaySettings.model_fields
+        if name in gateway_contract.GatewaySettings.model_fields
         else documents.dotted(location)
     )
 

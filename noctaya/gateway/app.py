@@ -38,7 +38,7 @@ import aiohttp
 from aiohttp import web
 
 from noctaya.contract import demand as demand_mod
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import (
     accesslog,
     activation,
@@ -74,7 +74,9 @@ PROBE_PATHS = frozenset({"/healthz"})
 logger = logging.getLogger("noctaya.gateway")
 
 
-def connection_limits(config: config.GatewayConfig, *, descriptors: int | None = None) -> connections.Limits:
+def connection_limits(
+    config: gateway_contract.GatewayConfig, *, descriptors: int | None = None
+) -> connections.Limits:
     """The bounds of the gateway's listener: the configured ones, ``maxConnections`` lowered (with a
     warning) to what the process's file descriptors (``descriptors``, RLIMIT_NOFILE by default)
     hold beside the backend sockets."""
@@ -114,7 +116,7 @@ def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
 
 
 def make_app(
-    config: config.GatewayConfig,
+    config: gateway_contract.GatewayConfig,
     *,
     source: liveconfig.ConfigSource | None = None,
     sidecars: Sequence[demand_mod.Sidecar] = (),

@@ -40,7 +40,7 @@ from aiohttp import web
 
 from noctaya.contract import demand as demand_mod
 from noctaya.contract import documents, fields, flags
-from noctaya.contract import gateway as config_
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import app as app_
 from noctaya.gateway import keys, liveconfig
 from noctaya.serving import connections, redaction
@@ -54,8 +54,8 @@ SHUTDOWN_SECONDS = 0.25
 
 _SECTIONS: dict[str, type[pydantic.BaseModel]] = {
     "service": fields.ServiceRef,
-    "scaler": config_.ScalerSection,
-    "report": config_.ReportSection,
+    "scaler": gateway_contract.ScalerSection,
+    "report": gateway_contract.ReportSection,
 }
 
 
@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="log level (default: %(default)s)",
     )
-    for name, field in config_.GatewayConfig.model_fields.items():
+    for name, field in gateway_contract.GatewayConfig.model_fields.items():
         if name in _SECTIONS:
             continue
         parser.add_argument(
@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def config_from_args(args: argparse.Namespace) -> config_.GatewayConfig:
+def config_from_args(args: argparse.Namespace) -> gateway_contract.GatewayConfig:
     """File first, then every flag given; raises :class:`~noctaya.contract.documents.ConfigError`."""
     return config_from_document(documents.read_document(args.config) if args.config else {}, args=args)
 
@@ -119,7 +119,9 @@ def config_source(args: argparse.Namespace) -> liveconfig.ConfigSource | None:
     )
 
 
-def config_from_document(document: dict[str, Any], *, args: argparse.Namespace) -> config_.GatewayConfig:
+def config_from_document(
+    document: dict[str, Any], *, args: argparse.Namespace
+) -> gateway_contract.GatewayConfig:
     """``document`` (the file's) with every flag given laid over it, validated."""
     for dest, value in vars(args).items():
         if not dest.startswith("field:") or value is None:
@@ -139,11 +141,11 @@ def config_from_document(document: dict[str, Any], *, args: argparse.Namespace) 
         target[path[-1]] = value
     if args.no_scaler:
         document["scaler"] = None
-    return config_.build_config(document)
+    return gateway_contract.build_config(document)
 
 
 async def serve(
-    config: config_.GatewayConfig,
+    config: gateway_contract.GatewayConfig,
     *,
     source: liveconfig.ConfigSource | None = None,
     sidecars: Sequence[demand_mod.Sidecar] = (),
@@ -193,7 +195,7 @@ async def serve(
     return 0
 
 
-def _sidecars(config: config_.GatewayConfig) -> list[demand_mod.Sidecar]:
+def _sidecars(config: gateway_contract.GatewayConfig) -> list[demand_mod.Sidecar]:
     """The co-located ExternalScaler or the demand reporter, when configured (``noctaya.scaler``)."""
     if config.scaler is None and config.report is None:
         return []
@@ -210,7 +212,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         config = config_from_args(args)
         sidecars = _sidecars(config)  # co-located scaler or demand reporter
-    except config_.ConfigError as exc:
+    except gateway_contract.ConfigError as exc:
         print(f"noctaya gateway: invalid configuration:\n{exc}", file=sys.stderr)
         return 2
     try:

@@ -35,7 +35,7 @@ import yaml
 
 from noctaya.api import inferenceruntime, llmservice
 from noctaya.constructs import naming, prewarm, settings, synthesis
-from noctaya.contract import scaler as scaler_config
+from noctaya.contract import scaler as scaler_contract
 
 Manifest = dict[str, Any]
 Rendered = dict[str, list[Manifest]]
@@ -137,7 +137,7 @@ def test_aggregate_scaler_counts_every_gateway(
 ) -> None:
     manifests = render(make_service(endpoint={"replicas": replicas}), make_runtime())
     document = yaml.safe_load(one(manifests, "ConfigMap", "qwen-scaler")["data"]["config.yaml"])
-    parsed = scaler_config.build_config(document)
+    parsed = scaler_contract.build_config(document)
     assert parsed.max_members >= replicas + 1  # all of them and the surge gateway of a rolling update
     assert parsed.max_members >= 32
 

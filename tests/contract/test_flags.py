@@ -12,7 +12,7 @@ import json
 import pytest
 
 from noctaya.contract import flags
-from noctaya.contract import gateway as gateway_config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.dev import command as dev_command
 from noctaya.process import gateway as gateway_process
 
@@ -26,7 +26,7 @@ def test_the_rule() -> None:
 def test_every_gateway_tunable_is_the_same_flag_in_both_commands() -> None:
     gateway_options = gateway_process.build_parser()._option_string_actions
     dev_options = dev_command.build_parser()._option_string_actions
-    for name in gateway_config.GatewaySettings.model_fields:
+    for name in gateway_contract.GatewaySettings.model_fields:
         option = flags.flag([name])
         assert option in gateway_options, option
         assert option in dev_options, option

@@ -34,7 +34,7 @@ import pytest
 import yaml
 
 from noctaya.contract import documents
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.dev import fake_engine
 from noctaya.gateway import liveconfig, testing
 from noctaya.process import gateway as command
@@ -279,11 +279,11 @@ def test_the_command_lays_its_flags_over_a_reloaded_file(tmp_path: pathlib.Path)
     reread = source.build({"backendUrl": "http://b:8000", "warmUntil": "2030-01-01T00:00:00Z"})
     assert reread.warm_until == "2026-12-01T20:00:00Z"  # the flag still wins over the file
     assert command.config_source(command.build_parser().parse_args([])) is None
-    with pytest.raises(config.ConfigError, match=r"configReloadInterval: "):
-        config.build_config({"backendUrl": "http://b", "configReloadInterval": "10ms"})
-    with pytest.raises(config.ConfigError, match=r"configReloadInterval: "):
-        config.build_config({"backendUrl": "http://b", "configReloadInterval": "10m"})
-    assert config.build_config({"backendUrl": "http://b"}).config_reload_interval == 5.0
+    with pytest.raises(gateway_contract.ConfigError, match=r"configReloadInterval: "):
+        gateway_contract.build_config({"backendUrl": "http://b", "configReloadInterval": "10ms"})
+    with pytest.raises(gateway_contract.ConfigError, match=r"configReloadInterval: "):
+        gateway_contract.build_config({"backendUrl": "http://b", "configReloadInterval": "10m"})
+    assert gateway_contract.build_config({"backendUrl": "http://b"}).config_reload_interval == 5.0
 
 
 async def applied_once(http: aiohttp.ClientSession, url: str, until: str) -> bool:
