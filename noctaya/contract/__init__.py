@@ -6,12 +6,17 @@ of those files and of the signal the two data-plane processes exchange in memory
 types of KEDA's HTTP add-on, a setting is defined here once, with its bound and its documentation, and
 both its producer and its consumer build on that definition.
 
+Owns: the gateway and aggregate scaler config files (their fields, bounds, defaults and one-line
+errors), the connection bounds of a listener, and the demand signal.
+
 Modules (import the module: ``from noctaya.contract import gateway``):
 
 - ``fields``     primitives every file uses: ``Model`` (the base of every file model, with
                  ``Model.wire``), ``Seconds`` (a Go duration held as float seconds), ``ListenAddress`` /
                  ``Listen``, ``ServiceRef``, ``TlsFiles``
-- ``documents``  ``ConfigError``, the bounded file reader and one-line-per-field error messages
+- ``documents``  ``ConfigError``, the bounded document reader and one-line-per-field error messages
+- ``files``      mounted files read safely: their identity, a non-blocking, size-bounded read of a
+                 regular file, and a bounded wait for it off the event loop
 - ``connections`` the connection bounds of an HTTP listener (``headerTimeout``, ``keepAliveTimeout``,
                  ``maxConnections``, ``maxConnectionsPerPeer``): the gateway's client port and the
                  aggregate scaler's report port

@@ -1,6 +1,7 @@
 """Reading config files and reporting what is wrong with them.
 
-Files are YAML or JSON mappings, at most ``MAX_CONFIG_BYTES`` long and ``MAX_DEPTH`` deep (a deeper
+Files are YAML or JSON mappings in regular files (``files.read_regular``: a FIFO or a device in its
+place is refused, never waited on), at most ``MAX_CONFIG_BYTES`` long and ``MAX_DEPTH`` deep (a deeper
 document is refused before it is parsed, so no recursion limit is ever reached). An unusable file
 raises :class:`ConfigError`, whose message has one line per problem, each naming the field by its
 file key (``maxQueue: Input should be greater than or equal to 1``).
@@ -14,6 +15,8 @@ from typing import Any, Final, TypeVar
 
 import pydantic
 import yaml
+
+from noctaya.contract import files
 
 MAX_CONFIG_BYTES: Final = 1 << 20
 MAX_DEPTH: Final = 32
@@ -77,12 +80,9 @@ _LOADER: Final[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def read_document(path: str | Path) -> dict[str, Any]:
     """Read a YAML or JSON mapping (bounded in size and depth) from ``path``."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes")
+        raw = files.read_regular(path, limit=MAX_CONFIG_BYTES)
+    except files.FileProblem as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     return parse_document(raw, name=str(path))
 
 

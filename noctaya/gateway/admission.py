@@ -2,7 +2,8 @@
 
 Modelled on Knative's breaker: capacity is fixed, a request that cannot be served fails fast
 (:class:`QueueFull`, or ``try_enter`` returning False while ready: both 429), and whatever a request
-holds is given back through one call in a ``finally``. Two states decide where a request goes:
+holds is given back through one call in a ``finally`` (``leave``). Two states decide where a request
+goes:
 
 - backend ready, nobody queued and in-flight below ``max_in_flight``: it enters at once (warm path,
   one counter increment);
@@ -171,7 +172,8 @@ class Admission:
         return False
 
     def release(self) -> None:
-        """Give back an in-flight slot (exactly once per successful ``try_enter`` or grant)."""
+        """Give back an in-flight slot (exactly once per successful ``try_enter`` or grant; a request
+        gives back what it holds with ``leave``)."""
         self._in_flight -= 1
         if self._queue and self._ready:
             self._dispatch()  # hands the slot to the next tenant's oldest waiter; publishes
@@ -249,9 +251,13 @@ class Admission:
         if not ticket.future.done():
             ticket.future.set_exception(self._displaced())
 
-    def leave(self, ticket: Ticket) -> None:
-        """The request is over (served, failed or its client left): free what the ticket holds."""
-        if ticket.state is TicketState.QUEUED:
+    def leave(self, ticket: Ticket | None) -> None:
+        """The request is over (served, failed or its client left): free what it holds, once. None:
+        the in-flight slot ``try_enter`` gave it; a ticket: its queue slot while queued, its in-flight
+        slot once granted, nothing once done."""
+        if ticket is None:
+            self.release()
+        elif ticket.state is TicketState.QUEUED:
             ticket.state = TicketState.DONE
             self._unqueue(ticket)
             if not ticket.future.done():
@@ -260,11 +266,6 @@ class Admission:
         elif ticket.state is TicketState.GRANTED:
             ticket.state = TicketState.DONE
             self.release()
-
-    def settle(self, ticket: Ticket) -> None:
-        """A granted ticket's slot is now owned by the caller (released later with ``release``)."""
-        if ticket.state is TicketState.GRANTED:
-            ticket.state = TicketState.DONE
 
     def fail_waiting(self, make_error: Callable[[], BaseException]) -> int:
         """End every queued ticket with a fresh ``make_error()`` (activation timeout, drain)."""

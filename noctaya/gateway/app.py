@@ -22,7 +22,7 @@ reporter) are entered after the gateway's own parts have started, with the gatew
 metrics registry, and left before those parts stop; ``extra_contexts`` (plain cleanup contexts) come
 after them. Neither is imported here: the gateway knows the contract, not the scaler.
 
-The server must run with ``handler_cancellation=True`` (as ``noctaya.gateway.command`` does) so a
+The server must run with ``handler_cancellation=True`` (as ``noctaya.process.gateway`` does) so a
 client that disconnects while queued frees its slot at once.
 """
 
@@ -46,7 +46,9 @@ from noctaya.gateway import (
     auth,
     demand,
     draining,
+    endpoints,
     errors,
+    handler,
     heartbeat,
     history,
     keys,
@@ -249,7 +251,7 @@ def make_app(
     the_metrics.max_websockets.set(config.websocket_max_open)
     the_drain.on_begin(sockets.close_all)  # open WebSockets would hold a drain up forever
     app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
-    handler = routing.ProxyHandler(
+    parts = handler.Parts(
         config=config,
         admission=the_admission,
         activation=the_activation,
@@ -268,9 +270,9 @@ def make_app(
             on_drop=the_metrics.access_log_dropped.inc,
         ),
     )
-    routing.setup_routes(app, handler=handler)
-    # what no route takes (a path with a line feed, OPTIONS *, CONNECT host:port): the JSON 404
-    fallback.install(app, handler=routing.not_found_handler)
+    routing.setup_routes(app, handler=handler.ProxyHandler(parts))
+    # what no route takes (a path with a line feed, OPTIONS *): the JSON 404
+    fallback.install(app, handler=endpoints.not_found_handler)
     app.cleanup_ctx.append(_backend_context)
     app.cleanup_ctx.append(_loops_context)
     app.cleanup_ctx.extend(_sidecar_context(sidecar) for sidecar in sidecars)
@@ -303,6 +305,7 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
         skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
         cookie_jar=aiohttp.DummyCookieJar(),
         response_class=proxy.BackendResponse,  # an event stream's connection is never pooled again
+        middlewares=(proxy.sent_once,),  # aiohttp would send a broken idempotent request again
     )
     app[UPSTREAM].session = session
     try:

@@ -43,6 +43,7 @@ class Reason(enum.StrEnum):
     BACKEND_TIMEOUT = "backend_timeout"
     WEBSOCKET_REFUSED = "websocket_refused"
     WEBSOCKETS_FULL = "websockets_full"
+    INVALID_WEBSOCKET = "invalid_websocket_handshake"
 
 
 class Spec(NamedTuple):
@@ -74,6 +75,7 @@ SPECS: Mapping[Reason, Spec] = {
     # the status is the backend's own refusal of the upgrade (a 502 unless it is an HTTP error)
     Reason.WEBSOCKET_REFUSED: Spec(502, "backend_error", "websocket_refused"),
     Reason.WEBSOCKETS_FULL: Spec(429, "rate_limit_exceeded", "websockets_full"),
+    Reason.INVALID_WEBSOCKET: Spec(400, "invalid_request_error", "invalid_websocket_handshake"),
 }
 
 
@@ -278,6 +280,12 @@ def websockets_full(limit: int, retry_after: float) -> GatewayError:
         reason=Reason.WEBSOCKETS_FULL,
         message=f"the gateway already holds its {limit} open WebSockets; retry later",
         retry_after=retry_after,
+    )
+
+
+def invalid_websocket(detail: str, *, headers: Mapping[str, str] | None = None) -> GatewayError:
+    return GatewayError(
+        reason=Reason.INVALID_WEBSOCKET, message=f"invalid WebSocket handshake: {detail}", headers=headers
     )
 
 

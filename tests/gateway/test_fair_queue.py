@@ -127,8 +127,7 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
             model.collect()
         elif op == "finish" and model.granted:
             ticket = model.granted.pop(arg % len(model.granted))
-            a.settle(ticket)
-            a.release()
+            a.leave(ticket)
             a.max_in_flight -= 1
             model.collect()
         # the counts are the tickets held: no slot leaks, none is counted twice
@@ -147,8 +146,7 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
         a.leave(gone)  # its handler runs at last: nothing more to give back
     assert a.in_flight == len(model.granted)
     for ticket in model.granted:
-        a.settle(ticket)
-        a.release()
+        a.leave(ticket)
     assert a.idle and a.tenants == 0 and d.demand() == 0
 
 
@@ -183,8 +181,7 @@ async def grant_order(arrivals: list[int], *, max_queue: int) -> list[str]:
         assert len(granted) == 1  # one slot: exactly one grant at a time
         order.append(granted[0].tenant)
         waiting.remove(granted[0])
-        a.settle(granted[0])
-        a.release()
+        a.leave(granted[0])
     return order
 
 
@@ -215,8 +212,7 @@ async def test_a_newcomer_displaces_the_newest_ticket_of_the_tenant_holding_the_
         a.enqueue(tenant="new")  # 2 vs 2: the newcomer is at its share now
     a.set_ready(True)
     assert hog[0].future.done() and not newcomer.future.done()  # the ring starts with the hog
-    a.settle(hog[0])
-    a.release()
+    a.leave(hog[0])
     assert newcomer.future.done()  # then the newcomer, before the hog's second ticket
     assert not hog[1].future.done()
 

@@ -23,7 +23,7 @@ import aiohttp
 import pytest
 
 from noctaya.contract import gateway as config
-from noctaya.gateway import command
+from noctaya.process import gateway as command
 
 PYTHON = sys.executable
 
@@ -278,7 +278,7 @@ async def test_sigterm_closes_an_open_websocket_and_exits_0() -> None:
 GATEWAY_MODULES = """
 import asyncio, contextlib, sys
 import uvloop
-from noctaya.gateway import command
+from noctaya.process import gateway as command
 
 async def main() -> None:
     config = command.config_from_args(command.build_parser().parse_args(sys.argv[1:]))

@@ -216,7 +216,7 @@ def _sidecars(config: config_.GatewayConfig) -> list[demand_mod.Sidecar]:
     """The co-located ExternalScaler or the demand reporter, when configured (``noctaya.scaler``)."""
     if config.scaler is None and config.report is None:
         return []
-    from noctaya.scaler import hosting  # imported only when used: grpc stays out of a plain gateway
+    from noctaya.scaler import hosting  # imported only when used: gRPC stays out of a plain gateway
 
     return hosting.gateway_sidecars(config)
 
