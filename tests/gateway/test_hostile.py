@@ -324,7 +324,9 @@ class RawBackend:
                 head = await reader.readuntil(b"\r\n\r\n")
                 if not head.startswith(b"GET /health "):
                     self.heads.append(head)
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+                )
                 await writer.drain()
         writer.close()
 
