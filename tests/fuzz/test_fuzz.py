@@ -229,8 +229,9 @@ def test_any_bytes_on_the_gateway_port(servers: Servers, data: bytes) -> None:
 
 
 MALFORMED_HEADS = st.sampled_from(
-    [b"GARBAGE\r\n\r\n", b"\x00" * 300, b"GET / HTTP/1.1\r\nX-A: \x00\r\n\r\n", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
-     b"GET /healthz HTTP/1.1\r\nX-A: caf\xe9\r\n\r\n", b"CONNECT h:1 HTTP/1.1\r\n\r\n"]
+    [b"GARBAGE\r\n\r\n", b"\x00" * 300, b"GET / HTTP/1.1\r\nX-A: \x00\r\n\r\n",
+     b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"GET /healthz HTTP/1.1\r\nX-A: caf\xe9\r\n\r\n",
+     b"CONNECT h:1 HTTP/1.1\r\n\r\n"]
 )  # fmt: skip
 VALID = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
 
