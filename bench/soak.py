@@ -139,7 +139,7 @@ class Traffic:
                 writer.write(b"GET /v1/models HTTP/1.1\r\nHost: x\r\n")
                 writers.append(writer)
             await asyncio.sleep(rng.uniform(1, 4))
-            self.count("rotating-holds", len(writers))
+            self.count("rotating-holds", "held")
         finally:
             for writer in writers:
                 writer.close()

@@ -277,7 +277,7 @@ def make_app(
         ),
     )
     routing.setup_routes(app, handler=handler.ProxyHandler(parts))
-    # what no route takes (a path with a line feed, OPTIONS *, CONNECT host:port): the JSON 404
+    # what no route takes (a path with a line feed, OPTIONS *): the JSON 404
     fallback.install(app, handler=endpoints.not_found_handler)
     app.cleanup_ctx.append(_backend_context)
     app.cleanup_ctx.append(_loops_context)

@@ -157,11 +157,13 @@ class Metrics:
         Gauge(f"{PREFIX}max_in_flight", "Configured in-flight capacity", registry=r).set(max_in_flight)
         self.connections = Gauge(f"{PREFIX}connections", "Open client connections", registry=r)
         self.max_connections = Gauge(
-            f"{PREFIX}max_connections", "Configured bound on open connections", registry=r
+            f"{PREFIX}max_connections",
+            "Bound on open connections (maxConnections, lowered to what RLIMIT_NOFILE holds)",
+            registry=r,
         )
         self.max_connections_per_peer = Gauge(
             f"{PREFIX}max_connections_per_peer",
-            "Configured bound on open connections from one address",
+            "Configured bound on open connections from one peer",
             registry=r,
         )
         self.websockets = Gauge(f"{PREFIX}websockets", "WebSockets open through the gateway", registry=r)
@@ -180,7 +182,8 @@ class Metrics:
         ).set_function(_task_count)
         self.connections_refused = Counter(
             f"{PREFIX}connections_refused",
-            "Connections closed at once because a connection bound was reached",
+            "Connections closed at once because a connection bound was reached (or refused 503 in the "
+            "probe reserve)",
             registry=r,
         )
         Gauge(f"{PREFIX}max_tenants", "Configured tenants told apart in the cold queue", registry=r).set(

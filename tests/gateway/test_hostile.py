@@ -365,3 +365,25 @@ async def test_header_values_reach_the_backend_as_received_or_are_refused() -> N
     finally:
         server.close()
         await server.wait_closed()
+
+
+async def test_a_trusted_proxy_is_not_bound_per_peer_and_other_peers_are(
+    gateways: testing.GatewayStarter,
+) -> None:
+    """Behind an ingress every client shares its address: connections from ``trustedProxies`` count
+    only against the overall bound; another address keeps its per-peer bound."""
+    gateway = await gateways.start(
+        wait_ready=True, maxConnectionsPerPeer=2, probeConnections=0, trustedProxies=["127.0.0.2/32"]
+    )
+    host, port = gateway.url.removeprefix("http://").split(":")
+    table = gateway.app[keys.CONNECTIONS]
+    head = b"GET /v1/models HTTP/1.1\r\nHost: x\r\n"
+    held = [await _hold(host, int(port), source="127.0.0.2", head=head) for _ in range(5)]
+    others = [await _hold(host, int(port), source="127.0.0.3", head=head) for _ in range(3)]
+    try:
+        await gateway.wait_for(lambda: table.open == 7 and table.refused == 1)
+        async with asyncio.timeout(5):
+            assert await others[2][0].read() == b""  # the third from an ordinary peer: closed at once
+    finally:
+        for _, writer in [*held, *others]:
+            writer.close()
