@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import pathlib
 from collections.abc import Callable
+from typing import Any
 
 import aiohttp
 import hypothesis
@@ -352,7 +353,7 @@ async def test_invented_tenant_header_values_make_no_tenants_when_the_peer_decid
     """A client inventing eight tenant header values is one tenant when the tenant is its host
     (``tenantKey: peer``), or when only a trusted proxy's header is read (its own is not); a trusted
     proxy's header still names the tenant it sets."""
-    overrides: dict[str, object] = (
+    overrides: dict[str, Any] = (
         {"tenantKey": "peer"} if setting == "tenantKey: peer" else {"trustedProxies": ["127.0.0.3/32"]}
     )
     gateway = await gateways.start(
