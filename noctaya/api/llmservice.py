@@ -468,6 +468,12 @@ COLD_ROUTE_PATH = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$"
 MAX_COLD_ROUTES = 16
 
 
+class WarmAccess(enum.StrEnum):
+    KEY = "key"
+    OPEN = "open"
+    OFF = "off"
+
+
 class ColdRouteAnswer(enum.StrEnum):
     MODELS = "models"
     STATUS = "status"
@@ -515,6 +521,10 @@ class Endpoint(meta.ApiModel):
     forward_authorization: bool = False  # extension
     """Extension: pass the client's ``Authorization`` header to the engine (for engines started with
     their own ``--api-key``); stripped by default."""
+    warm_access: WarmAccess = WarmAccess.KEY  # extension
+    """Extension: who may hold the backend up with ``POST /noctaya/warm``: key (a client with an API
+    key, see ``authentication``; nobody without one), open (anyone who reaches the gateway, when no
+    keys are configured) or off. The warm-until annotation is the owner's and holds either way."""
     max_queued_body_bytes: Annotated[
         int | None, pydantic.Field(ge=1, le=gatewaymemory.MAX_QUEUED_BODY_BYTES)
     ] = None  # extension

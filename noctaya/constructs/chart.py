@@ -167,6 +167,7 @@ class LLMServiceChart(cdk8s.Chart):
             cold_routes=[route.model_dump(mode="json") for route in endpoint.cold_routes],
             served_model=endpoint.served_model_name or service.metadata.name,
             forward_authorization=endpoint.forward_authorization,
+            warm_access=endpoint.warm_access.value,
             warm_until=None if service.warm_until is None else service.warm_until.isoformat(),
             max_connections_per_peer=min(
                 settings.gateway_settings.max_connections_per_peer,

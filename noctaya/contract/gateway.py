@@ -287,6 +287,15 @@ class GatewaySettings(fields.Model):
         fields.PositiveSeconds,
         pydantic.Field(description="longest hold POST /noctaya/warm accepts"),
     ] = 3600.0
+    warm_access: Annotated[
+        Literal["key", "open", "off"],
+        pydantic.Field(
+            description=(
+                "who may POST /noctaya/warm: key (a client with an API key; nobody when no keys are "
+                "configured), open (anyone who reaches the gateway when no keys are configured) or off"
+            )
+        ),
+    ] = "key"
     warm_until: Annotated[
         str | None,
         pydantic.AfterValidator(lambda value: _rfc3339(value)),

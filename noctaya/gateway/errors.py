@@ -45,6 +45,7 @@ class Reason(enum.StrEnum):
     WEBSOCKETS_FULL = "websockets_full"
     INVALID_WEBSOCKET = "invalid_websocket_handshake"
     WEBSOCKETS_PEER_FULL = "websockets_peer_full"
+    WARM_FORBIDDEN = "warm_forbidden"
 
 
 class Spec(NamedTuple):
@@ -76,6 +77,7 @@ SPECS: Mapping[Reason, Spec] = {
     # the status is the backend's own refusal of the upgrade (a 502 unless it is an HTTP error)
     Reason.WEBSOCKET_REFUSED: Spec(502, "backend_error", "websocket_refused"),
     Reason.WEBSOCKETS_FULL: Spec(429, "rate_limit_exceeded", "websockets_full"),
+    Reason.WARM_FORBIDDEN: Spec(403, "permission_error", "warm_forbidden"),
     Reason.WEBSOCKETS_PEER_FULL: Spec(429, "rate_limit_exceeded", "websockets_full"),
     Reason.INVALID_WEBSOCKET: Spec(400, "invalid_request_error", "invalid_websocket_handshake"),
 }
@@ -191,6 +193,10 @@ def method_not_allowed(method: str, path: str, *, allow: str = "GET, HEAD") -> G
 
 def invalid_warm(detail: str) -> GatewayError:
     return GatewayError(reason=Reason.INVALID_WARM_REQUEST, message=detail)
+
+
+def warm_forbidden(detail: str) -> GatewayError:
+    return GatewayError(reason=Reason.WARM_FORBIDDEN, message=f"POST /noctaya/warm is not allowed: {detail}")
 
 
 def expectation_failed() -> GatewayError:

@@ -4,6 +4,12 @@ The body is ``{"duration": "10m"}`` (a Go duration or seconds; empty: ``warm_dur
 :data:`MAX_WARM_BODY` bytes read within ``body_timeout``; the hold is at most ``max_warm_duration``.
 Draining and client keys apply as on the proxied path. The call is idempotent: a longer hold extends
 the lease's warm-until, a shorter one leaves it.
+
+A hold keeps the backend's accelerators, so who may ask for one is a setting (``warm_access``), and
+its default is the safe one: ``key``, a client with an API key, so with no keys configured nobody
+can (403 ``warm_forbidden``); ``open`` lets anyone who reaches the gateway ask when no keys are
+configured (a key is still needed when they are); ``off`` refuses every hold (the ``warmUntil`` field
+still holds the backend up, it is the operator's, not a client's).
 """
 
 from __future__ import annotations
@@ -80,8 +86,17 @@ async def warm_handler(request: web.Request) -> web.Response:
         if app[keys.DRAIN].draining:
             raise errors.draining()
         auth = app[keys.AUTH]
-        if auth.enabled and not await auth.allows(request.headers.get("Authorization")):
-            raise errors.unauthorized()
+        access = config.warm_access
+        if access == "off":
+            raise errors.warm_forbidden("warm holds are turned off on this gateway (warmAccess: off)")
+        if auth.enabled:
+            if not await auth.allows(request.headers.get("Authorization")):
+                raise errors.unauthorized()
+        elif access == "key":
+            raise errors.warm_forbidden(
+                "it needs an API key and this gateway has none configured (warmAccess: open allows it "
+                "without one)"
+            )
         seconds = await warm_duration(
             request,
             default=config.warm_duration,

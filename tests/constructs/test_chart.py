@@ -152,6 +152,16 @@ def test_default_gateway_replicas_come_from_the_settings(
     assert not find(pinned, "Deployment", "qwen-scaler")
 
 
+@pytest.mark.parametrize("access", [None, "open", "off"])
+def test_the_warm_endpoint_is_closed_unless_keys_or_the_owner_open_it(
+    make_service: MakeService, make_runtime: MakeRuntime, access: str | None
+) -> None:
+    endpoint = {} if access is None else {"warmAccess": access}
+    manifests = render(make_service(endpoint=endpoint), make_runtime())
+    config = yaml.safe_load(one(manifests, "ConfigMap", "qwen-gateway")["data"]["config.yaml"])
+    assert config["warmAccess"] == (access or "key")
+
+
 def _server_mounts(manifests: list[Manifest], name: str) -> dict[str, bool]:
     server = pod(one(manifests, "Deployment", f"{name}-backend"))["containers"][0]
     return {m["mountPath"]: bool(m.get("readOnly")) for m in server.get("volumeMounts", [])}

@@ -153,6 +153,7 @@ def base(engine: fake_engine.RunningEngine) -> dict[str, Any]:
         **testing.FAST_TIMINGS,
         "configReloadInterval": "50ms",
         "maxWarmDuration": "1h",
+        "warmAccess": "open",  # no keys: the warm endpoint's default would refuse every hold
     }
 
 
