@@ -24,7 +24,7 @@ import pytest
 
 from noctaya.dev import fake_engine
 from noctaya.gateway import keys, testing
-from noctaya.serving import redaction
+from noctaya.serving import connections, redaction
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # the shared corpus is imported as tests.hostile
