@@ -238,6 +238,7 @@ class Backend(constructs.Construct):
             ),
             volume_mounts=mounts_ or None,
             lifecycle=lifecycle,
+            security_context=volumes.engine_security_context(),
         )
         init = None
         marker_wait = None
