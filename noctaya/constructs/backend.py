@@ -276,6 +276,7 @@ class Backend(constructs.Construct):
             resources=resources(props),
             volume_mounts=mounts_ or None,
             lifecycle=pre_stop(props),
+            security_context=volumes.engine_security_context(),
         )
         init = None
         marker_wait = None

@@ -151,16 +151,20 @@ class PrewarmProps:
     active_deadline_seconds: int = DEADLINE_SECONDS
 
 
-def _writer_security_context() -> k8s.SecurityContext:
-    """The containers that write the cache run as its owner (root on a fresh volume: said explicitly,
-    since the Noctaya image defaults to a non-root user), but without privilege escalation or any
-    capability."""
-    return k8s.SecurityContext(
-        run_as_user=0,
-        allow_privilege_escalation=False,
-        capabilities=k8s.Capabilities(drop=["ALL"]),
-        seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
-    )
+def _writer_security_context(cache: delivery.ModelVolume) -> k8s.SecurityContext:
+    """The containers that write the cache. On a claim they run as the non-root user and write
+    through the Pod's ``fsGroup`` (the kubelet makes the volume group-writable): the ``restricted``
+    Pod Security Standard. A HostPath directory takes no ``fsGroup`` and belongs to root, so there
+    they run as root (said explicitly: the Noctaya image defaults to a non-root user) — still without
+    privilege escalation or any capability."""
+    if cache.host_path is not None:
+        return k8s.SecurityContext(
+            run_as_user=0,
+            allow_privilege_escalation=False,
+            capabilities=k8s.Capabilities(drop=["ALL"]),
+            seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
+        )
+    return volumes.restricted_security_context()
 
 
 def _hub_container(props: PrewarmProps, source: sources.HubSource, mount: k8s.VolumeMount) -> k8s.Container:
@@ -183,7 +187,7 @@ def _hub_container(props: PrewarmProps, source: sources.HubSource, mount: k8s.Vo
             requests=kube.quantities({"cpu": "500m", "memory": "1Gi"}),
             limits=kube.quantities({"memory": "4Gi"}),
         ),
-        security_context=_writer_security_context(),
+        security_context=_writer_security_context(props.cache_volume),
     )
 
 
@@ -222,7 +226,7 @@ def _oci_containers(
             requests=kube.quantities({"cpu": "100m", "memory": "64Mi"}),
             limits=kube.quantities({"memory": "256Mi"}),
         ),
-        security_context=_writer_security_context(),
+        security_context=_writer_security_context(props.cache_volume),
     )
     return pull, stage
 
@@ -284,11 +288,12 @@ class Prewarm(constructs.Construct):
                         automount_service_account_token=False,
                         enable_service_links=False,
                         image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
-                        # the non-root pull container reads the 0440 registry file through this group
+                        # the non-root writers write the claim, and the non-root pull container reads
+                        # the 0440 registry file, through this group
                         security_context=k8s.PodSecurityContext(
                             fs_group=volumes.NONROOT_UID, fs_group_change_policy="OnRootMismatch"
                         )
-                        if props.registry_secret
+                        if props.registry_secret or props.cache_volume.host_path is None
                         else None,
                     ),
                 ),

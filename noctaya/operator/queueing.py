@@ -63,6 +63,7 @@ class WorkQueue(Generic[K]):
         self._timers: dict[K, asyncio.TimerHandle] = {}
         self._failures: dict[K, int] = {}
         self._holds: dict[K, float] = {}  # key -> loop time its backoff ends
+        self._traced: set[K] = set()  # keys whose failure streak has logged its traceback
         self._fresh: set[K] = set()  # reset while in flight: the pass after it starts without backoff
         self._closed = False
         self.processed = 0  # passes run, for metrics and tests
@@ -123,6 +124,7 @@ class WorkQueue(Generic[K]):
         self._queued.discard(key)
         self._dirty.discard(key)
         self._fresh.discard(key)
+        self._traced.discard(key)
         self._failures.pop(key, None)
         self._holds.pop(key, None)
         if (timer := self._timers.pop(key, None)) is not None:
@@ -152,6 +154,7 @@ class WorkQueue(Generic[K]):
                 again = self._failed(key, error)
             else:
                 self._failures.pop(key, None)
+                self._traced.discard(key)
             finally:
                 self.processed += 1
                 self._in_flight.discard(key)
@@ -173,8 +176,9 @@ class WorkQueue(Generic[K]):
             logger.debug(
                 "reconcile of %s failed (attempt %d): %s; retrying in %.1fs", key, failures, error, delay
             )
-        elif failures == 1 and not isinstance(error, self._expected):
-            logger.exception("reconcile of %s failed; retrying in %.1fs", key, delay)
+        elif key not in self._traced and not isinstance(error, self._expected):
+            self._traced.add(key)  # one traceback per streak: the rest of it is one line per attempt
+            logger.exception("reconcile of %s failed (attempt %d); retrying in %.1fs", key, failures, delay)
         else:
             logger.warning(
                 "reconcile of %s failed (attempt %d): %s; retrying in %.1fs", key, failures, error, delay

@@ -142,7 +142,8 @@ def applied_outcome(
     """``outcome`` after an apply: what was refused, rejected, denied or taken, and KEDA's verdict."""
 
     def finding(reason: Reason, messages: list[str]) -> health.Finding | None:
-        return health.Finding(reason=reason, message="; ".join(messages)) if messages else None
+        # sorted: the applies of a wave end in any order, and the same refusals must read the same
+        return health.Finding(reason=reason, message="; ".join(sorted(messages))) if messages else None
 
     refusals = report.refused
     problem = (

@@ -244,8 +244,7 @@ async def settled(replica: Replica, wait_for: WaitFor, key: tuple[str, str] = (N
     """Mark ``key`` and wait until that pass has ended and nothing is queued, running or timed for it:
     what the scenario set off before has happened, so a check that nothing more happened is not
     vacuous (it follows a pass that would have done it)."""
-    queue = replica.operator.queue
-    assert queue is not None
+    queue = await wait_for(lambda: replica.operator.queue, message="a leadership term")
     since = len(replica.passes)
     queue.add(key)
     await wait_for(
