@@ -1332,7 +1332,7 @@ class InferenceRuntimeSpecContainerPort:
     ) -> None:
         '''The serving port.
 
-        :param container_port: Port number the server listens on.
+        :param container_port: Port number the server listens on; when unset, the family's default port (vllm 8000, sglang 30000, tgi 80, llamacpp 8080).
         :param name: Port name (a DNS label of at most 15 characters).
 
         :schema: InferenceRuntimeSpecContainerPort
@@ -1349,7 +1349,9 @@ class InferenceRuntimeSpecContainerPort:
 
     @builtins.property
     def container_port(self) -> typing.Optional[jsii.Number]:
-        '''Port number the server listens on.
+        '''Port number the server listens on;
+
+        when unset, the family's default port (vllm 8000, sglang 30000, tgi 80, llamacpp 8080).
 
         :schema: InferenceRuntimeSpecContainerPort#containerPort
         '''

@@ -66,14 +66,15 @@ def test_a_go_user_finds_the_names_they_rely_on(service: llmservice.LLMService) 
     assert gateway_http["containerPort"] == 8080
 
     port = runtime.spec.container.port
+    serving_port = runtime.spec.serving_port
     private = one(manifests, "Service", f"{name}-backend")
     assert [(p["name"], p["port"], p["targetPort"]) for p in private["spec"]["ports"]] == [
-        ("http", port.container_port, port.name)
+        ("http", serving_port, port.name)
     ]
     assert selects(private, backend) and not selects(private, gateway)
 
     config = yaml.safe_load(one(manifests, "ConfigMap", f"{name}-gateway")["data"]["config.yaml"])
-    assert config["backendUrl"] == f"http://{name}-backend.{ns}.svc:{port.container_port}"
+    assert config["backendUrl"] == f"http://{name}-backend.{ns}.svc:{serving_port}"
     assert config["maxQueue"] == service.spec.endpoint.max_queue
     assert config["coldStartMode"] == service.spec.endpoint.cold_start.mode.value
 
