@@ -188,7 +188,9 @@ async def test_a_client_leaving_mid_answer_is_its_own_499_not_a_backend_failure(
     finally:
         server.close()
         await server.wait_closed()
-    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    # the gateway's and aiohttp's warnings; asyncio's are left out: another test's leftovers collected
+    # here (an SDK client closed on a loop that is gone) are reported under its name
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and r.name != "asyncio"]
     assert warnings == []
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "noctaya.gateway.access"]
     assert [(line["status"], line.get("code")) for line in lines] == [(499, "client_closed")]
