@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.admission [--requests 200000] [--tenants 1,16,64] [--repeat 5]
 
 Each round queues ``--requests`` tickets (spread over the tenants in turn), then grants them all one
-by one through a single in-flight slot (grant, settle, release): the whole life of a cold request in
+by one through a single in-flight slot (grant, release): the whole life of a cold request in
 admission, without sockets. The baseline does the same with the structure admission used before
 tenants existed: one ordered dict of futures granted in arrival order; a second baseline adds what
 every admission pays per change (a ticket, the counts mirrored into demand), so the gap between it

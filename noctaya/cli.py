@@ -1,7 +1,8 @@
 """The ``noctaya`` command: one entry point, one subcommand per role.
 
-Each subcommand lives in the package that owns it and is imported only when it runs, so that
-``noctaya gateway`` never loads cdk8s or kopf and ``noctaya validate`` starts in a blink.
+Each subcommand lives in the package that owns it (the data plane's processes in
+``noctaya.process``) and is imported only when it runs, so that ``noctaya gateway`` never loads cdk8s
+or kopf and ``noctaya validate`` starts in a blink.
 A subcommand is a function ``main(argv: list[str]) -> int`` that parses its own flags.
 """
 
@@ -35,8 +36,8 @@ SUBCOMMANDS: Final[dict[str, Subcommand]] = {
     "operator": Subcommand(
         "noctaya.operator.command", "main", "run the operator (kopf, Lease leader election)"
     ),
-    "gateway": Subcommand("noctaya.gateway.command", "main", "run the OpenAI-compatible gateway"),
-    "scaler": Subcommand("noctaya.scaler.command", "main", "run the aggregate KEDA ExternalScaler"),
+    "gateway": Subcommand("noctaya.process.gateway", "main", "run the OpenAI-compatible gateway"),
+    "scaler": Subcommand("noctaya.process.scaler", "main", "run the aggregate KEDA ExternalScaler"),
     "dev": Subcommand(
         "noctaya.dev.command", "main", "run gateway, scaler, a local KEDA and local backends on this machine"
     ),

@@ -15,7 +15,18 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SUBPACKAGES = ["api", "runtime", "constructs", "operator", "gateway", "scaler", "serving", "dev"]
+SUBPACKAGES = [
+    "api",
+    "runtime",
+    "constructs",
+    "operator",
+    "contract",
+    "gateway",
+    "scaler",
+    "serving",
+    "process",
+    "dev",
+]
 
 
 def test_stdlib_and_jsii_names_are_not_shadowed_from_the_repository_root() -> None:

@@ -6,9 +6,10 @@ These are public API: platform teams add ``LLMServiceChart`` to their own cdk8s 
 
     from noctaya.constructs import LLMServiceChart, RenderSettings
 
-May import: ``noctaya.api``, ``noctaya.runtime``, ``noctaya.imports``, cdk8s, cdk8s_plus_28, constructs.
+May import: ``noctaya.api``, ``noctaya.runtime``, ``noctaya.contract`` (the config files the rendered
+gateway and scaler read), ``noctaya.imports``, cdk8s, cdk8s_plus_28, constructs.
 Must not import: kopf, a Kubernetes client, ``noctaya.operator``, ``noctaya.gateway``,
-``noctaya.scaler``, ``noctaya.dev``.
+``noctaya.scaler``, ``noctaya.serving``, ``noctaya.process``, ``noctaya.dev``.
 """
 
 from noctaya.constructs.autoscaling import Autoscaling, AutoscalingProps

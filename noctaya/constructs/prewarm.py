@@ -118,25 +118,36 @@ echo "stage: $ARTIFACT staged in $dir"
 class PrewarmProps:
     """The staging Job of one LLMService."""
 
+    #: the LLMService's name, namespace and the names derived from them. Required.
     identity: naming.ServiceIdentity
+    #: what the Job stages and where (the source and the target directory). Required.
     staging: delivery.StagingPlan
-    #: the cache volume the Job writes (read-write)
+    #: the cache volume the Job writes (read-write). Required.
     cache_volume: delivery.ModelVolume
-    #: ``spec.model.source.secretRef.name`` (oci:// only): a kubernetes.io/dockerconfigjson Secret
+    #: ``spec.model.source.secretRef.name`` (oci:// only): a kubernetes.io/dockerconfigjson Secret. Default:
+    #: ``None``.
     registry_secret: str | None = None
     #: hub credentials, as env entries taken from the runtime (``HUB_TOKEN_VARIABLES`` only, normally
-    #: ``valueFrom.secretKeyRef``), so gated repositories download with the engine's own token
+    #: ``valueFrom.secretKeyRef``), so gated repositories download with the engine's own token. Default: none.
     hub_env: tuple[Mapping[str, Any], ...] = ()
+    #: the Job Pod's node selector (the backend's, so a node-local cache fills on its node). Default: none.
     node_selector: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: the Job Pod's tolerations (the backend's). Default: none.
     tolerations: tuple[Mapping[str, Any], ...] = ()
+    #: Secrets the Job Pod pulls its images with. Default: none.
     image_pull_secrets: tuple[str, ...] = ()
+    #: the image that downloads from a model hub (this release's noctaya image). Default: ``HUB_IMAGE``.
     hub_image: str = HUB_IMAGE
+    #: the image that pulls an oci:// artifact. Default: ``ORAS_IMAGE``.
     oras_image: str = ORAS_IMAGE
+    #: the small image that moves a staged artifact into the cache. Default: ``STAGE_IMAGE``.
     stage_image: str = STAGE_IMAGE
-    #: bound of the ORAS staging emptyDir (oci:// only); the artifact never exceeds the cache it fills
+    #: bound of the ORAS staging emptyDir (oci:// only); the artifact never exceeds the cache it fills.
+    #: Default: ``None``.
     stage_size_limit: str | None = None
-    #: bounds: retries and the whole Job's deadline
+    #: retries of the Job's Pod. Default: ``BACKOFF_LIMIT``.
     backoff_limit: int = BACKOFF_LIMIT
+    #: the whole Job's deadline, in seconds. Default: ``DEADLINE_SECONDS``.
     active_deadline_seconds: int = DEADLINE_SECONDS
 
 

@@ -1,6 +1,7 @@
 """Reading config files and reporting what is wrong with them.
 
-Files are YAML or JSON mappings, at most ``MAX_CONFIG_BYTES`` long and ``MAX_DEPTH`` deep (a deeper
+Files are YAML or JSON mappings in regular files (``files.read_regular``: a FIFO or a device in its
+place is refused, never waited on), at most ``MAX_CONFIG_BYTES`` long and ``MAX_DEPTH`` deep (a deeper
 document is refused before it is parsed, so no recursion limit is ever reached). An unusable file
 raises :class:`ConfigError`, whose message has one line per problem, each naming the field by its
 file key (``maxQueue: Input should be greater than or equal to 1``).
@@ -9,11 +10,14 @@ file key (``maxQueue: Input should be greater than or equal to 1``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import pydantic
 import yaml
+
+from noctaya.contract import files
 
 MAX_CONFIG_BYTES: Final = 1 << 20
 MAX_DEPTH: Final = 32
@@ -25,14 +29,27 @@ class ConfigError(Exception):
     """The configuration is unusable; the message is meant for a person and names the field."""
 
 
-def describe_errors(error: pydantic.ValidationError) -> str:
-    """One line per problem, each naming the field by its file key (``coldStartMode: ...``)."""
+def dotted(location: tuple[int | str, ...]) -> str:
+    """A problem's location as its file key path (``scaler.tls.certFile``, ``coldRoutes.0.path``)."""
+    return ".".join(str(part) for part in location)
+
+
+def describe_errors(
+    error: pydantic.ValidationError,
+    *,
+    where: Callable[[tuple[int | str, ...]], str] = dotted,
+    separator: str = "\n",
+) -> str:
+    """One line per problem (joined by ``separator``), each naming the field: by its file key
+    (``coldStartMode: ...``) unless ``where`` names a location otherwise (a flag, a spec field);
+    pydantic's ``Value error, `` prefix dropped. A problem with no location (a cross-field rule,
+    which names its fields itself) is its message alone."""
     lines = []
     for item in error.errors():
-        where = ".".join(str(part) for part in item["loc"])
+        named = where(tuple(item["loc"])) if item["loc"] else ""
         message = item["msg"].removeprefix("Value error, ")
-        lines.append(f"{where}: {message}" if where else message)  # a cross-field rule names its fields
-    return "\n".join(lines)
+        lines.append(f"{named}: {message}" if named else message)
+    return separator.join(lines)
 
 
 def _json_depth(raw: bytes) -> int:
@@ -77,12 +94,9 @@ _LOADER: Final[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def read_document(path: str | Path) -> dict[str, Any]:
     """Read a YAML or JSON mapping (bounded in size and depth) from ``path``."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes")
+        raw = files.read_regular(path, limit=MAX_CONFIG_BYTES)
+    except files.FileProblem as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     return parse_document(raw, name=str(path))
 
 

@@ -110,6 +110,8 @@ class ScalerConfig(ExternalScalerSettings):
     keep_alive_timeout: connections.KeepAliveTimeout = 30.0
     max_connections: Annotated[connections.Count, pydantic.Field(le=MAX_REPORT_CONNECTIONS)] = 512
     max_connections_per_peer: Annotated[connections.PerPeer, pydantic.Field(le=MAX_REPORT_CONNECTIONS)] = 64
+    peer_ipv6_prefix: connections.Ipv6Prefix = 64
+    trusted_proxies: connections.TrustedProxies = ()
 
     _connections_agree = pydantic.model_validator(mode="after")(connections.check_per_peer)
 

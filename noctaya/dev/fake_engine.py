@@ -337,6 +337,11 @@ def make_app(engine: FakeEngine | None = None) -> web.Application:
     return app
 
 
+MAX_HEAD_LINE = 64 * 1024
+"""The engine's bound on a request line and a header: looser than the gateway's (as vLLM's server is), so the
+gateway's own bound is the one a client meets (aiohttp's default, 8190 bytes, was not)."""
+
+
 def bound_port(runner: web.AppRunner) -> int:
     """The TCP port the runner's first site listens on (useful after binding port 0)."""
     for address in runner.addresses:
@@ -365,6 +370,8 @@ async def running(
         handle_signals=False,
         shutdown_timeout=0.5,
         handler_cancellation=True,
+        max_line_size=MAX_HEAD_LINE,
+        max_field_size=MAX_HEAD_LINE,
     )
     await runner.setup()
     try:
@@ -378,7 +385,13 @@ async def running(
 async def serve(engine: FakeEngine, *, host: str, port: int, drain_timeout: float) -> int:
     app = make_app(engine)
     runner = web.AppRunner(
-        app, handle_signals=False, access_log=None, shutdown_timeout=drain_timeout, handler_cancellation=True
+        app,
+        handle_signals=False,
+        access_log=None,
+        shutdown_timeout=drain_timeout,
+        handler_cancellation=True,
+        max_line_size=MAX_HEAD_LINE,
+        max_field_size=MAX_HEAD_LINE,
     )
     await runner.setup()
     stop = asyncio.Event()

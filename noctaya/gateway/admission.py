@@ -2,7 +2,8 @@
 
 Modelled on Knative's breaker: capacity is fixed, a request that cannot be served fails fast
 (:class:`QueueFull`, or ``try_enter`` returning False while ready: both 429), and whatever a request
-holds is given back through one call in a ``finally``. Two states decide where a request goes:
+holds is given back through one call in a ``finally`` (``leave``). Two states decide where a request
+goes:
 
 - backend ready, nobody queued and in-flight below ``max_in_flight``: it enters at once (warm path,
   one counter increment);
@@ -17,8 +18,12 @@ holds the most slots (longest-queue drop): if that tenant holds more than the ar
 newest ticket is displaced (it ends with ``displaced()``, a 429) and the arrival takes the slot;
 otherwise the arrival itself is refused with :class:`QueueFull`. So a refusal always goes to a tenant
 holding at least as many slots as any other, which is at least its share ``max_queue / tenants``,
-and a tenant under its share always gets a slot. At most ``max_tenants`` tenants are told apart; the
-arrivals of any further tenant share one overflow tenant until one of the others has no ticket left.
+and a tenant under its share always gets a slot. At most ``max_tenants`` tenants are told apart in
+the round-robin ring; the arrivals of any further tenant share one overflow tenant (one place in the
+ring) until one of the others has no ticket left. Slots are still counted per tenant inside it (its
+*members*, at most one per overflow ticket), so the rule above holds for every tenant alike: a
+tenant new to a full queue holds nothing and takes a slot whichever tenants wait, and a displacement
+in the overflow tenant hits its member holding the most.
 
 A request held again after a refused connect (nothing reached a backend) comes back with its first
 arrival time: it takes a slot of its own tenant like any arrival (the same displacement rule), goes
@@ -26,11 +31,11 @@ ahead of that tenant's later arrivals in both indexes, and keeps its deadline; a
 other ticket waiting goes to the head of the ring, since its turn was given once and lost.
 
 A ticket whose client leaves is removed at once (O(1)); a grant is O(1); only a displacement looks
-at every waiting tenant (at most ``max_tenants``). A ticket that was granted but never used
-returns its in-flight slot. Counts are mirrored into :class:`~noctaya.gateway.demand.Demand` on
-every change, from one place (``_publish``), which also wakes :meth:`Admission.wait_idle`. A drain
-cannot follow demand for that: while a lease is open, the last queued request leaving turns
-``queued=1`` into ``lease=+1`` and demand stays 1.
+at every waiting tenant (at most ``max_tenants``, and the overflow tenant's members). A ticket that
+was granted but never used returns its in-flight slot. Counts are mirrored into
+:class:`~noctaya.gateway.demand.Demand` on every change, from one place (``_publish``), which also
+wakes :meth:`Admission.wait_idle`. A drain cannot follow demand for that: while a lease is open, the
+last queued request leaving turns ``queued=1`` into ``lease=+1`` and demand stays 1.
 
 With ``max_wait`` set, no ticket waits longer than that from its own arrival: it ends with a fresh
 ``wait_expired()`` error. Every ticket is also kept in one arrival-order index, so the oldest one
@@ -64,13 +69,16 @@ class TicketState(enum.Enum):
 class Ticket:
     """One queued request; ``future`` resolves when it is granted an in-flight slot."""
 
-    __slots__ = ("enqueued_at", "future", "state", "tenant")
+    __slots__ = ("enqueued_at", "future", "member", "state", "tenant")
 
-    def __init__(self, *, future: asyncio.Future[None], enqueued_at: float, tenant: str) -> None:
+    def __init__(
+        self, *, future: asyncio.Future[None], enqueued_at: float, tenant: str, member: str | None = None
+    ) -> None:
         self.future = future
         self.state = TicketState.QUEUED
         self.enqueued_at = enqueued_at
-        self.tenant = tenant
+        self.tenant = tenant  # its place in the ring: its own tenant, or the overflow tenant
+        self.member = member  # in the overflow tenant: its own tenant
 
 
 _Queue = collections.OrderedDict[int, Ticket]
@@ -117,6 +125,8 @@ class Admission:
         # tenant -> its queued tickets in arrival order; the dict's order is the round-robin ring
         # (the tenant granted next first); a tenant with no ticket left is dropped at once
         self._tenants: dict[str, _Queue] = {}
+        # the overflow tenant's tickets by their own tenant (each in arrival order): its members
+        self._members: dict[str, _Queue] = {}
         self._in_flight = 0
         self._ready = False
         self._expiry: asyncio.TimerHandle | None = None  # at the oldest ticket's deadline
@@ -171,7 +181,8 @@ class Admission:
         return False
 
     def release(self) -> None:
-        """Give back an in-flight slot (exactly once per successful ``try_enter`` or grant)."""
+        """Give back an in-flight slot (exactly once per successful ``try_enter`` or grant; a request
+        gives back what it holds with ``leave``)."""
         self._in_flight -= 1
         if self._queue and self._ready:
             self._dispatch()  # hands the slot to the next tenant's oldest waiter; publishes
@@ -188,20 +199,24 @@ class Admission:
         tenant that has no other ticket waiting takes the head of the round-robin ring: its turn
         was already given once and lost through no fault of its own."""
         tenants = self._tenants
-        if tenant not in tenants and len(tenants) >= self.max_tenants:
-            tenant = OVERFLOW_TENANT
-        own = tenants.get(tenant)
+        name = tenant
         if len(self._queue) >= self.max_queue:
+            own = tenants.get(name)
+            if own is None:
+                own = self._members.get(name)
             self._displace_for(len(own) if own is not None else 0)  # raises QueueFull when fair
-            own = tenants.get(tenant)  # displacing may have dropped the last ticket of a tenant
-            if own is None and len(tenants) >= self.max_tenants:
-                tenant = OVERFLOW_TENANT
-                own = tenants.get(tenant)
+        # displacing may have dropped the last ticket of a tenant: the ring is looked at after it
+        member = None
+        if name not in tenants and (len(tenants) >= self.max_tenants or name in self._members):
+            # a member stays one until its last overflow ticket is gone: one place per tenant
+            tenant, member = OVERFLOW_TENANT, name
+        own = tenants.get(tenant)
         loop = asyncio.get_running_loop()
         ticket = Ticket(
             future=loop.create_future(),
             enqueued_at=loop.time() if arrived_at is None else arrived_at,
             tenant=tenant,
+            member=member,
         )
         key = id(ticket)
         self._queue[key] = ticket
@@ -210,6 +225,13 @@ class Admission:
             if arrived_at is not None:
                 self._ring_to_front(tenant)
         own[key] = ticket
+        if member is not None:
+            mine = self._members.get(member)
+            if mine is None:
+                mine = self._members[member] = collections.OrderedDict()
+            mine[key] = ticket
+            if arrived_at is not None:
+                _by_arrival(mine, ticket)
         if arrived_at is not None:
             _by_arrival(self._queue, ticket)
             _by_arrival(own, ticket)
@@ -236,22 +258,30 @@ class Admission:
 
     def _displace_for(self, held: int) -> None:
         """The queue is full and the arrival's tenant holds ``held`` slots: displace the newest ticket
-        of the tenant holding the most, if that is more than ``held``; else raise QueueFull."""
+        of the tenant holding the most (a member of the overflow tenant counted as its own tenant),
+        if that is more than ``held``; else raise QueueFull."""
         longest: _Queue | None = None
-        for queue in self._tenants.values():
+        for tenant, queue in self._tenants.items():
+            if tenant != OVERFLOW_TENANT and (longest is None or len(queue) > len(longest)):
+                longest = queue
+        for queue in self._members.values():
             if longest is None or len(queue) > len(longest):
                 longest = queue
         if longest is None or len(longest) <= held:
             raise QueueFull
-        _, ticket = longest.popitem(last=True)
-        self._forget(ticket)
+        ticket = next(reversed(longest.values()))
+        self._unqueue(ticket)
         ticket.state = TicketState.DONE
         if not ticket.future.done():
             ticket.future.set_exception(self._displaced())
 
-    def leave(self, ticket: Ticket) -> None:
-        """The request is over (served, failed or its client left): free what the ticket holds."""
-        if ticket.state is TicketState.QUEUED:
+    def leave(self, ticket: Ticket | None) -> None:
+        """The request is over (served, failed or its client left): free what it holds, once. None:
+        the in-flight slot ``try_enter`` gave it; a ticket: its queue slot while queued, its in-flight
+        slot once granted, nothing once done."""
+        if ticket is None:
+            self.release()
+        elif ticket.state is TicketState.QUEUED:
             ticket.state = TicketState.DONE
             self._unqueue(ticket)
             if not ticket.future.done():
@@ -261,15 +291,11 @@ class Admission:
             ticket.state = TicketState.DONE
             self.release()
 
-    def settle(self, ticket: Ticket) -> None:
-        """A granted ticket's slot is now owned by the caller (released later with ``release``)."""
-        if ticket.state is TicketState.GRANTED:
-            ticket.state = TicketState.DONE
-
     def fail_waiting(self, make_error: Callable[[], BaseException]) -> int:
         """End every queued ticket with a fresh ``make_error()`` (activation timeout, drain)."""
         failed = 0
         self._tenants.clear()
+        self._members.clear()
         while self._queue:
             _, ticket = self._queue.popitem(last=False)
             ticket.state = TicketState.DONE
@@ -280,19 +306,22 @@ class Admission:
         return failed
 
     def _unqueue(self, ticket: Ticket) -> None:
-        """Remove a queued ticket from both indexes (O(1))."""
+        """Remove a queued ticket from every index (O(1))."""
         key = id(ticket)
         del self._queue[key]
         own = self._tenants[ticket.tenant]
         del own[key]
         if not own:
             del self._tenants[ticket.tenant]
+        if ticket.member is not None:
+            self._leave_members(ticket)
 
-    def _forget(self, ticket: Ticket) -> None:
-        """Remove from the arrival index a ticket already taken out of its tenant's queue."""
-        del self._queue[id(ticket)]
-        if not self._tenants[ticket.tenant]:
-            del self._tenants[ticket.tenant]
+    def _leave_members(self, ticket: Ticket) -> None:
+        assert ticket.member is not None
+        mine = self._members[ticket.member]
+        del mine[id(ticket)]
+        if not mine:
+            del self._members[ticket.member]
 
     def _next_ticket(self) -> Ticket:
         """The oldest ticket of the tenant whose turn it is; that tenant moves to the ring's end."""
@@ -303,6 +332,8 @@ class Admission:
         if own:
             tenants[tenant] = own  # back of the ring
         del self._queue[id(ticket)]
+        if ticket.member is not None:
+            self._leave_members(ticket)
         return ticket
 
     def _dispatch(self) -> None:

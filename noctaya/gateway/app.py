@@ -22,7 +22,7 @@ reporter) are entered after the gateway's own parts have started, with the gatew
 metrics registry, and left before those parts stop; ``extra_contexts`` (plain cleanup contexts) come
 after them. Neither is imported here: the gateway knows the contract, not the scaler.
 
-The server must run with ``handler_cancellation=True`` (as ``noctaya.gateway.command`` does) so a
+The server must run with ``handler_cancellation=True`` (as ``noctaya.process.gateway`` does) so a
 client that disconnects while queued frees its slot at once.
 """
 
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -37,7 +38,7 @@ import aiohttp
 from aiohttp import web
 
 from noctaya.contract import demand as demand_mod
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import (
     accesslog,
     activation,
@@ -45,7 +46,9 @@ from noctaya.gateway import (
     auth,
     demand,
     draining,
+    endpoints,
     errors,
+    handler,
     heartbeat,
     history,
     keys,
@@ -56,7 +59,7 @@ from noctaya.gateway import (
     routing,
     websocket,
 )
-from noctaya.serving import connections
+from noctaya.serving import connections, fallback, peers
 
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 """What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
@@ -64,17 +67,45 @@ UPSTREAM = web.AppKey("noctaya.gateway.upstream", proxy.Upstream)
 HEARTBEAT = web.AppKey("noctaya.gateway.heartbeat", heartbeat.Heartbeat)
 LIVE = web.AppKey("noctaya.gateway.live", liveconfig.LiveConfig)
 UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled connection is not raced
+#: backend connections beyond maxInFlight the pool may hold (a request's, closing while the next opens)
+BACKEND_SPARE = 8
+#: what a connection in the probe reserve may ask for (the kubelet's probe)
+PROBE_PATHS = frozenset({"/healthz"})
+logger = logging.getLogger("noctaya.gateway")
 
 
-def connection_limits(config: config.GatewayConfig) -> connections.Limits:
-    """The bounds of the gateway's listener."""
-    return connections.Limits(
+def connection_limits(
+    config: gateway_contract.GatewayConfig, *, descriptors: int | None = None
+) -> connections.Limits:
+    """The bounds of the gateway's listener: the configured ones, ``maxConnections`` lowered (with a
+    warning) to what the process's file descriptors (``descriptors``, RLIMIT_NOFILE by default)
+    hold beside the backend sockets."""
+    limits = connections.Limits(
         max_connections=config.max_connections,
         max_connections_per_peer=config.max_connections_per_peer,
         header_timeout=config.header_timeout,
         keepalive_timeout=config.keep_alive_timeout,
         write_timeout=config.client_write_timeout,
+        peers=peers.Peers(
+            ipv6_prefix=config.peer_ipv6_prefix,
+            trusted_proxies=peers.parse_networks(config.trusted_proxies),
+        ),
+        probe_connections=min(config.probe_connections, config.max_connections // 2),
+        probe_paths=PROBE_PATHS,
     )
+    limit = connections.descriptor_limit() if descriptors is None else descriptors
+    room = connections.connection_room(descriptors=limit, backend=config.max_in_flight + BACKEND_SPARE)
+    effective = connections.within_descriptors(limits, room=room)
+    if effective is not limits:
+        logger.warning(
+            "maxConnections %d lowered to %d (probe reserve %d): the process may open %d files "
+            "(RLIMIT_NOFILE) and keeps room for backend sockets and files",
+            limits.max_connections,
+            effective.max_connections,
+            effective.probe_connections,
+            limit,
+        )
+    return effective
 
 
 def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
@@ -85,7 +116,7 @@ def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
 
 
 def make_app(
-    config: config.GatewayConfig,
+    config: gateway_contract.GatewayConfig,
     *,
     source: liveconfig.ConfigSource | None = None,
     sidecars: Sequence[demand_mod.Sidecar] = (),
@@ -213,6 +244,8 @@ def make_app(
     app[UPSTREAM] = upstream
     sockets = websocket.Sockets(
         max_open=config.websocket_max_open,
+        max_open_per_peer=min(config.websocket_max_open_per_peer, config.websocket_max_open),
+        peers=the_connections.limits.peers,
         retry_after=lambda: the_history.retry_after(elapsed=the_activation.elapsed()),
         max_message_bytes=config.websocket_max_message_bytes,
         idle_timeout=config.websocket_idle_timeout,
@@ -220,9 +253,10 @@ def make_app(
     )
     the_metrics.websockets.set_function(lambda: sockets.open)
     the_metrics.max_websockets.set(config.websocket_max_open)
+    the_metrics.max_websockets_per_peer.set(sockets.max_open_per_peer)
     the_drain.on_begin(sockets.close_all)  # open WebSockets would hold a drain up forever
     app[HEARTBEAT] = heartbeat.Heartbeat(interval=config.heartbeat_interval)
-    handler = routing.ProxyHandler(
+    parts = handler.Parts(
         config=config,
         admission=the_admission,
         activation=the_activation,
@@ -234,6 +268,7 @@ def make_app(
         heartbeat=app[HEARTBEAT],
         sockets=sockets,
         budget=the_budget,
+        peers=the_connections.limits.peers,
         history=the_history,
         access=accesslog.AccessLog(
             mode=config.access_log,
@@ -241,7 +276,9 @@ def make_app(
             on_drop=the_metrics.access_log_dropped.inc,
         ),
     )
-    routing.setup_routes(app, handler=handler)
+    routing.setup_routes(app, handler=handler.ProxyHandler(parts))
+    # what no route takes (a path with a line feed, OPTIONS *): the JSON 404
+    fallback.install(app, handler=endpoints.not_found_handler)
     app.cleanup_ctx.append(_backend_context)
     app.cleanup_ctx.append(_loops_context)
     app.cleanup_ctx.extend(_sidecar_context(sidecar) for sidecar in sidecars)
@@ -260,7 +297,7 @@ def _sidecar_context(sidecar: demand_mod.Sidecar) -> CleanupContext:
 async def _backend_context(app: web.Application) -> AsyncIterator[None]:
     config = app[keys.CONFIG]
     connector = aiohttp.TCPConnector(
-        limit=config.max_in_flight + 8,
+        limit=config.max_in_flight + BACKEND_SPARE,
         limit_per_host=0,
         keepalive_timeout=UPSTREAM_KEEPALIVE,
         ttl_dns_cache=10,
@@ -274,6 +311,7 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
         skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
         cookie_jar=aiohttp.DummyCookieJar(),
         response_class=proxy.BackendResponse,  # an event stream's connection is never pooled again
+        middlewares=(proxy.sent_once,),  # aiohttp would send a broken idempotent request again
     )
     app[UPSTREAM].session = session
     try:

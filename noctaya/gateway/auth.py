@@ -1,60 +1,41 @@
 """Client API keys: ``Authorization: Bearer <key>`` against a key file that follows rotation.
 
 The file is the mounted Secret key. Every proxied request stats it (microseconds, on the loop; a
-stat never waits for a writer) and the keys are reread only when the file's identity (inode, size,
-mtime) changed, so rotation takes effect on the next request without a restart. The reread runs off
-the event loop, in one thread at a time, within :data:`READ_TIMEOUT`: a file on a hung volume delays
-no other client, and requests arriving meanwhile are checked against the keys read last (none at
-first: deny). Only a regular file is read (opened non-blocking, then checked), so a FIFO or a device
-in its place cannot freeze anything. The read is bounded (:data:`MAX_KEY_FILE_BYTES`); an
-unreadable, empty or oversized file accepts no key at all.
+stat never waits for a writer) and the keys are reread only when the file's identity (device, inode,
+size, mtime) changed, so rotation takes effect on the next request without a restart. The reread
+runs off the event loop, in one thread at a time, within :data:`READ_TIMEOUT`: a file on a hung
+volume delays no other client, and requests arriving meanwhile are checked against the keys read
+last (none at first: deny). Only a regular file is read (opened non-blocking, then checked), so a
+FIFO or a device in its place cannot freeze anything (``noctaya.contract.files``). The read is
+bounded (:data:`MAX_KEY_FILE_BYTES`); an unreadable, empty or oversized file accepts no key at all.
 
-Each non-empty line is one accepted key, so an old and a new key can overlap during rotation. A key
-longer than a request header can carry (``max_key_bytes``, from the server's header bound) could
-never match: it is left out, and said so in the log. Keys are compared with
-:func:`hmac.compare_digest` against every accepted key, so timing reveals nothing, and every key read
-is given to the log redactor.
+The header is parsed by ``noctaya.serving.bearer``. Each non-empty line is one accepted key, so an
+old and a new key can overlap during rotation. A key longer than a request header can carry
+(``max_key_bytes``, from the server's header bound) could never match: it is left out, and said so
+in the log. Keys are compared with :func:`hmac.compare_digest` against every accepted key, so timing
+reveals nothing, and every key read is given to the log redactor.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import logging
-import os
-import stat
 
-from noctaya.serving import redaction
+from noctaya.contract import files
+from noctaya.serving import bearer, redaction
 
 logger = logging.getLogger(__name__)
 
 MAX_KEY_FILE_BYTES = 64 * 1024
-READ_TIMEOUT = 2.0
+READ_TIMEOUT = files.READ_TIMEOUT
 
-Identity = tuple[int, int, int]
-
-
-class KeyFileProblem(Exception):
-    """The key file cannot be used; the message says why (never a key)."""
+KeyFileProblem = files.FileProblem
+"""The key file cannot be used; the message says why (never a key)."""
 
 
 def read_keys(path: str) -> list[bytes]:
     """The keys in ``path`` (blocking: run off the loop); raises :class:`KeyFileProblem`."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise KeyFileProblem(f"unreadable ({exc.strerror or exc})") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise KeyFileProblem("not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            raw = handle.read(MAX_KEY_FILE_BYTES + 1)
-    except OSError as exc:
-        raise KeyFileProblem(f"unreadable ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_KEY_FILE_BYTES:
-        raise KeyFileProblem(f"larger than {MAX_KEY_FILE_BYTES} bytes")
+    raw = files.read_regular(path, limit=MAX_KEY_FILE_BYTES)
     return [line.strip() for line in raw.splitlines() if line.strip()]
 
 
@@ -65,10 +46,9 @@ class KeyFile:
         self.path = path
         self.max_key_bytes = max_key_bytes
         self.read_timeout = read_timeout
-        self._identity: Identity | None = None
+        self._identity: files.Identity | None = None
         self._keys: list[bytes] = []
-        self._reading: asyncio.Task[list[bytes]] | None = None
-        self._reading_since = 0.0
+        self._reader = None if path is None else files.Reader(lambda: read_keys(path), timeout=read_timeout)
         self._last_problem: str | None = None  # logged once per change, not once per request
 
     def _problem(self, problem: str | None) -> None:
@@ -87,39 +67,26 @@ class KeyFile:
 
     async def keys(self) -> list[bytes]:
         """The currently accepted keys; empty when the file cannot be used (deny)."""
-        path = self.path
-        if path is None:
+        path, reader = self.path, self._reader
+        if path is None or reader is None:
             return []
         try:
-            st = os.stat(path)
-        except OSError as exc:
+            identity = files.identity(path)
+        except files.FileProblem as exc:
             self._identity, self._keys = None, []
-            self._problem(f"unreadable ({exc.strerror or exc})")
+            self._problem(str(exc))
             return []
-        identity = (st.st_ino, st.st_size, st.st_mtime_ns)
         if identity == self._identity:
             return self._keys
-        now = asyncio.get_running_loop().time()
-        if self._reading is None:  # one read at a time, shared by every request that needs it
-            self._reading = asyncio.create_task(asyncio.to_thread(read_keys, path))
-            self._reading_since = now
-        reading = self._reading
-        # a read that is already late is not waited for again: the request is checked at once
-        remaining = self._reading_since + self.read_timeout - now
-        try:
-            if remaining <= 0 and not reading.done():
-                raise TimeoutError
-            keys = await asyncio.wait_for(asyncio.shield(reading), max(remaining, 0.0))
+        try:  # one read at a time, shared by every request that needs it; a late one is not waited for
+            keys = await reader.read()
         except TimeoutError:
             self._problem(f"not read within {self.read_timeout:g}s")
             return self._keys if self._identity is not None else []
-        except KeyFileProblem as exc:
+        except files.FileProblem as exc:
             self._keys, self._identity = [], identity
             self._problem(str(exc))
             return []
-        finally:
-            if reading.done() and self._reading is reading:
-                self._reading = None
         usable = [key for key in keys if len(key) <= self.max_key_bytes]
         if len(usable) < len(keys):
             logger.warning(
@@ -138,13 +105,8 @@ class KeyFile:
         """True if authentication is off, or the header carries one of the accepted keys."""
         if self.path is None:
             return True
-        if not authorization:
-            return False
-        scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer":
-            return False
-        presented = token.strip().encode("utf-8", "surrogateescape")
-        if not presented or len(presented) > self.max_key_bytes:
+        presented = bearer.token(authorization)
+        if presented is None or len(presented) > self.max_key_bytes:
             return False
         matched = False
         for key in await self.keys():

@@ -5,7 +5,7 @@ requests fail fast with 503 ``draining``. :meth:`Drain.wait_idle` then waits, wo
 when its counts reach zero rather than polling, until nothing is queued or in flight or
 ``drain_timeout`` passes;
 whatever is still queued at the end is told ``draining`` (503 or a final SSE event) rather than cut.
-The caller (``noctaya.gateway.command``) then stops the server; see its docstring for the full order.
+The caller (``noctaya.process.gateway``) then stops the server; see its docstring for the full order.
 """
 
 from __future__ import annotations

@@ -43,6 +43,9 @@ class Reason(enum.StrEnum):
     BACKEND_TIMEOUT = "backend_timeout"
     WEBSOCKET_REFUSED = "websocket_refused"
     WEBSOCKETS_FULL = "websockets_full"
+    INVALID_WEBSOCKET = "invalid_websocket_handshake"
+    WEBSOCKETS_PEER_FULL = "websockets_peer_full"
+    WARM_FORBIDDEN = "warm_forbidden"
 
 
 class Spec(NamedTuple):
@@ -74,6 +77,9 @@ SPECS: Mapping[Reason, Spec] = {
     # the status is the backend's own refusal of the upgrade (a 502 unless it is an HTTP error)
     Reason.WEBSOCKET_REFUSED: Spec(502, "backend_error", "websocket_refused"),
     Reason.WEBSOCKETS_FULL: Spec(429, "rate_limit_exceeded", "websockets_full"),
+    Reason.WARM_FORBIDDEN: Spec(403, "permission_error", "warm_forbidden"),
+    Reason.WEBSOCKETS_PEER_FULL: Spec(429, "rate_limit_exceeded", "websockets_full"),
+    Reason.INVALID_WEBSOCKET: Spec(400, "invalid_request_error", "invalid_websocket_handshake"),
 }
 
 
@@ -170,10 +176,6 @@ def invalid_encoding(detail: str) -> GatewayError:
     )
 
 
-def malformed(detail: str) -> GatewayError:
-    return GatewayError(reason=Reason.MALFORMED, message=f"malformed HTTP request: {detail}")
-
-
 def not_found(path: str) -> GatewayError:
     return GatewayError(
         reason=Reason.NOT_FOUND,
@@ -191,6 +193,10 @@ def method_not_allowed(method: str, path: str, *, allow: str = "GET, HEAD") -> G
 
 def invalid_warm(detail: str) -> GatewayError:
     return GatewayError(reason=Reason.INVALID_WARM_REQUEST, message=detail)
+
+
+def warm_forbidden(detail: str) -> GatewayError:
+    return GatewayError(reason=Reason.WARM_FORBIDDEN, message=f"POST /noctaya/warm is not allowed: {detail}")
 
 
 def expectation_failed() -> GatewayError:
@@ -278,6 +284,22 @@ def websockets_full(limit: int, retry_after: float) -> GatewayError:
         reason=Reason.WEBSOCKETS_FULL,
         message=f"the gateway already holds its {limit} open WebSockets; retry later",
         retry_after=retry_after,
+    )
+
+
+def websockets_peer_full(limit: int, retry_after: float) -> GatewayError:
+    return GatewayError(
+        reason=Reason.WEBSOCKETS_PEER_FULL,
+        message=(
+            f"this client already holds its {limit} open WebSockets (websocketMaxOpenPerPeer); retry later"
+        ),
+        retry_after=retry_after,
+    )
+
+
+def invalid_websocket(detail: str, *, headers: Mapping[str, str] | None = None) -> GatewayError:
+    return GatewayError(
+        reason=Reason.INVALID_WEBSOCKET, message=f"invalid WebSocket handshake: {detail}", headers=headers
     )
 
 

@@ -23,7 +23,10 @@ same command-line flags laid over it) as at start, and then:
 - otherwise nothing live changed (outcome ``unchanged_live``).
 
 ``noctaya_gateway_config_reloads_total{outcome}`` counts each change of the file by outcome. File
-access runs in the loop's default executor, so a slow volume never blocks the event loop. The first
+access runs in the loop's default executor, one look at a time, each waited for at most
+``read_timeout`` (``noctaya.contract.files.Reader``), and only a regular file is read (opened
+non-blocking: a FIFO or a device at the path is ``invalid``, never waited on), so neither a slow
+volume nor an odd file blocks the event loop or the poll. The first
 look, as the poll starts, compares the file with the config the gateway started with, so a change
 made while the gateway was starting is not missed (and the file as read at start counts nothing).
 """
@@ -33,20 +36,21 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from noctaya.contract import documents
-from noctaya.contract import gateway as config_
+from noctaya.contract import documents, files
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import activation, metrics, readiness
 
 logger = logging.getLogger(__name__)
 
-Stamp = tuple[int, int, int, int] | str
-"""What the file resolves to (device, inode, size, mtime) or why it cannot be stat'ed."""
+Stamp = files.Identity | str
+"""What the file resolves to (``files.identity``) or why it cannot be stat'ed."""
+Loaded = tuple[Stamp, gateway_contract.GatewayConfig | documents.ConfigError]
+"""The file's stamp taken before it was read, and the config built from it or why there is none."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -55,33 +59,50 @@ class ConfigSource:
     command-line flags laid over it as at start)."""
 
     path: Path
-    build: Callable[[dict[str, Any]], config_.GatewayConfig] = config_.build_config
+    build: Callable[[dict[str, Any]], gateway_contract.GatewayConfig] = gateway_contract.build_config
 
+    def stamp(self) -> Stamp:
+        """The file's stamp now (blocking)."""
+        try:
+            return files.identity(self.path)
+        except files.FileProblem as exc:
+            return str(exc)
 
-def _stamp(path: Path) -> Stamp:
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        return f"cannot stat: {exc.strerror or exc}"
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    def load(self) -> Loaded:
+        """The file read and built (blocking), with the stamp taken before it was read."""
+        stamp = self.stamp()
+        if isinstance(stamp, str):
+            return stamp, documents.ConfigError(f"{self.path}: {stamp}")
+        try:
+            return stamp, self.build(documents.read_document(self.path))
+        except documents.ConfigError as exc:
+            return stamp, exc
 
 
 @dataclasses.dataclass(kw_only=True, eq=False)
 class LiveConfig:
     """Applies the live fields of ``running`` at start, then those of each changed file."""
 
-    running: config_.GatewayConfig
+    running: gateway_contract.GatewayConfig
     #: the file ``running`` was read from; None: nothing to watch
     source: ConfigSource | None
     activation: activation.Activation
     readiness: readiness.Readiness
     metrics: metrics.Metrics
-    _applied: config_.GatewayConfig = dataclasses.field(init=False)  # the live fields in effect
+    #: how long one look at the file (a stat, or a read) is waited for
+    read_timeout: float = files.READ_TIMEOUT
+    _applied: gateway_contract.GatewayConfig = dataclasses.field(init=False)  # the live fields in effect
     _stamp: Stamp | None = dataclasses.field(default=None, init=False)
     _waiting: dict[str, Any] = dataclasses.field(default_factory=dict, init=False)  # non-live, logged
+    _stats: files.Reader[Stamp] | None = dataclasses.field(default=None, init=False)
+    _loads: files.Reader[Loaded] | None = dataclasses.field(default=None, init=False)
+    _late: bool = dataclasses.field(default=False, init=False)  # a look past its wait, logged
 
     def __post_init__(self) -> None:
         self._applied = self.running
+        if self.source is not None:
+            self._stats = files.Reader(self.source.stamp, timeout=self.read_timeout)
+            self._loads = files.Reader(self.source.load, timeout=self.read_timeout)
 
     @property
     def interval(self) -> float:
@@ -103,27 +124,36 @@ class LiveConfig:
             await asyncio.sleep(self.interval)
 
     async def check(self) -> str | None:
-        """Look at the file once; returns the outcome of a change, None when it did not change."""
-        if self.source is None:
+        """Look at the file once; returns the outcome of a change, None when it did not change (or
+        could not be looked at within ``read_timeout``: the next poll looks again)."""
+        if self._stats is None or self._loads is None:
             return None
-        source = self.source
-        loop = asyncio.get_running_loop()
-        stamp = await loop.run_in_executor(None, _stamp, source.path)
-        if stamp == self._stamp:
-            return None
-        # taken before reading: a change while reading is seen next time
-        first, self._stamp = self._stamp is None, stamp
         try:
-            if isinstance(stamp, str):
-                raise documents.ConfigError(f"{source.path}: {stamp}")
-            new = await loop.run_in_executor(None, lambda: source.build(documents.read_document(source.path)))
-        except documents.ConfigError as exc:
-            logger.warning("config file changed but is not usable; the running config stays:\n%s", exc)
+            if await self._stats.read() == self._stamp:
+                return None
+            stamp, new = await self._loads.read()
+        except TimeoutError:
+            if not self._late:
+                logger.warning(
+                    "config file not read within %gs (a slow volume?); the running config stays",
+                    self.read_timeout,
+                )
+                self._late = True
+            return None
+        self._late = False
+        # the stamp from before the read: a change made while reading is seen next time
+        first, self._stamp = self._stamp is None, stamp
+        if isinstance(new, documents.ConfigError):
+            logger.warning("config file changed but is not usable; the running config stays:\n%s", new)
             return self._count("invalid")
         if first and new == self.running:  # the file as it was read at start
             return None
         self._log_waiting(new)
-        changed = [name for name in config_.LIVE_FIELDS if getattr(new, name) != getattr(self._applied, name)]
+        changed = [
+            name
+            for name in gateway_contract.LIVE_FIELDS
+            if getattr(new, name) != getattr(self._applied, name)
+        ]
         if not changed:
             return self._count("unchanged_live")
         self._applied = new
@@ -134,7 +164,7 @@ class LiveConfig:
         self.metrics.config_reload(outcome)
         return outcome
 
-    def _log_waiting(self, new: config_.GatewayConfig) -> None:
+    def _log_waiting(self, new: gateway_contract.GatewayConfig) -> None:
         """Name the fields that differ from the running config and are not live, once per change."""
         ours, theirs = self.running.rollout_document(), new.rollout_document()
         waiting = {key: value for key, value in theirs.items() if ours.get(key) != value}
@@ -149,7 +179,7 @@ class LiveConfig:
         """The config's warm hold: until ``value`` (at most ``maxWarmDuration`` from now); none when
         ``value`` is None or past. Holds asked for by ``POST /noctaya/warm`` are left as they are."""
         source = activation.WarmSource.CONFIG
-        seconds = None if value is None else config_.parse_time(value) - time.time()
+        seconds = None if value is None else gateway_contract.parse_time(value) - time.time()
         if seconds is None or seconds <= 0:
             if value is not None:
                 logger.info("warmUntil %s has passed: no warm hold from the config", value)

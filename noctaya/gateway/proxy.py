@@ -5,16 +5,25 @@
   bounded in size (``max_body_bytes``) and time (``body_timeout``).
 - The response is relayed chunk by chunk as it arrives (``iter_any``), so SSE events pass with no
   added delay; the client's backpressure reaches the backend through the socket buffers.
-- Hop-by-hop headers (RFC 9110 §7.6.1, plus those named in ``Connection``) are dropped both ways;
+- Hop-by-hop headers (RFC 9110 §7.6.1, plus those named in ``Connection``) are dropped both ways,
+  and so is the client's ``Expect`` (the gateway answered its ``100-continue`` itself);
   ``X-Forwarded-For`` is extended, ``X-Forwarded-Proto/-Host`` are replaced by what the gateway saw;
   the client's ``Authorization`` is dropped unless ``forward_authorization`` is set.
 - The backend has ``backend_header_timeout`` to send its response headers (then 504
-  ``backend_timeout``); a client that stops reading is cut by the connection layer's write timeout.
+  ``backend_timeout``); a ``101 Switching Protocols`` to a request that is no upgrade is a 502 (the
+  connection carries something else now, it is closed); a client that stops reading is cut by the
+  connection layer's write timeout, and one that left is its own 499 (:class:`ClientLeft`).
 - Backend connections are pooled, except one that carries an event stream: it is closed after the
   stream, decided from the response's headers as they are read (see :class:`BackendResponse`).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
+  aiohttp's client would send an idempotent request (GET, HEAD, OPTIONS, TRACE, PUT, DELETE, and so a
+  WebSocket upgrade) once more on a fresh connection when the first broke after its write
+  (RFC 9112 §9.3.1 allows it, but the backend may have run it): :func:`sent_once`, the backend
+  session's middleware, turns those failures into :class:`Unanswered`, which it never retries. The
+  one case proven unsent (a pooled connection found closing before its first write) is sent once more
+  here, by the caller, for every method alike.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from aiohttp import web, web_protocol
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from noctaya.gateway import admission, errors, metrics
+from noctaya.serving import peers as peers_
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +58,10 @@ HOP_BY_HOP = frozenset(
         "Upgrade",
     )
 )
-_NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length"}
+# ``Expect``: the gateway itself answered the client's ``100-continue`` (and holds or streams the
+# body); passed on, it would make aiohttp's client wait for the backend's own 100 before sending
+# the body, which an engine that never sends one answers with nothing (a backend timeout)
+_NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length", "expect"}
 _NOT_FORWARDED_NOR_KEY = _NOT_FORWARDED | {"authorization"}
 _NOT_RETURNED = HOP_BY_HOP | {"server", "date"}
 SSE_TYPE = "text/event-stream"
@@ -65,6 +78,30 @@ SSE_HEADERS = {"Content-Type": SSE_TYPE, "Cache-Control": "no-cache", "X-Accel-B
 
 class ConnectFailed(Exception):
     """The backend could not be reached; no byte of the request was sent."""
+
+
+class Unanswered(aiohttp.ClientConnectionError):
+    """The connection broke after the request was (maybe partly) written and before an answer: the
+    backend may have run it, so it is never sent again. ``__cause__`` is aiohttp's own error."""
+
+
+async def sent_once(
+    request: aiohttp.ClientRequest, handler: aiohttp.ClientHandlerType
+) -> aiohttp.ClientResponse:
+    """The backend session's middleware: a request is written at most once. aiohttp's retry loop
+    around the middlewares (``ClientSession._request``) sends an idempotent request again after a
+    ``ClientOSError`` or ``ServerDisconnectedError`` (connect failures excepted); any other
+    ``ClientError`` ends it, so these two become :class:`Unanswered`."""
+    try:
+        return await handler(request)
+    except aiohttp.ClientConnectorError:  # nothing was sent; aiohttp does not retry it either
+        raise
+    except (aiohttp.ClientOSError, aiohttp.ServerDisconnectedError) as exc:
+        raise Unanswered(f"{type(exc).__name__}: {exc}") from exc
+
+
+class ClientLeft(ConnectionError):
+    """Writing the answer failed: the client went away (a 499, never the backend's failure)."""
 
 
 class BodyError(Exception):
@@ -120,6 +157,13 @@ def request_headers(request: web.BaseRequest, *, forward_authorization: bool = F
     return out
 
 
+def peer_of(request: web.BaseRequest, *, peers: peers_.Peers) -> str:
+    """The client host of ``request`` (``noctaya.serving.peers``): its connection's peer, or behind a
+    trusted proxy the client its ``X-Forwarded-For`` lines name."""
+    lines = request.headers.getall("X-Forwarded-For", None)
+    return peers.of_request(request.remote or "", None if lines is None else ", ".join(lines))
+
+
 def response_headers(upstream: aiohttp.ClientResponse) -> CIMultiDict[str]:
     incoming = upstream.headers
     dropped = _dropped(incoming, base=_NOT_RETURNED)
@@ -147,10 +191,23 @@ async def _stream_body(request: web.BaseRequest, *, limit: int, seconds: float) 
         yield chunk
 
 
-def _not_sent(exc: aiohttp.ClientOSError) -> bool:
-    """aiohttp refused the request's first write because the connection was already closing."""
-    cause = exc.__cause__
+def not_sent(exc: Unanswered) -> bool:
+    """aiohttp refused the request's first write because the pooled connection was already closing:
+    nothing of it left (the one failure after a connect that may be sent again)."""
+    failed = exc.__cause__
+    cause = None if failed is None else failed.__cause__
     return isinstance(cause, aiohttp.ClientConnectionResetError) and "closing transport" in str(cause)
+
+
+def _body_error(exc: BaseException) -> BodyError | None:
+    """The client's body failure behind a failed send (aiohttp wraps the error its body iterator
+    raised, and :func:`sent_once` wraps that), if that is what it was."""
+    seen: BaseException | None = exc
+    for _ in range(4):  # a short chain: the send's error, aiohttp's, the iterator's
+        if seen is None or isinstance(seen, BodyError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 class BackendResponse(aiohttp.ClientResponse):
@@ -337,13 +394,16 @@ class Upstream:
         except BodyError as exc:
             raise exc.error from None
         except (aiohttp.ClientError, OSError) as exc:
-            cause = exc.__cause__ or exc.__context__
-            if isinstance(cause, BodyError):
+            cause = _body_error(exc)
+            if cause is not None:
                 raise cause.error from None
             raise errors.bad_gateway(f"the backend failed before answering ({type(exc).__name__})") from None
         finally:
             del self._awaiting_headers[task]
         self._ttfb.observe(loop.time() - started)
+        if upstream.status == 101:  # switched protocols unasked: what follows is no HTTP answer
+            upstream.close()
+            raise errors.bad_gateway("the backend switched protocols on a request that asked no upgrade")
         if sent is not None:  # the backend answered: the request (and its body) is out
             sent()
         try:
@@ -370,11 +430,11 @@ class Upstream:
             return await session.request(
                 request.method, target, headers=headers, data=data, allow_redirects=False
             )
-        except aiohttp.ClientOSError as exc:
+        except Unanswered as exc:
             # a pooled connection the backend had just closed: the first write (headers and a body
             # held in memory go out together) found it closing, so nothing was sent; once more on a
             # fresh connection
-            if isinstance(data, AsyncIterator) or not _not_sent(exc):
+            if isinstance(data, AsyncIterator) or not not_sent(exc):
                 raise
         return await session.request(
             request.method, target, headers=headers, data=data, allow_redirects=False
@@ -399,21 +459,19 @@ class Upstream:
         await response.prepare(request)
         if is_sse:
             self._relaying(response, upstream)
-        failed = False
         try:
-            async for chunk in upstream.content.iter_any():
-                await response.write(chunk)
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            failed = True
-            if not is_sse:  # cut the connection: the client must not take a truncated body for a whole one
-                logger.warning("backend failed mid-response on %s: %s", request.path, type(exc).__name__)
-                response.force_close()
-                if request.transport is not None:
-                    request.transport.abort()
-                return response
-        except ConnectionError:  # the client went away
+            failure = await _copy(upstream, response)
+        except ClientLeft:
             if is_sse:
                 self._relayed(response)
+            raise
+        failed = failure is not None
+        if failure is not None and not is_sse:
+            # cut the connection: the client must not take a truncated body for a whole one
+            logger.warning("backend failed mid-response on %s: %s", request.path, failure)
+            response.force_close()
+            if request.transport is not None:
+                request.transport.abort()
             return response
         if is_sse:
             final = self._relayed(response)
@@ -431,17 +489,13 @@ class Upstream:
         """Headers (200, SSE) were sent while the request was queued: relay events or one error event."""
         if upstream.status == 200 and upstream.content_type == SSE_TYPE:
             self._relaying(sse, upstream)
-            failed = False
             try:
-                async for chunk in upstream.content.iter_any():
-                    await sse.write(chunk)
-            except (aiohttp.ClientError, TimeoutError):
-                failed = True
-            except ConnectionError:
+                failure = await _copy(upstream, sse)
+            except ClientLeft:
                 self._relayed(sse)
-                return sse
+                raise
             final = self._relayed(sse)
-            if final is None and failed:
+            if final is None and failure is not None:
                 final = errors.backend_failed_event()
             if final is not None:
                 await _try_write(sse, final)
@@ -449,6 +503,22 @@ class Upstream:
             await _try_write(sse, await _error_event(upstream))
         await _try_write_eof(sse)
         return sse
+
+
+async def _copy(upstream: aiohttp.ClientResponse, response: web.StreamResponse) -> str | None:
+    """Relay the backend's body into ``response`` as it comes; what failed reading the backend, or
+    None once it ended. A write that fails is the client leaving, :class:`ClientLeft` (aiohttp's
+    ``ClientConnectionResetError`` is both a ``ClientError`` and a ``ConnectionError``, so only
+    where it came from tells whose failure it was)."""
+    try:
+        async for chunk in upstream.content.iter_any():
+            try:
+                await response.write(chunk)
+            except ConnectionError as exc:
+                raise ClientLeft(type(exc).__name__) from None
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        return type(exc).__name__
+    return None
 
 
 async def _error_event(upstream: aiohttp.ClientResponse) -> bytes:

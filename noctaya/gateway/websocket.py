@@ -7,18 +7,25 @@ open. :class:`Sockets` connects to the backend first and only then answers the c
 so a backend that refuses the upgrade is answered with its own status (OpenAI-shaped), and a connect
 that is refused (nothing reached a backend) is held again like any other request.
 
-Bounds: at most ``websocket_max_open`` sockets are open (or opening) at once, one more is a 429
-``websockets_full`` before anything reaches the backend; each message either way is at most
-``websocket_max_message_bytes`` (a larger one closes the socket with 1009); a socket with no message
-either way for ``websocket_idle_timeout`` is closed with 1001; every open socket is closed with 1001
-("going away") when the gateway starts draining, so a drain is not held up by sockets that would stay
-open forever. Ping and pong are answered on each leg (``autoping``); text, binary and close frames are
-relayed as they come, close codes included.
+Bounds: at most ``websocket_max_open`` sockets are open (or opening) at once, and at most
+``max_open_per_peer`` of them from one peer (a client host, ``noctaya.serving.peers``: behind trusted
+proxies the client their ``X-Forwarded-For`` names), so one client cannot hold them all; one more is
+a 429 ``websockets_full`` before anything reaches the backend; each message either way is at most
+``websocket_max_message_bytes`` (a larger one, either way, closes the socket with 1009); a socket
+with no message either way for ``websocket_idle_timeout`` is closed with 1001; every open socket is
+closed with 1001 ("going away") when the gateway starts draining, so a drain is not held up by
+sockets that would stay open forever. Ping and pong are answered on each leg (``autoping``); text,
+binary and close frames are relayed as they come, close codes included; a leg that drops without a
+close frame closes the other with 1011 (1005, 1006 and 1015 only describe a close, a frame never
+carries them). A request that asks to upgrade with a handshake that cannot be answered is a 400
+before anything is queued.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import logging
 from collections.abc import Callable
@@ -28,6 +35,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from noctaya.gateway import errors, proxy
+from noctaya.serving import peers as peers_
 
 logger = logging.getLogger(__name__)
 
@@ -36,14 +44,41 @@ _HANDSHAKE = frozenset({"sec-websocket-key", "sec-websocket-version", "sec-webso
 _PROTOCOL = "Sec-WebSocket-Protocol"
 
 
+VERSIONS = frozenset({"13", "8", "7"})
+"""The ``Sec-WebSocket-Version`` values aiohttp's server takes (13 is RFC 6455's)."""
+
+
 def wants_upgrade(request: web.BaseRequest) -> bool:
-    """A WebSocket opening handshake (RFC 6455 §4.1)."""
+    """A WebSocket opening handshake (RFC 6455 §4.1). One that asks to upgrade but could not be
+    answered (no or a malformed ``Sec-WebSocket-Key``, an unknown version) is refused here, a 400
+    ``invalid_websocket_handshake``, before anything is queued or opened upstream."""
     if request.method != "GET":
         return False
     if request.headers.get("Upgrade", "").strip().lower() != "websocket":
         return False
     tokens = {t.strip().lower() for v in request.headers.getall("Connection", ()) for t in v.split(",")}
-    return "upgrade" in tokens
+    if "upgrade" not in tokens:
+        return False
+    _check_handshake(request)
+    return True
+
+
+def _check_handshake(request: web.BaseRequest) -> None:
+    """What aiohttp's ``WebSocketResponse.prepare`` checks, with the gateway's own answer (aiohttp's
+    is a text/plain 400 that quotes the client's bytes)."""
+    headers = request.headers
+    version = headers.get("Sec-WebSocket-Version", "").strip()
+    if version not in VERSIONS:
+        raise errors.invalid_websocket(
+            "Sec-WebSocket-Version must be 13", headers={"Sec-WebSocket-Version": "13"}
+        )
+    key = headers.get("Sec-WebSocket-Key", "").strip()
+    try:
+        valid = len(base64.b64decode(key, validate=True)) == 16
+    except (ValueError, binascii.Error):
+        valid = False
+    if not valid:
+        raise errors.invalid_websocket("Sec-WebSocket-Key must be 16 bytes in base64")
 
 
 class Sockets:
@@ -53,6 +88,8 @@ class Sockets:
         self,
         *,
         max_open: int,
+        max_open_per_peer: int,
+        peers: peers_.Peers,
         max_message_bytes: int,
         idle_timeout: float,
         forward_authorization: bool,
@@ -61,6 +98,9 @@ class Sockets:
         self.max_open = max_open
         self.retry_after = retry_after  # the measured Retry-After now (``history``)
         self._taken = 0  # open or opening: what ``max_open`` bounds
+        self.max_open_per_peer = max_open_per_peer
+        self.peers = peers
+        self._by_peer: dict[str, int] = {}  # open or opening per peer; a peer with none is dropped
         self.max_message_bytes = max_message_bytes
         self.idle_timeout = idle_timeout
         self.forward_authorization = forward_authorization
@@ -97,11 +137,21 @@ class Sockets:
         the client gone ends by cancellation, never returning it)."""
         if self._taken >= self.max_open:
             raise errors.websockets_full(self.max_open, self.retry_after())
+        peer = proxy.peer_of(request, peers=self.peers)
+        held = self._by_peer.get(peer, 0)
+        if held >= self.max_open_per_peer:
+            raise errors.websockets_peer_full(self.max_open_per_peer, self.retry_after())
         self._taken += 1
+        self._by_peer[peer] = held + 1
         try:
             return await self._relay(request, session=session, base_url=base_url, opened=opened)
         finally:
             self._taken -= 1
+            left = self._by_peer[peer] - 1
+            if left:
+                self._by_peer[peer] = left
+            else:
+                del self._by_peer[peer]
 
     async def _relay(
         self,
@@ -115,14 +165,7 @@ class Sockets:
             p.strip() for v in request.headers.getall(_PROTOCOL, ()) for p in v.split(",") if p.strip()
         )
         try:
-            upstream = await session.ws_connect(
-                base_url + request.rel_url.raw_path_qs,
-                headers=self._headers(request),
-                protocols=protocols,
-                max_msg_size=self.max_message_bytes,
-                autoping=True,
-                autoclose=False,
-            )
+            upstream = await self._connect(request, session=session, base_url=base_url, protocols=protocols)
         except aiohttp.WSServerHandshakeError as exc:
             raise errors.websocket_refused(exc.status) from None
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
@@ -159,6 +202,36 @@ class Sockets:
             await _close(upstream, code=GOING_AWAY, message=b"")
             await _close(client, code=GOING_AWAY, message=b"")
         return client
+
+    async def _connect(
+        self,
+        request: web.Request,
+        *,
+        session: aiohttp.ClientSession,
+        base_url: str,
+        protocols: tuple[str, ...],
+    ) -> aiohttp.ClientWebSocketResponse:
+        """The backend's socket; sent once more only when the first write found a pooled connection
+        closing (nothing left: ``proxy.not_sent``), as any proxied request."""
+        url = base_url + request.rel_url.raw_path_qs
+        headers = self._headers(request)
+
+        async def connect() -> aiohttp.ClientWebSocketResponse:
+            return await session.ws_connect(
+                url,
+                headers=headers,
+                protocols=protocols,
+                max_msg_size=self.max_message_bytes,
+                autoping=True,
+                autoclose=False,
+            )
+
+        try:
+            return await connect()
+        except proxy.Unanswered as exc:
+            if not proxy.not_sent(exc):
+                raise
+        return await connect()
 
     async def _pump_both(
         self, client: web.WebSocketResponse, upstream: aiohttp.ClientWebSocketResponse
@@ -204,21 +277,24 @@ async def _pump(source: _Socket, sink: _Socket, last: list[float]) -> None:
             elif kind is aiohttp.WSMsgType.CLOSE:
                 code = message.data if isinstance(message.data, int) else aiohttp.WSCloseCode.OK
                 await _close(source, code=code, message=b"")
-                await _close(sink, code=code, message=(message.extra or "").encode()[:123])
+                await _close(sink, code=code, message=_reason(message.extra))
                 return
             elif kind is aiohttp.WSMsgType.ERROR:
-                exc = source.exception()
+                # a broken bound or frame: aiohttp returns its WebSocketError as the message (and has
+                # closed ``source`` with that error's code); any other failure as ``exception()``
+                exc = message.data if isinstance(message.data, BaseException) else source.exception()
                 code = (
                     aiohttp.WSCloseCode.MESSAGE_TOO_BIG
                     if isinstance(exc, aiohttp.WebSocketError)
                     and exc.code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
                     else aiohttp.WSCloseCode.INTERNAL_ERROR
                 )
-                logger.info("WebSocket relay ended: %s", exc)
+                logger.info("WebSocket relay ended: %s", type(exc).__name__)
                 await _close(sink, code=code, message=b"message too big" if code == 1009 else b"relay error")
                 await _close(source, code=code, message=b"")
                 return
             elif kind in (aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
+                # the leg went away without a close frame (its connection dropped: aiohttp says 1006)
                 await _close(sink, code=source.close_code or aiohttp.WSCloseCode.OK, message=b"")
                 return
         except (ConnectionError, RuntimeError):  # the other leg went away
@@ -226,9 +302,29 @@ async def _pump(source: _Socket, sink: _Socket, last: list[float]) -> None:
             return
 
 
+_NOT_ON_THE_WIRE = {
+    # RFC 6455 §7.4.1: these only describe a close, a close frame never carries them
+    aiohttp.WSCloseCode.ABNORMAL_CLOSURE: aiohttp.WSCloseCode.INTERNAL_ERROR,  # 1006: the leg died
+    1005: aiohttp.WSCloseCode.OK,  # no status in the close frame
+    1015: aiohttp.WSCloseCode.INTERNAL_ERROR,  # TLS handshake failure
+}
+
+
+def wire_code(code: int) -> int:
+    """``code`` as a close frame may carry it: 1005, 1006 and 1015 never are (1006, a leg that
+    dropped, becomes 1011), nor anything outside 1000-4999."""
+    code = _NOT_ON_THE_WIRE.get(code, code)
+    return code if 1000 <= code <= 4999 else aiohttp.WSCloseCode.INTERNAL_ERROR
+
+
+def _reason(extra: str | None) -> bytes:
+    """A close reason passed on: at most 123 bytes (a control frame's bound), whole characters."""
+    return (extra or "").encode()[:123].decode("utf-8", "ignore").encode()
+
+
 async def _close(socket: _Socket, *, code: int, message: bytes) -> None:
     if socket.closed:
         return
     with contextlib.suppress(ConnectionError, RuntimeError, asyncio.TimeoutError, aiohttp.ClientError):
         async with asyncio.timeout(2.0):
-            await socket.close(code=code, message=message)
+            await socket.close(code=wire_code(code), message=message)

@@ -46,9 +46,10 @@ from typing import Any, Final
 
 import pydantic
 
-from noctaya.api import inferenceruntime, llmservice, servicestatus
+from noctaya.api import gatewaymemory, inferenceruntime, llmservice, servicestatus
 from noctaya.constructs import naming
 from noctaya.constructs import settings as render_settings
+from noctaya.contract import gateway as gateway_contract
 from noctaya.operator import (
     apiclient,
     applying,
@@ -83,6 +84,16 @@ class ReconcileConfig:
     gateway_image: str
     default_gateway_replicas: int
     keda_recheck: float = 30.0
+    #: the gateways' memory bounds where an LLMService sets none (``--gateway-*``)
+    gateway_bounds: gatewaymemory.Bounds = gatewaymemory.DEFAULTS
+
+    @property
+    def gateway_settings(self) -> gateway_contract.GatewaySettings:
+        defaults = gateway_contract.GatewaySettings()
+        per_peer = min(defaults.max_connections_per_peer, self.gateway_bounds.max_connections)
+        return defaults.model_copy(
+            update={**dataclasses.asdict(self.gateway_bounds), "max_connections_per_peer": per_peer}
+        )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -306,6 +317,7 @@ class Reconciler:
             default_gateway_replicas=self._config.default_gateway_replicas,
             owner_references=[rendering.owner_reference(body)],
             scaler_token=await self._scaler_token(key, ident, service),
+            gateway_settings=self._config.gateway_settings,
         )
         try:
             desired = await self._renderer.render(service=service, runtime=runtime, settings=settings)

@@ -178,6 +178,7 @@ class Operator:
                 gateway_image=self.config.gateway_image,
                 default_gateway_replicas=self.config.default_gateway_replicas,
                 keda_recheck=self.config.keda_recheck,
+                gateway_bounds=settings.gateway_bounds(self.config),
             ),
             observers=self._observers,
         )

@@ -4,6 +4,7 @@ Owns: the ``externalscaler.ExternalScaler`` gRPC service (IsActive, StreamIsActi
 GetMetrics), TLS / mutual TLS from mounted files, demand-report intake and membership for the
 aggregate scaler, and the gateway-side reporter.
 
-Must not import: kopf, cdk8s, constructs, jsii, any Kubernetes client, ``noctaya.operator`` or
-``noctaya.constructs``.
+Must not import: ``noctaya.gateway`` (it serves a gateway's demand through
+``noctaya.contract.demand``; ``noctaya.process`` wires the two), kopf, cdk8s, constructs, jsii, any
+Kubernetes client, ``noctaya.operator`` or ``noctaya.constructs``.
 """

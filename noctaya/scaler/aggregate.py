@@ -13,9 +13,9 @@ import prometheus_client
 from aiohttp import web
 
 from noctaya.contract import fields
-from noctaya.contract import scaler as config_mod
+from noctaya.contract import scaler as scaler_contract
 from noctaya.scaler import credentials, intake, membership, metrics, server, servicer, tokens
-from noctaya.serving import connections
+from noctaya.serving import connections, peers
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 class AggregateScaler:
     """Runs both listeners while the context is open; ports are known after entry."""
 
-    def __init__(self, *, config: config_mod.ScalerConfig) -> None:
+    def __init__(self, *, config: scaler_contract.ScalerConfig) -> None:
         self.config = config
         self.registry = prometheus_client.CollectorRegistry()
         self.metrics = metrics.ScalerMetrics(registry=self.registry)
@@ -42,6 +42,9 @@ class AggregateScaler:
             registry=self.registry,
         )
         tls = config.tls
+        the_peers = peers.Peers(
+            ipv6_prefix=config.peer_ipv6_prefix, trusted_proxies=peers.parse_networks(config.trusted_proxies)
+        )
         self.grpc = server.ScalerServer(
             servicer=servicer.ExternalScalerServicer(
                 source=self.membership,
@@ -51,6 +54,7 @@ class AggregateScaler:
                 max_streams=config.max_streams,
                 max_streams_per_peer=config.max_streams_per_peer,
                 metrics=self.metrics,
+                peers=the_peers,
             ),
             listen=config.grpc_listen,
             tls=None
@@ -65,6 +69,7 @@ class AggregateScaler:
                 max_connections_per_peer=config.max_connections_per_peer,
                 header_timeout=config.header_timeout,
                 keepalive_timeout=config.keep_alive_timeout,
+                peers=the_peers,
             )
         )
         metrics.ConnectionMetrics(registry=self.registry, table=self.connections)

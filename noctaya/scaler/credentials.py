@@ -2,7 +2,7 @@
 
 Certificates come from Secret volumes (cert-manager or any issuer); Kubernetes swaps a Secret
 volume's files atomically when the Secret changes. gRPC asks ``fetch()`` before every new TLS
-handshake; it looks at the files' identity (inode, size, mtime) and rereads them only when that
+handshake; it looks at the files' identity (``noctaya.contract.files``) and rereads them only when that
 changed, so a rotated certificate serves the next connection without a restart. A rotation caught
 half-written or unreadable keeps the previous certificate and is logged; it never takes the scaler
 down. A CA file makes client certificates mandatory (mutual TLS), as KEDA's TriggerAuthentication
@@ -12,17 +12,18 @@ down. A CA file makes client certificates mandatory (mutual TLS), as KEDA's Trig
 from __future__ import annotations
 
 import logging
-import os
 import pathlib
 import threading
 
 import grpc
 
+from noctaya.contract import files
+
 logger = logging.getLogger(__name__)
 
 MAX_PEM_BYTES = 1 << 20  # a certificate chain or key larger than this is not a PEM we accept
 
-_Identity = tuple[tuple[int, int, int], ...]
+_Identity = tuple[files.Identity, ...]
 
 
 class CredentialsError(Exception):
@@ -48,20 +49,21 @@ class CertificateFiles:
         return [self.cert_file, self.key_file, *([self.ca_file] if self.ca_file else [])]
 
     def _current_identity(self) -> _Identity:
+        """What each file resolves to now (through the ..data symlink of a Secret volume)."""
         identity = []
         for path in self._paths():
-            st = os.stat(path)  # follows the ..data symlink of a Secret volume
-            identity.append((st.st_ino, st.st_size, st.st_mtime_ns))
+            try:
+                identity.append(files.identity(path))
+            except files.FileProblem as exc:
+                raise CredentialsError(f"{str(path)!r}: {exc}") from None
         return tuple(identity)
 
     def _read(self, path: pathlib.Path, *, what: str) -> bytes:
+        # a regular file only, opened non-blocking: a FIFO in its place cannot hang a handshake
         try:
-            with path.open("rb") as handle:
-                data = handle.read(MAX_PEM_BYTES + 1)
-        except OSError as exc:
-            raise CredentialsError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from exc
-        if len(data) > MAX_PEM_BYTES:
-            raise CredentialsError(f"{what} {str(path)!r} is larger than {MAX_PEM_BYTES} bytes")
+            data = files.read_regular(path, limit=MAX_PEM_BYTES)
+        except files.FileProblem as exc:
+            raise CredentialsError(f"{what} {str(path)!r}: {exc}") from None
         if b"-----BEGIN " not in data:
             raise CredentialsError(f"{what} {str(path)!r} holds no PEM block")
         return data
@@ -75,10 +77,7 @@ class CertificateFiles:
     def initial(self) -> grpc.ServerCertificateConfiguration:
         """Load the files now; errors name the file and are fatal at startup."""
         with self._lock:
-            try:
-                identity = self._current_identity()
-            except OSError as exc:
-                raise CredentialsError(f"cannot stat {exc.filename!r}: {exc.strerror}") from exc
+            identity = self._current_identity()
             config = self._configuration()
             self._identity = identity
             return config
@@ -91,7 +90,7 @@ class CertificateFiles:
                 if identity == self._identity:
                     return None
                 config = self._configuration()
-            except (OSError, CredentialsError) as exc:
+            except CredentialsError as exc:
                 logger.warning(
                     "scaler TLS files changed but cannot be loaded, keeping the previous certificate: %s", exc
                 )

@@ -29,7 +29,7 @@ from noctaya.contract import fields
 from noctaya.scaler import membership as membership_mod
 from noctaya.scaler import metrics as metrics_mod
 from noctaya.scaler import tokens as tokens_mod
-from noctaya.serving import connections
+from noctaya.serving import bearer, connections
 
 logger = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -145,10 +145,8 @@ class Intake:
             self._in_flight -= 1
 
     async def _process(self, request: web.Request) -> web.Response:
-        header = request.headers.get("Authorization", "")
-        scheme, _, presented = header.partition(" ")
-        token = presented.strip().encode("utf-8", "replace")
-        if scheme.lower() != "bearer" or not self.tokens.matches(token):
+        token = bearer.token(request.headers.get("Authorization"))
+        if token is None or not self.tokens.matches(token):
             raise Refused(401, "unauthorized", "missing or wrong Bearer token")
         if request.content_length is not None and request.content_length > self.max_body_bytes:
             raise Refused(413, "too_large", f"report larger than {self.max_body_bytes} bytes")

@@ -22,6 +22,7 @@ import asyncio
 import dataclasses
 import logging
 import math
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,7 @@ from noctaya.contract import demand as demand_mod
 from noctaya.contract import fields
 from noctaya.scaler import metrics as metrics_mod
 from noctaya.scaler._pb import externalscaler_pb2 as pb
+from noctaya.serving import peers as peers_
 
 logger = logging.getLogger(__name__)
 
@@ -68,11 +70,15 @@ def _tolerant(message_type: Any) -> Callable[[bytes], Any]:
     return parse
 
 
-def peer_address(context: grpc.aio.ServicerContext) -> str:
-    """``ipv4:10.0.0.1:5555`` -> ``ipv4:10.0.0.1``: a peer is an address, not a connection."""
-    peer = context.peer() or "unknown"
-    host, sep, port = peer.rpartition(":")
-    return host if sep and port.isdigit() else peer
+def peer_address(context: grpc.aio.ServicerContext, *, peers: peers_.Peers = peers_.DEFAULT) -> str:
+    """The peer of a stream (``noctaya.serving.peers``): ``ipv4:10.0.0.1:5555`` -> ``10.0.0.1``,
+    ``ipv6:[2001:db8::5]:5555`` -> ``2001:db8::/64``; a peer is a host, not a connection."""
+    peer = urllib.parse.unquote(context.peer() or "unknown")
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6"):
+        host, sep, port = rest.rpartition(":")
+        return peers.key(host if sep and port.isdigit() else rest)
+    return peers.key(peer)
 
 
 class ExternalScalerServicer:
@@ -92,6 +98,7 @@ class ExternalScalerServicer:
         max_streams: int,
         max_streams_per_peer: int,
         metrics: metrics_mod.ScalerMetrics | None = None,  # None when nobody scrapes (tests, bench)
+        peers: peers_.Peers = peers_.DEFAULT,
     ) -> None:
         if not target > 0 or not math.isfinite(target):
             raise ValueError(f"target must be a positive number, got {target}")
@@ -108,6 +115,7 @@ class ExternalScalerServicer:
                 f"max_streams_per_peer must be from 1 to max_streams, got {max_streams_per_peer}"
             )
         self._max_per_peer = max_streams_per_peer
+        self._peers = peers
         self._metrics = metrics
         self._streams: set[_Stream] = set()
         self._demand = source.demand()
@@ -240,7 +248,7 @@ class ExternalScalerServicer:
             await self._abort(
                 context, "StreamIsActive", grpc.StatusCode.UNAVAILABLE, "the scaler is shutting down"
             )
-        peer = peer_address(context)
+        peer = peer_address(context, peers=self._peers)
         refusal = self._admit_stream(peer)
         if refusal is not None:
             await self._abort(context, "StreamIsActive", grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)

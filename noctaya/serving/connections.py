@@ -18,6 +18,13 @@ listener facing hostile clients needs and aiohttp leaves out:
   read that failed, so :class:`_Replaying` keeps the first :data:`REPLAY_BYTES` a connection sends
   and, on a parse error, replays them line by line through a fresh parser to recover the requests
   that were complete before the error;
+- after a parse error a connection parses nothing more: what it sends on is dropped unread (the
+  failed parser would raise again on every chunk, each error quoting it), the error is answered once
+  and the connection closes; the error aiohttp holds until then is :class:`Malformed`, its
+  classification only, never the bytes that failed;
+- ``CONNECT`` (an authority-form target, which no route can take) is a JSON 405: this server is
+  not a forward proxy; a header value that is not UTF-8 (obs-text bytes such as ``\\xff``) is a
+  JSON 400, since aiohttp's writer would drop those bytes when passing it on;
 - malformed requests (bad request line, unknown method, bad or duplicate Content-Length, bad chunk,
   too many or too long headers, an HTTP/2 preface...) are answered in the server's own JSON error
   shape (``error_body``), never echoing the raw bytes, and logged at debug level without a
@@ -30,13 +37,17 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import dataclasses
 import logging
+import resource
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any, cast
 
 from aiohttp import http_exceptions, http_parser, streams, web, web_protocol, web_request, web_server
+
+from noctaya.serving import peers as peers_
 
 logger = logging.getLogger(__name__)
 
@@ -54,9 +65,9 @@ MAX_HEADER_BYTES = 16 * 1024
 class Limits:
     """Connection bounds of one listener; every field is a config setting of its process."""
 
-    #: open connections overall; beyond it a new connection is closed at once
+    #: open connections overall (the probe reserve included); beyond it a new connection is closed
     max_connections: int = 4096
-    #: open connections from one peer address
+    #: open connections from one peer (``peers``); a trusted proxy's connections are not counted
     max_connections_per_peer: int = 256
     #: from connect to one complete request head
     header_timeout: float = 10.0
@@ -67,6 +78,16 @@ class Limits:
     #: longest request line, header name and header value; most header lines
     max_header_bytes: int = MAX_HEADER_BYTES
     max_headers: int = 128
+    #: what a peer is
+    peers: peers_.Peers = peers_.DEFAULT
+    #: connections of ``max_connections`` kept for ``probe_paths`` (see :class:`ConnectionTable`)
+    probe_connections: int = 0
+    #: the paths (``GET``/``HEAD``) a connection in the probe reserve may ask for
+    probe_paths: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.probe_connections < self.max_connections:
+            raise ValueError("probe_connections must be from 0 to below max_connections")
 
 
 def max_header_value(limits: Limits, prefix: str = "") -> int:
@@ -75,36 +96,119 @@ def max_header_value(limits: Limits, prefix: str = "") -> int:
     return limits.max_header_bytes - len(prefix)
 
 
+#: descriptors a process keeps beside its client connections and what they need: the listeners,
+#: the event loop's own, standard streams, config, key and token files, probe and scaler sockets
+RESERVED_DESCRIPTORS = 64
+
+
+def descriptor_limit() -> int:
+    """The process's open-file limit (``RLIMIT_NOFILE``'s soft value)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20
+
+
+def raise_descriptor_limit() -> int:
+    """Raise the soft open-file limit to the hard one, as most servers do at start; the new limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return descriptor_limit()
+
+
+def connection_room(*, descriptors: int, backend: int) -> int:
+    """How many client connections ``descriptors`` file descriptors hold beside
+    :data:`RESERVED_DESCRIPTORS` and at most ``backend`` backend sockets (each made for a client
+    connection's request, so also at most one per client connection); at least 1."""
+    free = descriptors - RESERVED_DESCRIPTORS
+    return max(1, free - backend, free // 2)
+
+
+def within_descriptors(limits: Limits, *, room: int) -> Limits:
+    """``limits`` with ``max_connections`` (and the bounds within it) at most ``room``: a bound the
+    file descriptors cannot hold would turn into accept failures, answering nobody."""
+    if limits.max_connections <= room:
+        return limits
+    reserve = min(limits.probe_connections, room // 2)
+    return dataclasses.replace(
+        limits,
+        max_connections=room,
+        max_connections_per_peer=min(limits.max_connections_per_peer, room),
+        probe_connections=reserve,
+    )
+
+
 class ConnectionTable:
-    """Open connections by peer address, within :class:`Limits`; read by the metrics."""
+    """Open connections by peer, within :class:`Limits`; read by the metrics.
+
+    The last ``probe_connections`` of ``max_connections`` are the probe reserve: a connection that
+    arrives when the others are taken (by one peer or by many) still gets in, but may only ask for a
+    probe path, once (anything else is a 503 ``connections_full``), within a short header timeout,
+    and when the reserve too is full it takes the place of the oldest reserve connection that has
+    not sent a complete head yet. So the kubelet's probe is answered whoever holds the rest, short
+    of a client opening connections faster than the probe sends its head."""
 
     def __init__(self, *, limits: Limits) -> None:
         self.limits = limits
         self._by_peer: collections.Counter[str] = collections.Counter()
+        self._reserve: dict[Protocol, None] = {}  # in arrival order
         self.open = 0
         self.refused = 0
         self.on_refused: Callable[[], None] | None = None
         #: told the code of every request the HTTP layer refused as malformed (for the metrics)
         self.on_malformed: Callable[[str], None] | None = None
 
-    def enter(self, peer: str) -> bool:
-        limits = self.limits
-        if self.open >= limits.max_connections or self._by_peer[peer] >= limits.max_connections_per_peer:
-            self.refused += 1
-            if self.on_refused is not None:
-                self.on_refused()
-            return False
-        self.open += 1
-        self._by_peer[peer] += 1
-        return True
+    @property
+    def reserve_open(self) -> int:
+        """Connections open in the probe reserve."""
+        return len(self._reserve)
 
-    def leave(self, peer: str) -> None:
+    def enter(self, peer: str | None, *, connection: Protocol | None = None) -> bool | None:
+        """Admit a connection from ``peer`` (None: a trusted proxy's, no per-peer bound): True as an
+        ordinary one, None into the probe reserve (``connection`` given), False not at all."""
+        limits = self.limits
+        ordinary = self.open - len(self._reserve)
+        if ordinary < limits.max_connections - limits.probe_connections and (
+            peer is None or self._by_peer[peer] < limits.max_connections_per_peer
+        ):
+            self.open += 1
+            if peer is not None:
+                self._by_peer[peer] += 1
+            return True
+        if connection is not None and limits.probe_connections:
+            if len(self._reserve) >= limits.probe_connections:
+                oldest = next((c for c in self._reserve if not c.headed), None)
+                if oldest is not None:
+                    self._reserve.pop(oldest)
+                    self.open -= 1
+                    oldest.evict()
+            if len(self._reserve) < limits.probe_connections:
+                self._reserve[connection] = None
+                self.open += 1
+                return None
+        self.refused += 1
+        if self.on_refused is not None:
+            self.on_refused()
+        return False
+
+    def leave(self, peer: str | None, *, connection: Protocol | None = None) -> None:
+        if connection is not None and connection in self._reserve:
+            del self._reserve[connection]
+            self.open -= 1
+            return
         self.open -= 1
+        if peer is None:
+            return
         left = self._by_peer[peer] - 1
         if left > 0:
             self._by_peer[peer] = left
         else:
             del self._by_peer[peer]
+
+    def refuse(self) -> None:
+        self.refused += 1
+        if self.on_refused is not None:
+            self.on_refused()
 
 
 _MESSAGES: tuple[tuple[type[BaseException], str], ...] = (
@@ -119,8 +223,34 @@ _MESSAGES: tuple[tuple[type[BaseException], str], ...] = (
 )
 
 
+class Malformed(http_exceptions.BadHttpMessage):
+    """A parse error as the connection answers it: its ``(code, message)`` from :func:`describe`,
+    nothing of the client's bytes (the parser's own error quotes the input it failed on)."""
+
+    def __init__(self, *, code: str, text: str, status: int = 400) -> None:
+        super().__init__(text)
+        self.error_code = code
+        self.text = text
+        self.status = status
+
+    @classmethod
+    def of(cls, exc: BaseException) -> Malformed:
+        code, text = describe(exc)
+        return cls(code=code, text=text)
+
+
+def _not_a_proxy() -> Malformed:
+    return Malformed(
+        code="method_not_allowed",
+        text="CONNECT is not served: this server is not a forward proxy",
+        status=405,
+    )
+
+
 def describe(exc: BaseException | None) -> tuple[str, str]:
     """``(code, message)`` of a parse error, both fixed: never the client's bytes."""
+    if isinstance(exc, Malformed):
+        return exc.error_code, exc.text
     for kind, text in _MESSAGES:
         if isinstance(exc, kind):
             code = (
@@ -132,6 +262,21 @@ def describe(exc: BaseException | None) -> tuple[str, str]:
     return "malformed_request", "the request is not valid HTTP/1.x"
 
 
+def _utf8_values(message: Any) -> bool:
+    """Whether every header value of ``message`` is UTF-8 (ASCII, as almost all are, at once).
+
+    aiohttp's parser decodes a value with ``surrogateescape`` and its writer drops the surrogates
+    that stand for the bytes that were not UTF-8 (``caf\\xe9`` would reach a backend as ``caf``):
+    such a value is refused rather than passed on altered."""
+    for _, value in getattr(message, "raw_headers", ()):
+        if not value.isascii():
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError:
+                return False
+    return True
+
+
 class _Replaying:
     """The protocol's request parser, answering for the requests a failed read had already parsed.
 
@@ -139,16 +284,18 @@ class _Replaying:
     that input is fed again, line by line, to a fresh parser: the messages it yields whole (body
     included) before failing, beyond those already delivered, are returned now, and the parse error
     is raised on the next feed (scheduled at once), so the protocol answers them in order and then
-    the error. Every other attribute is the wrapped parser's."""
+    the error. Once an error is raised the parser is failed: every later feed is dropped unparsed.
+    Every other attribute is the wrapped parser's."""
 
-    __slots__ = ("_delivered", "_history", "_parser", "_pending", "_protocol")
+    __slots__ = ("_delivered", "_failed", "_history", "_parser", "_pending", "_protocol")
 
     def __init__(self, parser: Any, *, protocol: Protocol) -> None:
         self._parser = parser
         self._protocol = protocol
         self._history: bytearray | None = bytearray()
         self._delivered = 0
-        self._pending: http_exceptions.HttpProcessingError | None = None
+        self._pending: Malformed | None = None
+        self._failed = False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._parser, name)
@@ -157,15 +304,25 @@ class _Replaying:
         if self._pending is not None:
             pending, self._pending = self._pending, None
             raise pending
+        if self._failed:  # answered once, then closed: nothing more is parsed or kept
+            return [], False, b""
         history = self._history
         if history is not None:
             if len(history) + len(data) <= REPLAY_BYTES:
                 history += data
             else:
                 self._history = history = None  # too long to replay: the parser alone decides
+        error: Malformed | None = None
+        messages: list[Any] = []
+        upgraded, tail = False, b""
         try:
             messages, upgraded, tail = self._parser.feed_data(data)
         except http_exceptions.HttpProcessingError as exc:
+            # raised outside this block, so that the parser's error (its message quotes the chunk
+            # that failed) is not kept as the context of ours
+            error = Malformed.of(exc)
+        if error is not None:
+            self._failed, self._history = True, None
             # at most aiohttp's own bound on queued requests are answered before the error
             recovered = (
                 self._replay(bytes(history))[
@@ -175,25 +332,37 @@ class _Replaying:
                 else []
             )
             if not recovered:
-                raise
+                raise error
             messages, upgraded, tail = recovered, False, b""
-            error: http_exceptions.HttpProcessingError | None = exc
-        else:
-            error = None
         for index, (message, _) in enumerate(messages):
             if getattr(message, "version", (1, 1))[0] != 1:  # "HTTP/2.0" in a request line
                 messages, upgraded, tail = messages[:index], False, b""
-                error = http_exceptions.BadStatusLine("unsupported HTTP version")
+                error = Malformed.of(http_exceptions.BadStatusLine("unsupported HTTP version"))
                 break
+            if getattr(message, "method", "") == "CONNECT":  # an authority-form target: no path
+                messages, upgraded, tail = messages[:index], False, b""
+                error = _not_a_proxy()
+                break
+            if not _utf8_values(message):
+                messages, upgraded, tail = messages[:index], False, b""
+                error = Malformed(
+                    code="malformed_request",
+                    text="a header value is not UTF-8 text, so it cannot be passed on as received",
+                )
+                break
+        if messages and self._protocol.probing:
+            messages, refusal = self._protocol.probe_only(messages)
+            self._failed, self._history = True, None
+            error = error or refusal
         for _, payload in messages:
             _lighten(payload)
         self._delivered += len(messages)
         if error is not None:
-            self._history = None
+            self._failed, self._history = True, None
             self._fail_next(error)
         return messages, upgraded, tail
 
-    def _fail_next(self, error: http_exceptions.HttpProcessingError) -> None:
+    def _fail_next(self, error: Malformed) -> None:
         """Answer ``error`` after the messages returned now: it is raised by the next feed."""
         self._pending = error
         self._protocol._loop.call_soon(self._protocol.data_received, b"")
@@ -252,10 +421,23 @@ def _lighten(payload: Any) -> None:
         payload._buffer = _ShortQueue(payload._buffer)  # type: ignore[assignment]
 
 
+_NEW, _OPEN, _PROBE, _GONE = range(4)
+PROBE_HEADER_TIMEOUT = 2.0
+"""A connection in the probe reserve sends its request head within this (or less: headerTimeout)."""
+
+
 class Protocol(web_protocol.RequestHandler):
     """aiohttp's request handler with connection bounds, a header timeout and JSON errors."""
 
-    __slots__ = ("_auto_decompress", "_error_body", "_header_timer", "_peer", "_table", "_write_timer")
+    __slots__ = (
+        "_auto_decompress",
+        "_error_body",
+        "_header_timer",
+        "_peer",
+        "_state",
+        "_table",
+        "_write_timer",
+    )
 
     def __init__(
         self, manager: web_server.Server, *, table: ConnectionTable, error_body: ErrorBody, **kwargs: Any
@@ -276,6 +458,7 @@ class Protocol(web_protocol.RequestHandler):
         self._table = table
         self._error_body = error_body
         self._peer: str | None = None
+        self._state = _NEW
         self._header_timer: asyncio.TimerHandle | None = None
         self._write_timer: asyncio.TimerHandle | None = None
 
@@ -292,22 +475,45 @@ class Protocol(web_protocol.RequestHandler):
             auto_decompress=self._auto_decompress,
         )
 
+    @property
+    def headed(self) -> bool:
+        """Whether a complete request head has come on this connection."""
+        return self._request_count > 0
+
+    @property
+    def probing(self) -> bool:
+        """Whether this connection is in the probe reserve (see :class:`ConnectionTable`)."""
+        return self._state == _PROBE
+
+    def evict(self) -> None:
+        """Close this reserve connection for a newer one (the table has already let it go)."""
+        self._state = _GONE
+        if self.transport is not None:
+            self.transport.abort()
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peername = transport.get_extra_info("peername")
-        peer = str(peername[0]) if isinstance(peername, tuple) and peername else "unix"
-        if not self._table.enter(peer):
+        host = str(peername[0]) if isinstance(peername, tuple) and peername else "unix"
+        limits = self._table.limits
+        peer = limits.peers.of_connection(host)
+        admitted = self._table.enter(peer, connection=self)
+        if admitted is False:
             cast(
                 asyncio.Transport, transport
             ).abort()  # nothing parsed, nothing answered: the bound is the answer
             return
         self._peer = peer
+        self._state = _OPEN if admitted else _PROBE
         super().connection_made(transport)
-        self._header_timer = self._loop.call_later(self._table.limits.header_timeout, self._header_expired)
+        timeout = limits.header_timeout if admitted else min(limits.header_timeout, PROBE_HEADER_TIMEOUT)
+        self._header_timer = self._loop.call_later(timeout, self._header_expired)
 
     def connection_lost(self, exc: BaseException | None) -> None:
-        if self._peer is None:
+        if self._state == _NEW:
             return  # refused in connection_made: never entered
-        self._table.leave(self._peer)
+        if self._state != _GONE:
+            self._table.leave(self._peer, connection=self if self._state == _PROBE else None)
+        self._state = _GONE
         self._peer = None
         if self._header_timer is not None:
             self._header_timer.cancel()
@@ -316,6 +522,22 @@ class Protocol(web_protocol.RequestHandler):
             self._write_timer.cancel()
             self._write_timer = None
         super().connection_lost(exc)
+
+    def probe_only(self, messages: list[Any]) -> tuple[list[Any], Malformed | None]:
+        """A reserve connection's requests: its first if it asks for a probe path (answered, then
+        the connection closes), else a 503 ``connections_full``; nothing after it is parsed."""
+        if not messages:
+            return messages, None
+        message, payload = messages[0]
+        limits = self._table.limits
+        if message.method in ("GET", "HEAD") and message.path.partition("?")[0] in limits.probe_paths:
+            return [(message._replace(should_close=True), payload)], None
+        self._table.refuse()
+        return [], Malformed(
+            code="connections_full",
+            text="the server holds as many connections as it takes; try again later",
+            status=503,
+        )
 
     def pause_writing(self) -> None:
         super().pause_writing()
@@ -359,12 +581,16 @@ class Protocol(web_protocol.RequestHandler):
         exc: BaseException | None = None,
         message: str | None = None,
     ) -> web.StreamResponse:
-        if status >= 500:
+        if isinstance(exc, Malformed):
+            status = exc.status
+        if isinstance(exc, Malformed) and status >= 500:  # a refusal of ours, counted already
+            code, text = exc.error_code, exc.text
+        elif status >= 500:
             self.log_exception("request failed with %d", status, exc_info=exc)
             code, text = "internal_error", "the server failed to handle the request"
         else:
-            logger.debug("refused a malformed request (%s)", type(exc).__name__ if exc else status)
             code, text = describe(exc)
+            logger.debug("refused a malformed request (%s, %d)", code, status)
             if self._table.on_malformed is not None:
                 self._table.on_malformed(code)
         if request.writer.output_size > 0:

@@ -35,7 +35,7 @@ import yaml
 
 from noctaya.api import inferenceruntime, llmservice
 from noctaya.constructs import naming, prewarm, settings, synthesis
-from noctaya.contract import scaler as scaler_config
+from noctaya.contract import scaler as scaler_contract
 
 Manifest = dict[str, Any]
 Rendered = dict[str, list[Manifest]]
@@ -187,7 +187,7 @@ def test_aggregate_scaler_counts_every_gateway(
 ) -> None:
     manifests = render(make_service(endpoint={"replicas": replicas}), make_runtime())
     document = yaml.safe_load(one(manifests, "ConfigMap", "qwen-scaler")["data"]["config.yaml"])
-    parsed = scaler_config.build_config(document)
+    parsed = scaler_contract.build_config(document)
     assert parsed.max_members >= replicas + 1  # all of them and the surge gateway of a rolling update
     assert parsed.max_members >= 32
 
@@ -200,6 +200,16 @@ def test_default_gateway_replicas_come_from_the_settings(
     assert find(manifests, "Deployment", "qwen-scaler")
     pinned = render(make_service(endpoint={"replicas": 1}), make_runtime(), default_gateway_replicas=2)
     assert not find(pinned, "Deployment", "qwen-scaler")
+
+
+@pytest.mark.parametrize("access", [None, "open", "off"])
+def test_the_warm_endpoint_is_closed_unless_keys_or_the_owner_open_it(
+    make_service: MakeService, make_runtime: MakeRuntime, access: str | None
+) -> None:
+    endpoint = {} if access is None else {"warmAccess": access}
+    manifests = render(make_service(endpoint=endpoint), make_runtime())
+    config = yaml.safe_load(one(manifests, "ConfigMap", "qwen-gateway")["data"]["config.yaml"])
+    assert config["warmAccess"] == (access or "key")
 
 
 def _server_mounts(manifests: list[Manifest], name: str) -> dict[str, bool]:

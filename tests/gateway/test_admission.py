@@ -32,8 +32,8 @@ async def test_warm_entry_and_capacity() -> None:
     a.set_ready(True)
     assert a.try_enter() and a.try_enter() and not a.try_enter()
     assert d.demand() == 2
-    a.release()
-    a.release()
+    a.leave(None)  # what try_enter took
+    a.leave(None)
     assert a.idle and d.demand() == 0
 
 
@@ -46,8 +46,7 @@ async def test_queue_bound_order_and_handoff() -> None:
     a.set_ready(True)  # one slot: the oldest gets it
     assert [t.future.done() for t in tickets] == [True, False, False]
     assert (a.queued, a.in_flight) == (2, 1) and d.demand() == 3
-    a.settle(tickets[0])
-    a.release()  # handed to the next oldest
+    a.leave(tickets[0])  # handed to the next oldest
     assert [t.future.done() for t in tickets] == [True, True, False]
     a.leave(tickets[2])  # client gone while queued
     assert (a.queued, a.in_flight) == (0, 1)
@@ -110,8 +109,7 @@ async def test_max_wait_spares_granted_tickets() -> None:
     a.set_ready(True)
     await asyncio.sleep(5.0)
     assert ticket.future.done() and ticket.future.exception() is None
-    a.settle(ticket)
-    a.release()
+    a.leave(ticket)
     assert a.idle
     a.close()
 

@@ -31,7 +31,7 @@ import pytest
 from openai._legacy_response import LegacyAPIResponse
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.dev import fake_engine
 from noctaya.gateway import accesslog, keys, testing
 from tests.gateway.conftest import SdkFactory
@@ -212,12 +212,55 @@ async def test_warm_needs_the_key_and_a_valid_bounded_duration(
     assert await metric(http, gateway, "noctaya_gateway_warm_requests_total") == 0
 
 
+@pytest.mark.parametrize(
+    ("access", "keyed", "status"),
+    [
+        ("key", False, 403),  # the default: no keys, nobody holds the backend up
+        ("open", False, 202),  # opted in: anyone who reaches the gateway
+        ("key", True, 202),
+        ("open", True, 202),  # a key is still needed when there are keys
+        ("off", True, 403),
+        ("off", False, 403),
+    ],
+)
+async def test_who_may_warm_is_a_setting_and_nobody_by_default_without_keys(
+    cold: fake_engine.RunningEngine,
+    gateways: testing.GatewayStarter,
+    http: aiohttp.ClientSession,
+    key_file: pathlib.Path,
+    access: str,
+    keyed: bool,
+    status: int,
+) -> None:
+    settings: dict[str, Any] = {"apiKeyFile": str(key_file)} if keyed else {}
+    if access != "key":
+        settings["warmAccess"] = access
+    gateway = await gateways.start(**settings)
+    url = gateway.url + "/noctaya/warm"
+    if keyed:
+        async with http.post(url, json={"duration": "1s"}) as response:
+            assert response.status == (403 if access == "off" else 401)  # no key given
+    headers = {"Authorization": f"Bearer {KEY}"} if keyed else {}
+    async with http.post(url, json={"duration": "1s"}, headers=headers) as response:
+        assert response.status == status
+        document = await response.json()
+    if status == 403:
+        assert document["error"]["code"] == "warm_forbidden"
+        assert "warmAccess" in document["error"]["message"]
+        assert (await queue(http, gateway))["demand"] == 0  # nothing held
+        reason = 'noctaya_gateway_rejections_total{reason="warm_forbidden"}'
+        assert await metric(http, gateway, reason) == (2 if keyed else 1)
+    else:
+        assert (await queue(http, gateway))["demand"] == 1
+    assert await metric(http, gateway, "noctaya_gateway_warm_requests_total") == int(status == 202)
+
+
 async def test_warm_reads_its_whole_body_however_split_and_within_the_body_timeout(
     cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
 ) -> None:
     """A body sent in pieces is read whole (not just its first piece); one that stops coming is a
     408 request_timeout after bodyTimeout, not a wait without end or a 400 on half a document."""
-    gateway = await gateways.start(bodyTimeout="300ms")
+    gateway = await gateways.start(bodyTimeout="300ms", warmAccess="open")
     parts = urlsplit(gateway.url)
     body = b'{"duration": "45s"}'
 
@@ -256,7 +299,7 @@ async def test_warm_reads_its_whole_body_however_split_and_within_the_body_timeo
 async def test_warm_holds_demand_without_a_request_idempotently_and_ends_on_time(
     cold: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
 ) -> None:
-    gateway = await gateways.start(retryGrace="0s")
+    gateway = await gateways.start(retryGrace="0s", warmAccess="open")
     url = gateway.url + "/noctaya/warm"
     # long enough to outlive the second call and the activation's end on a loaded machine
     async with http.post(url, json={"duration": "3s"}) as response:
@@ -356,7 +399,7 @@ async def test_each_activation_logs_its_opening_and_its_outcome(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, logger="noctaya.gateway")
-    gateway = await gateways.start(activationTimeout="300ms", accessLog="off")
+    gateway = await gateways.start(activationTimeout="300ms", accessLog="off", warmAccess="open")
     async with http.post(gateway.url + "/v1/chat/completions", json=CHAT) as response:
         assert response.status == 504
     async with http.post(gateway.url + "/noctaya/warm", json={"duration": "1s"}) as response:
@@ -385,8 +428,8 @@ async def test_warm_until_holds_from_the_start_until_that_time(
     await gateway.wait_for(lambda: gateway.demand.demand() == 0, within=15.0)
     past = await gateways.start(warmUntil="2020-01-01T00:00:00+02:00")
     assert (await queue(http, past))["demand"] == 0
-    with pytest.raises(config.ConfigError, match=r"warmUntil: .*not an RFC 3339 time"):
-        config.build_config({"backendUrl": "http://127.0.0.1:1", "warmUntil": "tomorrow"})
+    with pytest.raises(gateway_contract.ConfigError, match=r"warmUntil: .*not an RFC 3339 time"):
+        gateway_contract.build_config({"backendUrl": "http://127.0.0.1:1", "warmUntil": "tomorrow"})
 
 
 async def test_every_bound_of_the_cold_path_is_in_the_metrics(

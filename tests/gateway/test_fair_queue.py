@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import pathlib
 from collections.abc import Callable
+from typing import Any
 
 import aiohttp
 import hypothesis
@@ -52,6 +53,11 @@ class Displaced(Exception):
     pass
 
 
+def owner(ticket: admission.Ticket) -> str:
+    """The tenant a ticket belongs to: its own, also inside the overflow tenant."""
+    return ticket.tenant if ticket.member is None else ticket.member
+
+
 @dataclasses.dataclass
 class Model:
     """What the test itself knows: the tickets it holds and which tenant each belongs to."""
@@ -60,6 +66,7 @@ class Model:
     granted: list[admission.Ticket] = dataclasses.field(default_factory=list)
     grants: list[admission.Ticket] = dataclasses.field(default_factory=list)
     gone: list[admission.Ticket] = dataclasses.field(default_factory=list)  # cancelled, not yet left
+    arrived: list[admission.Ticket] = dataclasses.field(default_factory=list)  # every ticket, in order
 
     def lingering(self) -> list[admission.Ticket]:
         """Tickets of clients that left which still hold their slot (not yet passed over)."""
@@ -69,7 +76,8 @@ class Model:
         return self.queued + self.lingering()
 
     def held(self, tenant: str) -> int:
-        return sum(1 for t in self.slots() if t.tenant == tenant)
+        """Slots of ``tenant`` itself, wherever it waits (its own place in the ring, or the overflow)."""
+        return sum(1 for t in self.slots() if owner(t) == tenant)
 
     def collect(self) -> None:
         """Move tickets whose future resolved: granted, or displaced with the 429."""
@@ -92,27 +100,38 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
     a.max_in_flight = 0  # nothing granted until a "grant" step opens slots
     a.set_ready(True)
     for op, arg in ops:
-        before = {t.tenant: model.held(t.tenant) for t in model.slots()}
+        before = {owner(t): model.held(owner(t)) for t in model.slots()}
         if op == "arrive":
+            # README: "when the queue is full, a tenant holding fewer slots than the biggest holder
+            # takes the newest slot of that holder (who gets the 429), and a tenant that already
+            # holds the most is refused itself" -- for every tenant, told apart in the ring or not
             tenant = f"t{arg}"
-            known = tenant in a.queued_by_tenant() or a.tenants < max_tenants
-            mine = model.held(tenant) if known else model.held(admission.OVERFLOW_TENANT)
-            displaced_before = len(model.slots())
+            mine = model.held(tenant)
+            slots_before = list(model.slots())
             try:
                 ticket = a.enqueue(tenant=tenant)
             except admission.QueueFull:
                 # refused: the queue is full and no tenant holds more than the arrival's tenant
-                assert len(model.slots()) == max_queue
+                assert len(slots_before) == max_queue
                 assert all(count <= mine for count in before.values())
+                assert mine > 0  # a tenant holding nothing is never refused
                 # so it is over its share: with n tenants waiting, share <= max_queue / n
                 assert mine + 1 > max_queue / max(1, len(before))
             else:
+                assert owner(ticket) == tenant
                 assert ticket.tenant in (tenant, admission.OVERFLOW_TENANT)
                 model.queued.append(ticket)
+                model.arrived.append(ticket)
                 model.collect()
-                if displaced_before == max_queue:  # someone was displaced: a tenant holding more
-                    victims = [t for t in before if t != ticket.tenant and model.held(t) < before[t]]
-                    assert victims and all(before[v] > mine for v in victims)
+                if len(slots_before) == max_queue:  # someone was displaced: the biggest holder
+                    lost = [t for t in slots_before if t not in model.slots()]
+                    assert len(lost) == 1
+                    victim = owner(lost[0])
+                    assert victim != tenant and before[victim] == max(before.values()) > mine
+                    # its newest ticket
+                    assert (
+                        lost[0] is [t for t in model.arrived if owner(t) == victim and t in slots_before][-1]
+                    )
         elif op == "leave" and model.queued:
             a.leave(model.queued.pop(arg % len(model.queued)))
         elif op == "disconnect" and model.queued:
@@ -127,8 +146,7 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
             model.collect()
         elif op == "finish" and model.granted:
             ticket = model.granted.pop(arg % len(model.granted))
-            a.settle(ticket)
-            a.release()
+            a.leave(ticket)
             a.max_in_flight -= 1
             model.collect()
         # the counts are the tickets held: no slot leaks, none is counted twice
@@ -136,6 +154,9 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
         assert a.in_flight == len(model.granted)
         assert d.demand() == a.queued + a.in_flight
         assert a.tenants <= max_tenants + 1  # the named ones and the overflow tenant
+        assert a.queued_by_tenant().get(admission.OVERFLOW_TENANT, 0) == sum(
+            1 for t in model.slots() if t.member is not None
+        )
         assert sum(a.queued_by_tenant().values()) == a.queued
     check_round_robin(model.grants)
     # drain: every waiter is eventually served (no starvation), then everything comes back
@@ -147,8 +168,7 @@ async def run(ops: list[Op], *, max_queue: int, max_tenants: int) -> None:
         a.leave(gone)  # its handler runs at last: nothing more to give back
     assert a.in_flight == len(model.granted)
     for ticket in model.granted:
-        a.settle(ticket)
-        a.release()
+        a.leave(ticket)
     assert a.idle and a.tenants == 0 and d.demand() == 0
 
 
@@ -183,8 +203,7 @@ async def grant_order(arrivals: list[int], *, max_queue: int) -> list[str]:
         assert len(granted) == 1  # one slot: exactly one grant at a time
         order.append(granted[0].tenant)
         waiting.remove(granted[0])
-        a.settle(granted[0])
-        a.release()
+        a.leave(granted[0])
     return order
 
 
@@ -215,8 +234,7 @@ async def test_a_newcomer_displaces_the_newest_ticket_of_the_tenant_holding_the_
         a.enqueue(tenant="new")  # 2 vs 2: the newcomer is at its share now
     a.set_ready(True)
     assert hog[0].future.done() and not newcomer.future.done()  # the ring starts with the hog
-    a.settle(hog[0])
-    a.release()
+    a.leave(hog[0])
     assert newcomer.future.done()  # then the newcomer, before the hog's second ticket
     assert not hog[1].future.done()
 
@@ -228,6 +246,28 @@ async def test_tenants_beyond_the_bound_share_one_overflow_tenant() -> None:
     assert a.enqueue(tenant="c").tenant == admission.OVERFLOW_TENANT
     assert a.enqueue(tenant="d").tenant == admission.OVERFLOW_TENANT
     assert a.tenants == 2 + 1 and a.queued_by_tenant()[admission.OVERFLOW_TENANT] == 2
+
+
+async def test_a_new_tenant_takes_a_slot_when_the_overflow_tenant_holds_the_most() -> None:
+    """Two tenants told apart, the rest (c, d) in the overflow tenant, which holds the most slots
+    together; a new tenant e holds nothing, so it is under its share and takes a slot: the newest
+    of a tenant holding the most (c's, each holding 2), not a refusal."""
+    a = admission.Admission(
+        max_queue=6, max_in_flight=1, demand=demand.Demand(), max_tenants=2, displaced=Displaced
+    )
+    a.enqueue(tenant="a")
+    a.enqueue(tenant="b")
+    c = [a.enqueue(tenant="c") for _ in range(2)]
+    d = [a.enqueue(tenant="d") for _ in range(2)]
+    assert a.queued_by_tenant() == {"a": 1, "b": 1, admission.OVERFLOW_TENANT: 4}
+    e = a.enqueue(tenant="e")
+    assert (e.tenant, e.member) == (admission.OVERFLOW_TENANT, "e")
+    assert isinstance(c[-1].future.exception(), Displaced)
+    assert not any(t.future.done() for t in (c[0], *d))
+    a.enqueue(tenant="e")  # 1 < 2: d still holds more
+    assert isinstance(d[-1].future.exception(), Displaced)
+    with pytest.raises(admission.QueueFull):
+        a.enqueue(tenant="e")  # e holds 2 now, as much as anyone: refused itself
 
 
 async def test_the_429_goes_to_the_tenant_over_its_share_through_the_gateway(
@@ -303,4 +343,45 @@ async def test_with_api_keys_the_tenant_is_the_key_never_the_header_and_never_th
     for task in (first, third):
         task.cancel()
     await asyncio.gather(first, third, return_exceptions=True)
+    await gateway.wait_idle()
+
+
+@pytest.mark.parametrize("setting", ["tenantKey: peer", "trustedProxies"])
+async def test_invented_tenant_header_values_make_no_tenants_when_the_peer_decides(
+    gateways: testing.GatewayStarter, reserve_port: Callable[[], int], setting: str
+) -> None:
+    """A client inventing eight tenant header values is one tenant when the tenant is its host
+    (``tenantKey: peer``), or when only a trusted proxy's header is read (its own is not); a trusted
+    proxy's header still names the tenant it sets."""
+    overrides: dict[str, Any] = (
+        {"tenantKey": "peer"} if setting == "tenantKey: peer" else {"trustedProxies": ["127.0.0.3/32"]}
+    )
+    gateway = await gateways.start(
+        backendUrl=f"http://127.0.0.1:{reserve_port()}",  # held, nobody listening: never ready
+        tenantHeader="X-Team",
+        activationTimeout="5s",
+        **overrides,
+    )
+    url = gateway.url + "/v1/chat/completions"
+    body = {"model": "m", "messages": []}
+
+    def client(address: str) -> aiohttp.ClientSession:
+        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(address, 0)))
+
+    async with client("127.0.0.1") as attacker, client("127.0.0.2") as victim, client("127.0.0.3") as proxy:
+        waiting = [
+            asyncio.create_task(attacker.post(url, json=body, headers={"X-Team": f"invented-{n}"}))
+            for n in range(8)
+        ]
+        waiting.append(asyncio.create_task(victim.post(url, json=body, headers={"X-Team": "invented-0"})))
+        waiting.append(asyncio.create_task(proxy.post(url, json=body, headers={"X-Team": "team-b"})))
+        await gateway.wait_for(lambda: gateway.admission.queued == 10)
+        tenants = gateway.admission.queued_by_tenant()
+        if setting == "tenantKey: peer":
+            assert tenants == {"peer:127.0.0.1": 8, "peer:127.0.0.2": 1, "peer:127.0.0.3": 1}
+        else:
+            assert tenants == {"peer:127.0.0.1": 8, "peer:127.0.0.2": 1, "team-b": 1}
+        for task in waiting:
+            task.cancel()
+        await asyncio.gather(*waiting, return_exceptions=True)
     await gateway.wait_idle()

@@ -122,8 +122,7 @@ async def test_a_request_held_again_goes_ahead_of_its_tenants_later_arrivals() -
             t for t in (b_first, a_later, a_again, c_first, d_again) if t.future.done() and t not in order
         )
         order.append(granted)
-        a.settle(granted)
-        a.release()
+        a.leave(granted)
     assert order == [d_again, b_first, a_again, c_first, a_later]
 
 

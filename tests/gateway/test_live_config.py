@@ -8,12 +8,15 @@ it, without cutting short a hold ``POST /noctaya/warm`` asked for; an invalid fi
 larger than the bounded reader takes) is logged once naming the problem, counted ``invalid`` and
 ignored; a change of a field that is not live is logged once, counted ``unchanged_live`` and not
 applied; the poll period is in the metrics; the command line's flags are laid over a reloaded file;
-a ``noctaya gateway`` process takes a swapped file's ``warmUntil`` and still exits 0 on SIGTERM.
+a ``noctaya gateway`` process takes a swapped file's ``warmUntil`` and still exits 0 on SIGTERM; a
+FIFO swapped in at the config path is refused without a blocking open, a valid file after it is
+applied, and SIGTERM still exits 0.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import os
@@ -23,7 +26,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -31,9 +34,10 @@ import pytest
 import yaml
 
 from noctaya.contract import documents
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.dev import fake_engine
-from noctaya.gateway import command, liveconfig, testing
+from noctaya.gateway import liveconfig, testing
+from noctaya.process import gateway as command
 
 WITHIN = 30.0  # generous: a loaded 2-core machine
 
@@ -46,12 +50,19 @@ class ConfigMapVolume:
         self.version = 0
         self.path = root / "config.yaml"
 
-    def write(self, document: dict[str, Any] | None = None, *, raw: bytes | None = None) -> None:
+    def write(
+        self, document: dict[str, Any] | None = None, *, raw: bytes | None = None, fifo: bool = False
+    ) -> None:
+        """Swap in a new version of the file: ``document`` as YAML, ``raw`` bytes, or (``fifo``) a
+        named pipe that nobody writes to."""
         self.version += 1
         data = self.root / f"..2026_12_01_18_00_00.{self.version}"
         data.mkdir()
-        body = raw if raw is not None else yaml.safe_dump(document).encode()
-        (data / "config.yaml").write_bytes(body)
+        if fifo:
+            os.mkfifo(data / "config.yaml")
+        else:
+            body = raw if raw is not None else yaml.safe_dump(document).encode()
+            (data / "config.yaml").write_bytes(body)
         staged = self.root / "..data_tmp"
         staged.symlink_to(data.name)
         previous = os.readlink(self.root / "..data") if (self.root / "..data").is_symlink() else None
@@ -142,6 +153,7 @@ def base(engine: fake_engine.RunningEngine) -> dict[str, Any]:
         **testing.FAST_TIMINGS,
         "configReloadInterval": "50ms",
         "maxWarmDuration": "1h",
+        "warmAccess": "open",  # no keys: the warm endpoint's default would refuse every hold
     }
 
 
@@ -268,21 +280,22 @@ def test_the_command_lays_its_flags_over_a_reloaded_file(tmp_path: pathlib.Path)
     reread = source.build({"backendUrl": "http://b:8000", "warmUntil": "2030-01-01T00:00:00Z"})
     assert reread.warm_until == "2026-12-01T20:00:00Z"  # the flag still wins over the file
     assert command.config_source(command.build_parser().parse_args([])) is None
-    with pytest.raises(config.ConfigError, match=r"configReloadInterval: "):
-        config.build_config({"backendUrl": "http://b", "configReloadInterval": "10ms"})
-    with pytest.raises(config.ConfigError, match=r"configReloadInterval: "):
-        config.build_config({"backendUrl": "http://b", "configReloadInterval": "10m"})
-    assert config.build_config({"backendUrl": "http://b"}).config_reload_interval == 5.0
+    with pytest.raises(gateway_contract.ConfigError, match=r"configReloadInterval: "):
+        gateway_contract.build_config({"backendUrl": "http://b", "configReloadInterval": "10ms"})
+    with pytest.raises(gateway_contract.ConfigError, match=r"configReloadInterval: "):
+        gateway_contract.build_config({"backendUrl": "http://b", "configReloadInterval": "10m"})
+    assert gateway_contract.build_config({"backendUrl": "http://b"}).config_reload_interval == 5.0
 
 
-@pytest.mark.e2e
-@pytest.mark.timeout(90)
-async def test_a_gateway_process_takes_a_changed_warm_until_and_still_stops_cleanly(
-    rewrite: Rewrite, volume: ConfigMapVolume, http: aiohttp.ClientSession
-) -> None:
-    """``noctaya gateway --config`` on a kubelet-style mount: the swapped file's warmUntil reaches
-    the process's hold, and SIGTERM still ends it with exit 0 (the poll stops with the other loops)."""
-    rewrite()
+async def applied_once(http: aiohttp.ClientSession, url: str, until: str) -> bool:
+    """The gateway holds warm until ``until``, from the one change it applied."""
+    state = await queue(http, url)
+    return state["warmUntil"] == until and await metric(http, url, reloads("applied")) == 1
+
+
+@contextlib.asynccontextmanager
+async def gateway_process(volume: ConfigMapVolume) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
+    """``noctaya gateway --config`` on ``volume``, once listening: the process and its URL."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -302,18 +315,68 @@ async def test_a_gateway_process_takes_a_changed_warm_until_and_still_stops_clea
                 found := re.search(rb"gateway listening on (http://\S+),", await process.stdout.readline())
             ):
                 assert not process.stdout.at_eof(), "the gateway ended before listening"
-        url = found.group(1).decode()
-        until = at(600)
-        rewrite(warmUntil=until)
-
-        async def applied() -> bool:
-            state = await queue(http, url)
-            return state["warmUntil"] == until and await metric(http, url, reloads("applied")) == 1
-
-        await eventually(applied, message="the process applying the swapped file's warmUntil")
-        process.send_signal(signal.SIGTERM)
-        assert await asyncio.wait_for(process.wait(), WITHIN) == 0
+        yield process, found.group(1).decode()
     finally:
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(90)
+async def test_a_gateway_process_takes_a_changed_warm_until_and_still_stops_cleanly(
+    rewrite: Rewrite, volume: ConfigMapVolume, http: aiohttp.ClientSession
+) -> None:
+    """``noctaya gateway --config`` on a kubelet-style mount: the swapped file's warmUntil reaches
+    the process's hold, and SIGTERM still ends it with exit 0 (the poll stops with the other loops)."""
+    rewrite()
+    async with gateway_process(volume) as (process, url):
+        until = at(600)
+        rewrite(warmUntil=until)
+        await eventually(
+            lambda: applied_once(http, url, until),
+            message="the process applying the swapped file's warmUntil",
+        )
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), WITHIN) == 0
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(90)
+async def test_a_fifo_at_the_config_path_blocks_neither_the_poll_nor_the_shutdown(
+    rewrite: Rewrite, volume: ConfigMapVolume, http: aiohttp.ClientSession
+) -> None:
+    """A named pipe swapped in at the config path (nobody writing to it) is refused as not a regular
+    file, never opened for a blocking read: the poll goes on and applies the valid file swapped in
+    after it, and SIGTERM still ends the process with exit 0 (no reader thread stuck in an open)."""
+    rewrite()
+    async with gateway_process(volume) as (process, url):
+        volume.write(fifo=True)
+        await eventually(
+            lambda: counted(http, url, "invalid", 1), message="the FIFO counted as an invalid file"
+        )
+        until = at(600)
+        rewrite(warmUntil=until)
+        await eventually(
+            lambda: applied_once(http, url, until), message="the valid file after the FIFO applied"
+        )
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), WITHIN) == 0
+        assert process.stdout is not None
+        output = (await process.stdout.read()).decode()
+    assert "not a regular file" in output and "Traceback" not in output
+
+
+async def test_a_warm_until_beyond_the_ends_of_time_is_an_invalid_file(
+    rewrite: Rewrite, start: Start, http: aiohttp.ClientSession, logs: pytest.LogCaptureFixture
+) -> None:
+    until = at(600)
+    gateway = await start(warmUntil=until)
+    rewrite(warmUntil="9999-12-31T23:59:59-01:00")
+    await eventually(lambda: counted(http, gateway.url, "invalid", 1), message="the extreme time counted")
+    rewrite(warmUntil="0001-01-01T00:00:00+01:00")
+    await eventually(lambda: counted(http, gateway.url, "invalid", 2), message="the other end counted")
+    assert (await queue(http, gateway.url))["warmUntil"] == until
+    messages = [r.getMessage() for r in logs.records if r.name == liveconfig.logger.name]
+    assert sum("warmUntil: " in m and "years 1 to 9999" in m for m in messages) == 2, messages
+    assert not any(r.exc_info for r in logs.records)

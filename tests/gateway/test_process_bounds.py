@@ -15,6 +15,7 @@ import json
 import os
 import pathlib
 import re
+import resource
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -24,6 +25,7 @@ import aiohttp
 import pytest
 import yaml
 
+from noctaya.contract import gateway as config
 from noctaya.dev import fake_engine
 
 MIB = 1 << 20
@@ -34,6 +36,8 @@ class GatewayProcess:
     def __init__(self, proc: asyncio.subprocess.Process, url: str) -> None:
         self.proc = proc
         self.url = url
+        self.started = ""  # what it logged up to listening
+        self.drained: asyncio.Task[bytes] | None = None  # the rest of its log, once it exited
 
     def memory(self, field: str) -> int:
         """``VmRSS`` or ``VmHWM`` (peak) of the process, in bytes."""
@@ -44,12 +48,20 @@ class GatewayProcess:
 
 
 @contextlib.asynccontextmanager
-async def gateway_process(tmp_path: pathlib.Path, **settings: Any) -> AsyncIterator[GatewayProcess]:
+async def gateway_process(
+    tmp_path: pathlib.Path, *, files: int | None = None, **settings: Any
+) -> AsyncIterator[GatewayProcess]:
+    """A ``noctaya gateway`` process with ``settings``; ``files``: its RLIMIT_NOFILE (soft and hard)."""
     config = tmp_path / "gateway.yaml"
     config.write_text(yaml.safe_dump({"listen": "127.0.0.1:0", **settings}))
+
+    def limit() -> None:
+        if files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "noctaya", "gateway", "--config", str(config),
-        stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL, preexec_fn=limit,
     )  # fmt: skip
     assert proc.stderr is not None
     lines: list[str] = []
@@ -63,7 +75,10 @@ async def gateway_process(tmp_path: pathlib.Path, **settings: Any) -> AsyncItera
                 if match:
                     break
         drain = asyncio.create_task(proc.stderr.read())  # keep the pipe from filling
-        yield GatewayProcess(proc, f"http://127.0.0.1:{match.group(1)}")
+        gateway = GatewayProcess(proc, f"http://127.0.0.1:{match.group(1)}")
+        gateway.started = "".join(lines)
+        gateway.drained = drain
+        yield gateway
     finally:
         if proc.returncode is None:
             proc.kill()
@@ -210,3 +225,94 @@ async def test_sigterm_ends_a_long_stream_with_a_final_event_on_time(tmp_path: p
     # machine's scheduling, not the gateway's
     assert 1.0 < ended < 3.5, ended
     assert exited < 5.0, exited
+
+
+async def _garbage(url: str, *, chunk: bytes, most: int) -> bytes:
+    """Send ``chunk`` after ``chunk`` on one connection (at most ``most`` bytes, or until the gateway
+    closes it), then read what came back."""
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    sent = 0
+    try:
+        with contextlib.suppress(ConnectionError):
+            while sent < most:
+                writer.write(chunk)
+                await writer.drain()
+                sent += len(chunk)
+        with contextlib.suppress(ConnectionError):
+            async with asyncio.timeout(10):
+                return await reader.read()
+        return b""
+    finally:
+        writer.close()
+
+
+@pytest.mark.slow
+async def test_garbage_connections_cost_at_most_their_bound_each(tmp_path: pathlib.Path) -> None:
+    """72 connections (12 clients x 6) sending NUL bytes in 256 KiB chunks: after the first parse
+    error a connection parses nothing more, answers one JSON 400 and closes, so the peak memory grows
+    by less than the per-connection bound for each (it once grew by ~35 MiB a connection)."""
+    async with (
+        fake_engine.running(fake_engine.FakeEngine(tokens=1)) as backend,
+        gateway_process(tmp_path, backendUrl=backend.url) as gateway,
+    ):
+        before = gateway.memory("VmHWM")
+        count = 72
+        answers = await asyncio.gather(
+            *(_garbage(gateway.url, chunk=b"\x00" * (256 << 10), most=8 * MIB) for _ in range(count))
+        )
+        grown = gateway.memory("VmHWM") - before
+        async with aiohttp.ClientSession() as session, session.get(gateway.url + "/healthz") as response:
+            assert response.status == 200
+    bound = count * config.CONNECTION_MEMORY_BYTES
+    assert grown < bound, f"peak grew by {grown / MIB:.1f} MiB for {count} connections"
+    for answer in answers:  # one answer at most (a client that sent on after it may see a reset)
+        assert answer.count(b"HTTP/1.") <= 1
+        if answer:
+            assert answer.startswith(b"HTTP/1.0 400") and b"application/json" in answer, answer[:200]
+
+
+@pytest.mark.slow
+async def test_under_a_low_descriptor_limit_idle_connections_leave_the_gateway_answering(
+    tmp_path: pathlib.Path,
+) -> None:
+    """RLIMIT_NOFILE 256 and 300 idle connections (heads that never end) from several addresses: the
+    connection bound is derived from the limit (logged, and the gauge), the connections beyond it
+    are refused, never an accept failure, and ``/healthz`` answers throughout."""
+    async with (
+        fake_engine.running(fake_engine.FakeEngine(tokens=1)) as backend,
+        gateway_process(tmp_path, files=256, backendUrl=backend.url) as gateway,
+    ):
+        room = max(256 - 64 - 1008, (256 - 64) // 2)
+        assert f"maxConnections 1024 lowered to {room}" in gateway.started
+        assert await metric(gateway.url, "noctaya_gateway_max_connections") == room
+        host, port = gateway.url.removeprefix("http://").split(":")
+        held = []
+        try:
+            for index in range(300):
+                _, writer = await asyncio.open_connection(
+                    host, int(port), local_addr=(f"127.0.0.{2 + index % 8}", 0)
+                )
+                writer.write(b"GET /v1/models HTTP/1.1\r\nHost: x\r\n")
+                held.append(writer)
+            async with aiohttp.ClientSession() as session:
+                for _ in range(20):
+                    async with session.get(gateway.url + "/healthz") as response:
+                        assert response.status == 200
+                async with session.get(gateway.url + "/metrics") as response:  # not in the reserve
+                    assert response.status == 503
+        finally:
+            for writer in held:
+                writer.close()
+        async with aiohttp.ClientSession() as session, asyncio.timeout(10):
+            while True:  # the held connections close: /metrics is served again
+                async with session.get(gateway.url + "/metrics") as response:
+                    if response.status == 200:
+                        break
+                await asyncio.sleep(0.05)
+        assert await metric(gateway.url, "noctaya_gateway_connections_refused_total") > 0
+        os.kill(gateway.proc.pid, signal.SIGTERM)
+        assert await asyncio.wait_for(gateway.proc.wait(), 10) == 0
+        assert gateway.drained is not None
+        log = gateway.started + (await gateway.drained).decode()
+    assert "Too many open files" not in log and "Traceback" not in log, log[-2000:]

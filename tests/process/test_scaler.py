@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from noctaya.scaler import command
+from noctaya.process import scaler as command
 
 
 def write(path: pathlib.Path, document: Mapping[str, object]) -> str:
