@@ -150,6 +150,14 @@ GRANTS: Final[tuple[Grant, ...]] = (
         group="", resource="events", verbs=("create",), scope=Scope.WATCHED, why="one Event per transition"
     ),
     Grant(
+        group="autoscaling",
+        resource="horizontalpodautoscalers",
+        verbs=("get", "delete"),
+        scope=Scope.WATCHED,
+        why="the HPA KEDA built for a ScaledObject with a schedule: read, and deleted for KEDA to rebuild "
+        "when it lacks a trigger's metric (noctaya.operator.triggers)",
+    ),
+    Grant(
         group="coordination.k8s.io",
         resource="leases",
         verbs=("get", "create", "update"),

@@ -13,7 +13,8 @@ Modules, from the outside in:
 - ``inventory`` — the in-memory view of LLMServices, runtimes and labelled objects;
 - ``queueing`` — the deduplicating work queue with bounded workers and backoff;
 - ``reconciliation`` — one pass for one LLMService; ``discovery`` — is the KEDA ScaledObject API
-  served; ``tokens`` — the aggregate scaler's token, read back or made once;
+  served; ``tokens`` — the aggregate scaler's token, read back or made once; ``triggers`` — the HPA
+  KEDA built holds every trigger's metric, or KEDA builds it again;
 - ``rendering`` — ``LLMServiceChart`` synthesis on one thread, cached per service;
 - ``applying`` — server-side apply, hash-skip, create-once, prune, write fencing;
 - ``health`` / ``status`` — pure derivation of health, conditions, phase and transitions;

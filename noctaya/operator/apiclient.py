@@ -67,6 +67,7 @@ KINDS: Final[dict[tuple[str, str], Kind]] = {
         Kind("batch/v1", "Job", "jobs"),
         Kind("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets"),
         Kind("coordination.k8s.io/v1", "Lease", "leases"),
+        Kind("autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers"),
         Kind("keda.sh/v1alpha1", "ScaledObject", "scaledobjects"),
         Kind("keda.sh/v1alpha1", "TriggerAuthentication", "triggerauthentications"),
         Kind("monitoring.coreos.com/v1", "ServiceMonitor", "servicemonitors"),
@@ -79,6 +80,7 @@ LEASE: Final = KINDS["coordination.k8s.io/v1", "Lease"]
 SECRET: Final = KINDS["v1", "Secret"]
 LLMSERVICE: Final = KINDS["serving.noctaya.io/v1alpha1", "LLMService"]
 INFERENCERUNTIME: Final = KINDS["serving.noctaya.io/v1alpha1", "InferenceRuntime"]
+HPA: Final = KINDS["autoscaling/v2", "HorizontalPodAutoscaler"]
 
 
 class UnknownKindError(ValueError):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from noctaya.api import durations, servicestatus
@@ -157,59 +157,51 @@ def _containers(pod: Body) -> list[Mapping[str, Any]]:
     return [c for c in found if isinstance(c, Mapping)]
 
 
+def container_failures(pod_name: object, c: Mapping[str, Any]) -> Iterator[Finding]:
+    """The hard failures one container status shows."""
+    cname = c.get("name", "?")
+    waiting = (c.get("state") or {}).get("waiting") or {}
+    terminated = (c.get("state") or {}).get("terminated") or {}
+    # a past termination matters while the container has not recovered; once it is ready again the
+    # kubelet still keeps ``lastState`` and ``restartCount`` for the Pod's lifetime
+    last = {} if c.get("ready") else (c.get("lastState") or {}).get("terminated") or {}
+    restarts = int(c.get("restartCount") or 0)
+    where = f"pod {pod_name} container {cname}"
+    if waiting.get("reason") in IMAGE_PULL_REASONS:
+        detail = waiting.get("message") or c.get("image", "")
+        yield Finding(
+            reason=Reason.IMAGE_PULL_FAILED,
+            message=f"{where}: {waiting.get('reason')}: {detail}".rstrip(": "),
+        )
+    if "OOMKilled" in {last.get("reason"), terminated.get("reason")}:
+        yield Finding(
+            reason=Reason.OOM_KILLED,
+            message=f"{where} was killed for exceeding its memory limit ({restarts} restarts); raise "
+            "spec.resources.memory",
+        )
+    if waiting.get("reason") == "CrashLoopBackOff":
+        code = last.get("exitCode")
+        yield Finding(
+            reason=Reason.CRASH_LOOP_BACK_OFF,
+            message=f"{where} keeps exiting{f' (exit code {code})' if code is not None else ''}; "
+            f"{restarts} restarts",
+        )
+    elif restarts > 0 and last:
+        yield Finding(
+            reason=Reason.CONTAINER_RESTARTING,
+            message=f"{where} restarted {restarts} times (last exit: {last.get('reason') or 'Error'}, "
+            f"code {last.get('exitCode')})",
+        )
+
+
 def pod_failure(pod: Body) -> Finding | None:
-    """The hard failure one Pod shows, most specific first."""
+    """The hard failure one Pod shows, most specific first (the first container's of each reason)."""
     name = (pod.get("metadata") or {}).get("name", "?")
     found: dict[str, Finding] = {}
     for c in _containers(pod):
-        cname = c.get("name", "?")
-        waiting = (c.get("state") or {}).get("waiting") or {}
-        terminated = (c.get("state") or {}).get("terminated") or {}
-        # a past termination matters while the container has not recovered; once it is ready again the
-        # kubelet still keeps ``lastState`` and ``restartCount`` for the Pod's lifetime
-        last = {} if c.get("ready") else (c.get("lastState") or {}).get("terminated") or {}
-        restarts = int(c.get("restartCount") or 0)
-        if waiting.get("reason") in IMAGE_PULL_REASONS:
-            found.setdefault(
-                Reason.IMAGE_PULL_FAILED,
-                Finding(
-                    reason=Reason.IMAGE_PULL_FAILED,
-                    message=f"pod {name} container {cname}: {waiting.get('reason')}: "
-                    f"{waiting.get('message') or c.get('image', '')}".rstrip(": "),
-                ),
-            )
-        if "OOMKilled" in {last.get("reason"), terminated.get("reason")}:
-            found.setdefault(
-                Reason.OOM_KILLED,
-                Finding(
-                    reason=Reason.OOM_KILLED,
-                    message=f"pod {name} container {cname} was killed for exceeding its memory limit "
-                    f"({restarts} restarts); raise spec.resources.memory",
-                ),
-            )
-        if waiting.get("reason") == "CrashLoopBackOff":
-            code = last.get("exitCode")
-            found.setdefault(
-                Reason.CRASH_LOOP_BACK_OFF,
-                Finding(
-                    reason=Reason.CRASH_LOOP_BACK_OFF,
-                    message=f"pod {name} container {cname} keeps exiting"
-                    f"{f' (exit code {code})' if code is not None else ''}; {restarts} restarts",
-                ),
-            )
-        elif restarts > 0 and last:
-            found.setdefault(
-                Reason.CONTAINER_RESTARTING,
-                Finding(
-                    reason=Reason.CONTAINER_RESTARTING,
-                    message=f"pod {name} container {cname} restarted {restarts} times "
-                    f"(last exit: {last.get('reason') or 'Error'}, code {last.get('exitCode')})",
-                ),
-            )
-    for reason in FAILURE_ORDER:
-        if reason in found:
-            return found[reason]
-    return None
+        for finding in container_failures(name, c):
+            found.setdefault(finding.reason, finding)
+    return next((found[r] for r in FAILURE_ORDER if r in found), None)
 
 
 def pod_progress(pod: Body) -> Finding:
@@ -373,6 +365,25 @@ def activation_of(pod: Body) -> Activation | None:
     )
 
 
+def waiting(
+    deployment: Body | None, live: Sequence[Body], *, desired: int | None, prewarm: Finding | None
+) -> Finding:
+    """Why no backend replica is ready: the most telling live Pod's progress, else where it stands."""
+    not_ready = [pod_progress(p) for p in live]
+    if not_ready:
+        return min(not_ready, key=lambda f: PROGRESS_ORDER.index(f.reason))
+    if deployment is None:
+        return Finding(reason=Reason.ACTIVATING, message="the backend Deployment is not created yet")
+    if desired == 0:
+        return Finding(
+            reason=Reason.SCALED_TO_ZERO,
+            message="the backend is scaled to zero; the next request activates it",
+        )
+    if prewarm is not None and prewarm.reason == Reason.PREWARMING:
+        return Finding(reason=Reason.ACTIVATING, message=prewarm.message)
+    return Finding(reason=Reason.ACTIVATING, message=f"waiting for {desired} backend pod(s) to be created")
+
+
 def assess(
     *, deployment: Body | None, pods: Sequence[Body], prewarm_job: Body | None, claims: Sequence[Body] = ()
 ) -> Health:
@@ -389,24 +400,7 @@ def assess(
         failures.append(prewarm)
     failure = min(failures, key=lambda f: FAILURE_ORDER.index(f.reason)) if failures else None
 
-    progress: Finding | None = None
-    if not ready:
-        not_ready = [pod_progress(p) for p in live]
-        if not_ready:
-            progress = min(not_ready, key=lambda f: PROGRESS_ORDER.index(f.reason))
-        elif deployment is None:
-            progress = Finding(reason=Reason.ACTIVATING, message="the backend Deployment is not created yet")
-        elif desired == 0:
-            progress = Finding(
-                reason=Reason.SCALED_TO_ZERO,
-                message="the backend is scaled to zero; the next request activates it",
-            )
-        elif prewarm is not None and prewarm.reason == Reason.PREWARMING:
-            progress = Finding(reason=Reason.ACTIVATING, message=prewarm.message)
-        else:
-            progress = Finding(
-                reason=Reason.ACTIVATING, message=f"waiting for {desired} backend pod(s) to be created"
-            )
+    progress = None if ready else waiting(deployment, live, desired=desired, prewarm=prewarm)
     activations = [a for a in (activation_of(p) for p in ready) if a is not None]
     earliest = min(activations, key=lambda a: (a.created_at, a.ready), default=None)
     return Health(

@@ -62,6 +62,7 @@ from noctaya.operator import (
     schedules,
     status,
     tokens,
+    triggers,
 )
 from noctaya.operator import (
     inventory as inventory_,
@@ -194,6 +195,10 @@ def summary_of(outcome: status.Outcome, report: applying.Report | None, new: Map
     return applying.printable("; ".join(parts), limit=2000)
 
 
+def _sooner(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class _Pass:
     """What one pass converged to: the outcome, when to run again, and the apply's report."""
@@ -218,6 +223,7 @@ class Reconciler:
         metrics: metrics.Metrics,
         config: ReconcileConfig,
         observers: Sequence[Callable[[PassRecord], None]] = (),
+        trigger_check: triggers.TriggerCheck | None = None,
     ) -> None:
         self._client = client
         self._inv = inventory
@@ -228,6 +234,7 @@ class Reconciler:
         self._metrics = metrics
         self._config = config
         self._observers = observers  # read at each pass: observers added later are called too
+        self._triggers = trigger_check or triggers.TriggerCheck(client=client)
         # parsed models by resourceVersion (bounded by the objects that exist)
         self._services: dict[inventory_.ServiceKey, tuple[object, llmservice.LLMService]] = {}
         self._runtime_cache: dict[str, tuple[object, inferenceruntime.InferenceRuntime | None]] = {}
@@ -259,6 +266,7 @@ class Reconciler:
             self._applier.forget(namespace=key[0], service=key[1])
             self._services.pop(key, None)
             self._said.pop(key, None)
+            self._triggers.forget(key)
             return None, ""  # gone: owner references make the garbage collector clean up
         if (body.get("metadata") or {}).get("deletionTimestamp"):
             return None, ""  # going (another controller's finalizer holds it): nothing to change
@@ -333,8 +341,22 @@ class Reconciler:
         scaled_object = self._inv.find(key, KEDA_GROUP_VERSION, "ScaledObject", ident.scaled_object)
         so_key = (KEDA_GROUP_VERSION, "ScaledObject", ident.scaled_object)
         outcome = applied_outcome(outcome, report, scaled_object, scaled_object_key=so_key)
+        if outcome.scaled_object is status.ScaledObject.APPLIED:
+            recheck = _sooner(recheck, await self._trigger_metrics(key, scaled_object))
         # the window opens or closes at ``recheck``: the status moves on time
         return _Pass(outcome=outcome, again=recheck, report=report)
+
+    async def _trigger_metrics(
+        self, key: inventory_.ServiceKey, scaled_object: Mapping[str, Any] | None
+    ) -> float | None:
+        """When to look at the HPA KEDA built again (see :mod:`~noctaya.operator.triggers`)."""
+        try:
+            return (await self._triggers.check(key, scaled_object)).recheck
+        except apiclient.ApiError as e:
+            if e.status == 0:
+                raise
+            logger.warning("LLMService %s/%s: cannot check KEDA's HPA: %s", key[0], key[1], e)
+            return None
 
     async def _select(
         self, service: llmservice.LLMService, body: Mapping[str, Any]

@@ -34,6 +34,22 @@ PVCS = "v1/persistentvolumeclaims"
 JOBS = "batch/v1/jobs"
 SECRETS = "v1/secrets"
 PDBS = "policy/v1/poddisruptionbudgets"
+HPAS = "autoscaling/v2/horizontalpodautoscalers"
+
+
+def _incomplete_hpa(name: str) -> dict[str, Any]:
+    cron = {
+        "type": "External",
+        "external": {"metric": {"name": "s1-cron-UTC-08xxx"}, "target": {"type": "AverageValue"}},
+    }
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "namespace": NS},
+        "spec": {"scaleTargetRef": {"name": "qwen-backend"}, "maxReplicas": 2, "metrics": [cron]},
+    }
+
+
 SCALER = "apps/v1/deployments"
 
 
@@ -81,7 +97,10 @@ async def test_every_grant_is_used(
     everything: dict[str, Any] = {
         "endpoint": {"replicas": 2},
         "cache": {"strategy": "SharedPVC", "prewarm": True},
+        "scaling": {"max": 2, "schedules": [{"name": "office", "start": "0 8 * * *", "duration": "1h"}]},
     }
+    # the HPA KEDA built while the demand trigger's scaler did not answer: only the cron metric
+    server.upsert(HPAS, _incomplete_hpa("keda-hpa-qwen"))
     # "taken": its scaler token, cache claim and prewarm Job names are held by objects of someone else
     server.upsert(SECRETS, _taken("Secret", "v1", "taken-scaler-token", data={}))
     server.upsert(
@@ -105,6 +124,9 @@ async def test_every_grant_is_used(
         ),
         within=30,
         message="qwen's create-once objects",
+    )
+    await wait_for(
+        lambda: server.obj(HPAS, NS, "keda-hpa-qwen") is None, message="the HPA handed back to KEDA"
     )
     # what an earlier version rendered and this one does not: pruned
     owner = server.must(LLMSERVICES, NS, "qwen")["metadata"]

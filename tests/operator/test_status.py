@@ -303,7 +303,7 @@ def test_troubleshooting_names_every_condition_the_operator_writes_and_no_other(
         assert documented[reason.value] == (pairs, phases), reason
 
 
-@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.settings(max_examples=150, deadline=None)
 @hypothesis.given(
     ready=st.integers(0, 2),
     desired=st.one_of(st.none(), st.integers(0, 2)),
