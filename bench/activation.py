@@ -43,8 +43,9 @@ import aiohttp
 import grpc
 from aiohttp import web
 
+from bench import processes as bench_processes
 from bench import reporting
-from noctaya.contract import gateway as gateway_config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import app as gateway_app
 from noctaya.gateway import keys
 from noctaya.scaler import hosting
@@ -57,16 +58,10 @@ TICK = 0.2
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def gateway_document(*, port: int, **extra: Any) -> dict[str, Any]:
     return {
         "listen": f"127.0.0.1:{port}",
-        "backendUrl": f"http://127.0.0.1:{free_port()}",
+        "backendUrl": f"http://127.0.0.1:{bench_processes.reserved_port()}",  # nothing listens: cold
         "service": SERVICE,
         "activationTimeout": "500ms",
         "retryGrace": "0s",
@@ -101,16 +96,20 @@ class TickerServicer:
         )
 
 
-def ticker_context(port: int) -> gateway_app.CleanupContext:
-    async def context(app: web.Application) -> AsyncIterator[None]:
+class Ticker:
+    """The baseline's gRPC server as a cleanup context of the gateway app; it binds port 0 as the
+    app starts and reads it back (``port``)."""
+
+    def __init__(self) -> None:
+        self.port = 0
+
+    async def context(self, app: web.Application) -> AsyncIterator[None]:
         server = grpc.aio.server()
         pb_grpc.add_ExternalScalerServicer_to_server(TickerServicer(demand=app[keys.DEMAND].demand), server)
-        server.add_insecure_port(f"127.0.0.1:{port}")
+        self.port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         yield
         await server.stop(0.1)
-
-    return context
 
 
 # ------------------------------------------------------------------ measuring
@@ -186,18 +185,21 @@ async def measure(urls: list[str], watchers: list[Watcher], samples: int) -> lis
 
 # ------------------------------------------------------------------ modes
 async def in_process(samples: int) -> tuple[list[float], list[float]]:
-    port, event_port, tick_port = free_port(), free_port(), free_port()
-    config = gateway_config.build_config(
-        gateway_document(port=port, scaler={"listen": f"127.0.0.1:{event_port}"})
+    event_port = bench_processes.reserved_port()  # the co-located scaler binds it (SO_REUSEADDR)
+    config = gateway_contract.build_config(
+        gateway_document(port=0, scaler={"listen": f"127.0.0.1:{event_port}"})
     )
+    ticker = Ticker()
     app = gateway_app.make_app(
-        config, sidecars=hosting.gateway_sidecars(config), extra_contexts=[ticker_context(tick_port)]
+        config, sidecars=hosting.gateway_sidecars(config), extra_contexts=[ticker.context]
     )
     runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True)
     await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
+    listener = socket.create_server(("127.0.0.1", 0))  # bound here, handed to the server
+    port = int(listener.getsockname()[1])
+    await web.SockSite(runner, listener).start()
     try:
-        async with Watcher(event_port) as event, Watcher(tick_port) as tick:
+        async with Watcher(event_port) as event, Watcher(ticker.port) as tick:
             url = f"http://127.0.0.1:{port}/v1/chat/completions"
             event_ms, tick_ms = await measure([url], [event, tick], samples)
     finally:
@@ -239,7 +241,7 @@ def noctaya(*args: str) -> list[str]:
 
 
 async def colocated_process(samples: int, tmp: pathlib.Path) -> list[float]:
-    port, grpc_port = free_port(), free_port()
+    port, grpc_port = bench_processes.reserved_port(), bench_processes.reserved_port()
     path = tmp / "gateway.json"
     path.write_text(json.dumps(gateway_document(port=port, scaler={"listen": f"127.0.0.1:{grpc_port}"})))
     with processes([noctaya("gateway", "--config", str(path))], tmp):
@@ -252,7 +254,7 @@ async def colocated_process(samples: int, tmp: pathlib.Path) -> list[float]:
 async def aggregated_processes(samples: int, tmp: pathlib.Path, gateways: int = 3) -> list[float]:
     token = tmp / "token"
     token.write_text(secrets.token_urlsafe(32))
-    grpc_port, report_port = free_port(), free_port()
+    grpc_port, report_port = bench_processes.reserved_port(), bench_processes.reserved_port()
     scaler = tmp / "scaler.json"
     scaler.write_text(
         json.dumps(
@@ -265,7 +267,7 @@ async def aggregated_processes(samples: int, tmp: pathlib.Path, gateways: int = 
         )
     )
     commands = [noctaya("scaler", "--config", str(scaler))]
-    ports = [free_port() for _ in range(gateways)]
+    ports = [bench_processes.reserved_port() for _ in range(gateways)]
     for i, port in enumerate(ports):
         path = tmp / f"gateway{i}.json"
         report = {"url": f"http://127.0.0.1:{report_port}", "tokenFile": str(token), "interval": "2s"}

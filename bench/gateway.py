@@ -253,7 +253,7 @@ def start_gateway(
     tmp: pathlib.Path, name: str, *, backend: str, extra: list[str], source: pathlib.Path | None = None
 ) -> tuple[processes.Process, str]:
     """A gateway process (``source``: run from that source tree instead of this one)."""
-    port = processes.free_port()
+    port = processes.reserved_port()
     process = processes.Process(
         name,
         [
@@ -313,7 +313,7 @@ def hold(url: str, pid: int, *, count: int, seconds: float) -> tuple[float, floa
 def held_phase(tmp: pathlib.Path, *, count: int, seconds: float) -> None:
     """The gateway holding ``count`` cold streams, beside a bare aiohttp server (``bench.held_floor``)
     holding the same load: the floor that aiohttp and uvloop set by themselves."""
-    port = processes.free_port()
+    port = processes.reserved_port()
     floor = processes.Process(
         "held-floor",
         [processes.PYTHON, "-m", "bench.held_floor", "--port", str(port), "--interval", f"{HEARTBEAT:g}"],
@@ -326,7 +326,7 @@ def held_phase(tmp: pathlib.Path, *, count: int, seconds: float) -> None:
     finally:
         floor.stop()
     dead_backend = (
-        f"http://127.0.0.1:{processes.free_port()}"  # nothing listens there: the backend stays cold
+        f"http://127.0.0.1:{processes.reserved_port()}"  # nothing listens there: the backend stays cold
     )
     process, url = start_gateway(
         tmp,
@@ -398,7 +398,7 @@ def held_phase(tmp: pathlib.Path, *, count: int, seconds: float) -> None:
 
 
 def reject_phase(tmp: pathlib.Path, *, seconds: float, client: str, nginx_reject: int | None) -> None:
-    dead_backend = f"http://127.0.0.1:{processes.free_port()}"
+    dead_backend = f"http://127.0.0.1:{processes.reserved_port()}"
     process, url = start_gateway(
         tmp,
         "gateway-full",
@@ -496,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = 2.0 if args.quick else 5.0
     with tempfile.TemporaryDirectory(prefix="noctaya-bench-") as tmp_name:
         tmp = pathlib.Path(tmp_name)
-        backend_port = processes.free_port()
+        backend_port = processes.reserved_port()
         engine = processes.Process(
             "engine",
             [

@@ -26,7 +26,7 @@ import uvloop
 
 from bench import gateway as gateway_bench
 from bench import load, processes, reporting
-from noctaya.contract import gateway as config_
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import app as app_
 from noctaya.gateway import testing
 
@@ -43,9 +43,9 @@ def _site(traceback: tracemalloc.Traceback, *, depth: int = 3) -> str:
 
 
 async def measure(*, held: int, top: int) -> None:
-    config = config_.build_config(
+    config = gateway_contract.build_config(
         {
-            "backendUrl": f"http://127.0.0.1:{processes.free_port()}",  # nothing listens: cold
+            "backendUrl": f"http://127.0.0.1:{processes.reserved_port()}",  # nothing listens: cold
             "maxQueue": held,
             "maxConnections": held + 64,  # one peer (the load process) holds them all
             "maxConnectionsPerPeer": held + 64,

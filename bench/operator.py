@@ -120,7 +120,7 @@ async def run(services: int, reconciles: int) -> None:
     from kubernetes_asyncio import client as k8s_client
 
     from noctaya.constructs import synthesis
-    from noctaya.operator import running, settings
+    from noctaya.operator import reconciliation, running, settings
 
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe()
@@ -149,6 +149,8 @@ async def run(services: int, reconciles: int) -> None:
     )
     rss_before, node_before = _rss_mib(), sum(_rss_mib(p) for p in _node_pids())
     stop = asyncio.Event()
+    passes: list[reconciliation.PassRecord] = []
+    op.on_pass(passes.append)
     task = asyncio.create_task(op.run(stop=stop))
     started = time.perf_counter()
 
@@ -167,7 +169,7 @@ async def run(services: int, reconciles: int) -> None:
     rss_synced, node_synced = _rss_mib(), sum(_rss_mib(p) for p in _node_pids())
     assert op.reconciler is not None and op.queue is not None and op.inventory is not None
     reconciler, queue, inv = op.reconciler, op.queue, op.inventory
-    sync_passes = len(reconciler.passes)
+    sync_passes = len(passes)
 
     # 3. reconcile time: cold (spec change through the API) and warm (a child changed)
     keys = sorted(inv.services)
@@ -197,9 +199,9 @@ async def run(services: int, reconciles: int) -> None:
         await change(key, 200 + i)
         await generation_seen(key, gen)
         await drain()
-        first = next(p for p in reconciler.passes if p[0] == key and p[1] >= changed_at)
+        first = next(p for p in passes if p.key == key and p.started >= changed_at)
         assert op.renderer.renders == renders + 1  # the pass did synthesize
-        cold.append(first[2] - first[1])
+        cold.append(first.ended - first.started)
     warm: list[float] = []
     for key in keys[:300]:
         start = time.perf_counter()

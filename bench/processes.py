@@ -12,19 +12,27 @@ import os
 import pathlib
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 
 import aiohttp
 
+from noctaya.dev import processes as dev_processes
+
 PYTHON = sys.executable
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+_RESERVED: list[dev_processes.PortReservation] = []
+
+
+def reserved_port() -> int:
+    """A loopback port held until this run ends (``noctaya.dev.processes.PortReservation``): no other
+    process can take it meanwhile, a child that binds it with ``SO_REUSEADDR`` (the gateway, the
+    scaler, the fake engine, nginx) listens on it, and while nothing listens a connect is refused at
+    once. A server in this process binds its own socket instead (port 0 read back, or a bound socket
+    handed over)."""
+    _RESERVED.append(dev_processes.PortReservation())
+    return _RESERVED[-1].port
 
 
 def cpu_seconds(pid: int) -> float:
@@ -130,7 +138,7 @@ def start_nginx(tmp: pathlib.Path, *, backend: int) -> tuple[Process, int, int] 
     if binary is None:
         print("nginx not found: the nginx column is skipped (install it with: apt-get install -y nginx)")
         return None
-    port, reject_port = free_port(), free_port()
+    port, reject_port = reserved_port(), reserved_port()
     conf = tmp / "nginx.conf"
     conf.write_text(NGINX_CONF.format(tmp=tmp, backend=backend, port=port, reject_port=reject_port))
     process = Process("nginx", [binary, "-c", str(conf), "-p", str(tmp)], log=tmp / "nginx.log")

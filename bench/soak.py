@@ -1,15 +1,19 @@
-"""Soak: mixed warm, cold, streaming, aborted and hostile traffic against ``noctaya dev`` for a while.
+"""Soak: mixed warm, cold, streaming, WebSocket and hostile traffic against ``noctaya dev`` for a while.
 
-    .venv/bin/python -m bench.soak [--duration 2m] [--concurrency 8]
+    .venv/bin/python -m bench.soak [--duration 30m] [--concurrency 8] [--sample-every 1m]
 
-``noctaya dev`` runs as a child process (fake engine, a short cooldown so the backend scales to zero
-between bursts and cold starts recur). Clients, in this process: warm and streaming completions,
-streams abandoned after their first event, bursts after idle pauses (cold starts), and hostile
-traffic (malformed requests, heads that never end, oversized and mis-encoded bodies, 16 MiB JSON
-arrays on the cold path, unauthenticated gRPC streams). The gateway's RSS, open file descriptors and
-asyncio tasks are printed after a warm-up and at the end, with client-side outcomes by kind and the
-gateway's rejections by reason. The check that matters: RSS growth from warm-up to end under 5 MiB,
-fds and tasks back to their warm-up level (printed as PASS/FAIL; the exit status is 1 on FAIL).
+``noctaya dev`` runs as a child process (the gateway and the fake engine, a short cooldown so the
+backend scales to zero between bursts and cold starts recur). Clients, in this process: warm and
+streaming completions, streams abandoned after their first event, WebSocket echo sessions (some
+left open until the idle timeout, some abandoned), bursts after idle pauses (cold starts), and
+hostile traffic (malformed requests, connections flooding NUL bytes after a parse error, heads that
+never end from rotating loopback addresses, header values that are not UTF-8, paths with encoded
+control characters, ``OPTIONS *`` and ``CONNECT``, oversized and mis-encoded bodies, 16 MiB JSON
+arrays on the cold path). The gateway's RSS, open file descriptors, asyncio tasks and connections
+are printed every ``--sample-every`` against the start (after a warm-up) as the baseline, then at
+the end (after the last connections closed), with client-side outcomes by kind and the gateway's
+rejections by reason. The check that matters: RSS growth from the start to the end under 5 MiB,
+fds and tasks back to their start level (printed as PASS/FAIL; the exit status is 1 on FAIL).
 """
 
 from __future__ import annotations
@@ -36,6 +40,10 @@ from noctaya.contract import fields
 
 HOSTILE = [
     b"GARBAGE\r\n\r\n",
+    b"GET /v1/x%0ay%0d%1b%07 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"CONNECT host:443 HTTP/1.1\r\nHost: host:443\r\n\r\n",
+    b"GET /v1/models HTTP/1.1\r\nHost: x\r\nX-A: caf\xe9 \xff\r\nConnection: close\r\n\r\n",
     b"GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n",
     b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n",
     b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
@@ -93,6 +101,49 @@ class Traffic:
             self.count("aborted", response.status)
             response.close()
 
+    async def websocket(self, session: aiohttp.ClientSession, rng: random.Random) -> None:
+        async with session.ws_connect(self.url.replace("http", "ws", 1) + "/v1/realtime") as socket:
+            for index in range(rng.randrange(1, 20)):
+                await socket.send_str(f"hello {index}")
+                message = await socket.receive(timeout=30)
+                if message.type is not aiohttp.WSMsgType.TEXT:
+                    self.count("websocket", message.type.name)
+                    return
+            if rng.random() < 0.2:  # left open and silent for a while, then abandoned
+                await asyncio.sleep(rng.uniform(1, 5))
+            self.count("websocket", "echoed")
+
+    async def garbage(self) -> None:
+        """NUL bytes in 256 KiB chunks until the gateway closes the connection (at most 4 MiB)."""
+        reader, writer = await asyncio.open_connection(self.host, self.port)
+        try:
+            with contextlib.suppress(ConnectionError):
+                for _ in range(16):
+                    writer.write(b"\0" * (256 << 10))
+                    await writer.drain()
+            with contextlib.suppress(ConnectionError, TimeoutError):
+                async with asyncio.timeout(5):
+                    await reader.read()
+            self.count("garbage", "closed")
+        finally:
+            writer.close()
+
+    async def rotating_holds(self, rng: random.Random) -> None:
+        """Heads that never end from several loopback addresses, held until the header timeout."""
+        writers = []
+        try:
+            for index in range(rng.randrange(4, 24)):
+                _, writer = await asyncio.open_connection(
+                    self.host, self.port, local_addr=(f"127.0.0.{2 + index % 8}", 0)
+                )
+                writer.write(b"GET /v1/models HTTP/1.1\r\nHost: x\r\n")
+                writers.append(writer)
+            await asyncio.sleep(rng.uniform(1, 4))
+            self.count("rotating-holds", "held")
+        finally:
+            for writer in writers:
+                writer.close()
+
     async def raw(self, data: bytes, *, wait: float = 5.0) -> bytes:
         reader, writer = await asyncio.open_connection(self.host, self.port)
         try:
@@ -105,8 +156,12 @@ class Traffic:
             writer.close()
 
     async def hostile(self, session: aiohttp.ClientSession, rng: random.Random) -> None:
-        kind = rng.randrange(5)
-        if kind == 0:
+        kind = rng.randrange(7)
+        if kind == 5:
+            await self.garbage()
+        elif kind == 6:
+            await self.rotating_holds(rng)
+        elif kind == 0:
             reply = await self.raw(rng.choice(HOSTILE))
             self.count("malformed", reply.split(b" ", 2)[1].decode() if reply.count(b" ") >= 2 else "closed")
         elif kind == 1:  # a head that never ends: the header timeout closes it
@@ -146,12 +201,14 @@ async def run(args: argparse.Namespace, url: str, port: int, gateway_pid: int) -
             while loop.time() < until:
                 pick = rng.random()
                 try:
-                    if pick < 0.35:
+                    if pick < 0.3:
                         await traffic.warm(session)
-                    elif pick < 0.6:
+                    elif pick < 0.5:
                         await traffic.stream(session)
-                    elif pick < 0.75:
+                    elif pick < 0.62:
                         await traffic.aborted(session)
+                    elif pick < 0.72:
+                        await traffic.websocket(session, rng)
                     elif pick < 0.9:
                         await traffic.hostile(session, rng)
                     else:  # go idle, so the backend scales to zero and the next request is cold
@@ -164,9 +221,26 @@ async def run(args: argparse.Namespace, url: str, port: int, gateway_pid: int) -
         await asyncio.sleep(2)  # let the warm-up's connections close
         start = await figures(session, url, gateway_pid)
         started = time.monotonic()
-        await asyncio.gather(*(worker(loop.time() + args.duration) for _ in range(args.concurrency)))
+        keys = ("rss_mib", "fds", "tasks", "connections")
+        print(f"{'elapsed':>8}" + "".join(f"{key:>18}" for key in keys), flush=True)
+
+        def row(label: str, now: dict[str, float]) -> None:
+            cells = "".join(f"{now[k]:>9.1f} ({now[k] - start[k]:>+6.1f})" for k in keys)
+            print(f"{label:>8}{cells}", flush=True)
+
+        row("start", start)
+
+        async def sample(until: float) -> None:
+            while loop.time() + args.sample_every <= until:
+                await asyncio.sleep(args.sample_every)
+                with contextlib.suppress(aiohttp.ClientError, TimeoutError, ConnectionError):
+                    row(f"{time.monotonic() - started:.0f}s", await figures(session, url, gateway_pid))
+
+        until = loop.time() + args.duration
+        await asyncio.gather(sample(until), *(worker(until) for _ in range(args.concurrency)))
         await asyncio.sleep(12)  # every slow head closed, every lease and stream over
         end = await figures(session, url, gateway_pid)
+        row("end", end)
         final = await scrape(session, url)
         rejections = {
             k.split('reason="')[1].rstrip('"}'): v
@@ -176,8 +250,8 @@ async def run(args: argparse.Namespace, url: str, port: int, gateway_pid: int) -
         cold_starts = final.get('noctaya_gateway_activation_events_total{event="started"}', 0.0)
     elapsed = time.monotonic() - started
     print(f"soak: {elapsed:.0f}s of mixed traffic after {warmup:.0f}s warm-up, {args.concurrency} clients")
-    print(f"{'':14}{'after warm-up':>14}{'end':>10}{'change':>10}")
-    for key in ("rss_mib", "fds", "tasks", "connections"):
+    print(f"{'':14}{'start':>14}{'end':>10}{'change':>10}")
+    for key in keys:
         print(f"{key:14}{start[key]:>14.1f}{end[key]:>10.1f}{end[key] - start[key]:>+10.1f}")
     print("client outcomes:", ", ".join(f"{k}={v}" for k, v in sorted(outcomes.items())))
     print(
@@ -190,7 +264,7 @@ async def run(args: argparse.Namespace, url: str, port: int, gateway_pid: int) -
         and end["fds"] <= start["fds"] + 2
         and end["tasks"] <= start["tasks"] + 2
     )
-    print("PASS" if ok else "FAIL", "(RSS growth < 5 MiB, fds and tasks back to their warm-up level)")
+    print("PASS" if ok else "FAIL", "(RSS growth < 5 MiB, fds and tasks back to their start level)")
     return 0 if ok else 1
 
 
@@ -198,10 +272,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="bench.soak", description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=fields.parse_seconds, default=60.0, help="after warm-up (1m)")
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument(
+        "--sample-every", type=fields.parse_seconds, default=60.0, help="figures printed this often (1m)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="noctaya-soak-") as name:
         tmp = pathlib.Path(name)
-        port = processes.free_port()
+        port = processes.reserved_port()
         url = f"http://127.0.0.1:{port}"
         state_file = tmp / "state.json"
         dev = subprocess.Popen(

@@ -1332,7 +1332,7 @@ class InferenceRuntimeSpecContainerPort:
     ) -> None:
         '''The serving port.
 
-        :param container_port: Port number the server listens on.
+        :param container_port: Port number the server listens on; when unset, the family's default port (vllm 8000, sglang 30000, tgi 80, llamacpp 8080).
         :param name: Port name (a DNS label of at most 15 characters).
 
         :schema: InferenceRuntimeSpecContainerPort
@@ -1349,7 +1349,9 @@ class InferenceRuntimeSpecContainerPort:
 
     @builtins.property
     def container_port(self) -> typing.Optional[jsii.Number]:
-        '''Port number the server listens on.
+        '''Port number the server listens on;
+
+        when unset, the family's default port (vllm 8000, sglang 30000, tgi 80, llamacpp 8080).
 
         :schema: InferenceRuntimeSpecContainerPort#containerPort
         '''
@@ -4499,11 +4501,18 @@ class LlmServiceSpecCacheStrategy(enum.Enum):
     jsii_struct_bases=[],
     name_mapping={
         "authentication": "authentication",
+        "cold_routes": "coldRoutes",
         "cold_start": "coldStart",
+        "forward_authorization": "forwardAuthorization",
+        "max_connections": "maxConnections",
         "max_queue": "maxQueue",
+        "max_queued_body_bytes": "maxQueuedBodyBytes",
         "open_ai_compatible": "openAiCompatible",
         "replicas": "replicas",
         "resources": "resources",
+        "served_model_name": "servedModelName",
+        "websocket_max_message_bytes": "websocketMaxMessageBytes",
+        "websocket_max_open": "websocketMaxOpen",
     },
 )
 class LlmServiceSpecEndpoint:
@@ -4511,20 +4520,34 @@ class LlmServiceSpecEndpoint:
         self,
         *,
         authentication: typing.Optional[typing.Union["LlmServiceSpecEndpointAuthentication", typing.Dict[builtins.str, typing.Any]]] = None,
+        cold_routes: typing.Optional[typing.Sequence[typing.Union["LlmServiceSpecEndpointColdRoutes", typing.Dict[builtins.str, typing.Any]]]] = None,
         cold_start: typing.Optional[typing.Union["LlmServiceSpecEndpointColdStart", typing.Dict[builtins.str, typing.Any]]] = None,
+        forward_authorization: typing.Optional[builtins.bool] = None,
+        max_connections: typing.Optional[jsii.Number] = None,
         max_queue: typing.Optional[jsii.Number] = None,
+        max_queued_body_bytes: typing.Optional[jsii.Number] = None,
         open_ai_compatible: typing.Optional[builtins.bool] = None,
         replicas: typing.Optional[jsii.Number] = None,
         resources: typing.Optional[typing.Union["LlmServiceSpecEndpointResources", typing.Dict[builtins.str, typing.Any]]] = None,
+        served_model_name: typing.Optional[builtins.str] = None,
+        websocket_max_message_bytes: typing.Optional[jsii.Number] = None,
+        websocket_max_open: typing.Optional[jsii.Number] = None,
     ) -> None:
         '''The always-on gateway in front of the backend.
 
         :param authentication: Require a Bearer API key on proxied routes.
+        :param cold_routes: Extension: routes answered while the backend is cold, without waking it (default: ``GET /v1/models`` answers the served model). Any other path, unknown ``/v1/*`` ones too, wakes it.
         :param cold_start: Behaviour while the backend is cold.
+        :param forward_authorization: Extension: pass the client's ``Authorization`` header to the engine (for engines started with their own ``--api-key``); stripped by default.
+        :param max_connections: Extension: client connections one gateway keeps open at once; when unset, the operator's setting (1024), lowered to fit a smaller ``resources.limits.memory``.
         :param max_queue: Cold admission slots per gateway replica; a full queue answers 429.
+        :param max_queued_body_bytes: Extension: bytes of request bodies all queued cold requests of one gateway hold together; when unset, the operator's setting (128 MiB), lowered to fit a smaller ``resources.limits.memory``.
         :param open_ai_compatible: Informational: the backend speaks the OpenAI API.
         :param replicas: Extension: gateway replicas; the operator-wide default (1) when unset.
         :param resources: Gateway container resources.
+        :param served_model_name: Extension: the model id a cold ``models`` route answers; the LLMService's name when unset (the example runtimes serve the model under that name).
+        :param websocket_max_message_bytes: Extension: the largest WebSocket message either way, in bytes; when unset, the operator's setting (4 MiB).
+        :param websocket_max_open: Extension: WebSockets one gateway keeps open at once; when unset, the operator's setting (16), lowered to fit a smaller ``resources.limits.memory``.
 
         :schema: LlmServiceSpecEndpoint
         '''
@@ -4537,24 +4560,45 @@ class LlmServiceSpecEndpoint:
         if __debug__:
             type_hints = cached_type_hints(_typecheckingstub__bb942df7183590492b6e60f40b1b1d4a737f460ee171c53dd4fb23b1412dff78)
             check_type(argname="argument authentication", value=authentication, expected_type=type_hints["authentication"])
+            check_type(argname="argument cold_routes", value=cold_routes, expected_type=type_hints["cold_routes"])
             check_type(argname="argument cold_start", value=cold_start, expected_type=type_hints["cold_start"])
+            check_type(argname="argument forward_authorization", value=forward_authorization, expected_type=type_hints["forward_authorization"])
+            check_type(argname="argument max_connections", value=max_connections, expected_type=type_hints["max_connections"])
             check_type(argname="argument max_queue", value=max_queue, expected_type=type_hints["max_queue"])
+            check_type(argname="argument max_queued_body_bytes", value=max_queued_body_bytes, expected_type=type_hints["max_queued_body_bytes"])
             check_type(argname="argument open_ai_compatible", value=open_ai_compatible, expected_type=type_hints["open_ai_compatible"])
             check_type(argname="argument replicas", value=replicas, expected_type=type_hints["replicas"])
             check_type(argname="argument resources", value=resources, expected_type=type_hints["resources"])
+            check_type(argname="argument served_model_name", value=served_model_name, expected_type=type_hints["served_model_name"])
+            check_type(argname="argument websocket_max_message_bytes", value=websocket_max_message_bytes, expected_type=type_hints["websocket_max_message_bytes"])
+            check_type(argname="argument websocket_max_open", value=websocket_max_open, expected_type=type_hints["websocket_max_open"])
         self._values: typing.Dict[builtins.str, typing.Any] = {}
         if authentication is not None:
             self._values["authentication"] = authentication
+        if cold_routes is not None:
+            self._values["cold_routes"] = cold_routes
         if cold_start is not None:
             self._values["cold_start"] = cold_start
+        if forward_authorization is not None:
+            self._values["forward_authorization"] = forward_authorization
+        if max_connections is not None:
+            self._values["max_connections"] = max_connections
         if max_queue is not None:
             self._values["max_queue"] = max_queue
+        if max_queued_body_bytes is not None:
+            self._values["max_queued_body_bytes"] = max_queued_body_bytes
         if open_ai_compatible is not None:
             self._values["open_ai_compatible"] = open_ai_compatible
         if replicas is not None:
             self._values["replicas"] = replicas
         if resources is not None:
             self._values["resources"] = resources
+        if served_model_name is not None:
+            self._values["served_model_name"] = served_model_name
+        if websocket_max_message_bytes is not None:
+            self._values["websocket_max_message_bytes"] = websocket_max_message_bytes
+        if websocket_max_open is not None:
+            self._values["websocket_max_open"] = websocket_max_open
 
     @builtins.property
     def authentication(self) -> typing.Optional["LlmServiceSpecEndpointAuthentication"]:
@@ -4566,6 +4610,19 @@ class LlmServiceSpecEndpoint:
         return typing.cast(typing.Optional["LlmServiceSpecEndpointAuthentication"], result)
 
     @builtins.property
+    def cold_routes(
+        self,
+    ) -> typing.Optional[typing.List["LlmServiceSpecEndpointColdRoutes"]]:
+        '''Extension: routes answered while the backend is cold, without waking it (default: ``GET /v1/models`` answers the served model).
+
+        Any other path, unknown ``/v1/*`` ones too, wakes it.
+
+        :schema: LlmServiceSpecEndpoint#coldRoutes
+        '''
+        result = self._values.get("cold_routes")
+        return typing.cast(typing.Optional[typing.List["LlmServiceSpecEndpointColdRoutes"]], result)
+
+    @builtins.property
     def cold_start(self) -> typing.Optional["LlmServiceSpecEndpointColdStart"]:
         '''Behaviour while the backend is cold.
 
@@ -4573,6 +4630,28 @@ class LlmServiceSpecEndpoint:
         '''
         result = self._values.get("cold_start")
         return typing.cast(typing.Optional["LlmServiceSpecEndpointColdStart"], result)
+
+    @builtins.property
+    def forward_authorization(self) -> typing.Optional[builtins.bool]:
+        '''Extension: pass the client's ``Authorization`` header to the engine (for engines started with their own ``--api-key``);
+
+        stripped by default.
+
+        :schema: LlmServiceSpecEndpoint#forwardAuthorization
+        '''
+        result = self._values.get("forward_authorization")
+        return typing.cast(typing.Optional[builtins.bool], result)
+
+    @builtins.property
+    def max_connections(self) -> typing.Optional[jsii.Number]:
+        '''Extension: client connections one gateway keeps open at once;
+
+        when unset, the operator's setting (1024), lowered to fit a smaller ``resources.limits.memory``.
+
+        :schema: LlmServiceSpecEndpoint#maxConnections
+        '''
+        result = self._values.get("max_connections")
+        return typing.cast(typing.Optional[jsii.Number], result)
 
     @builtins.property
     def max_queue(self) -> typing.Optional[jsii.Number]:
@@ -4583,6 +4662,17 @@ class LlmServiceSpecEndpoint:
         :schema: LlmServiceSpecEndpoint#maxQueue
         '''
         result = self._values.get("max_queue")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    @builtins.property
+    def max_queued_body_bytes(self) -> typing.Optional[jsii.Number]:
+        '''Extension: bytes of request bodies all queued cold requests of one gateway hold together;
+
+        when unset, the operator's setting (128 MiB), lowered to fit a smaller ``resources.limits.memory``.
+
+        :schema: LlmServiceSpecEndpoint#maxQueuedBodyBytes
+        '''
+        result = self._values.get("max_queued_body_bytes")
         return typing.cast(typing.Optional[jsii.Number], result)
 
     @builtins.property
@@ -4613,6 +4703,39 @@ class LlmServiceSpecEndpoint:
         '''
         result = self._values.get("resources")
         return typing.cast(typing.Optional["LlmServiceSpecEndpointResources"], result)
+
+    @builtins.property
+    def served_model_name(self) -> typing.Optional[builtins.str]:
+        '''Extension: the model id a cold ``models`` route answers;
+
+        the LLMService's name when unset (the example runtimes serve the model under that name).
+
+        :schema: LlmServiceSpecEndpoint#servedModelName
+        '''
+        result = self._values.get("served_model_name")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    @builtins.property
+    def websocket_max_message_bytes(self) -> typing.Optional[jsii.Number]:
+        '''Extension: the largest WebSocket message either way, in bytes;
+
+        when unset, the operator's setting (4 MiB).
+
+        :schema: LlmServiceSpecEndpoint#websocketMaxMessageBytes
+        '''
+        result = self._values.get("websocket_max_message_bytes")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    @builtins.property
+    def websocket_max_open(self) -> typing.Optional[jsii.Number]:
+        '''Extension: WebSockets one gateway keeps open at once;
+
+        when unset, the operator's setting (16), lowered to fit a smaller ``resources.limits.memory``.
+
+        :schema: LlmServiceSpecEndpoint#websocketMaxOpen
+        '''
+        result = self._values.get("websocket_max_open")
+        return typing.cast(typing.Optional[jsii.Number], result)
 
     def __eq__(self, rhs: typing.Any) -> builtins.bool:
         return isinstance(rhs, self.__class__) and rhs._values == self._values
@@ -4727,6 +4850,99 @@ class LlmServiceSpecEndpointAuthenticationSecretRef:
         return "LlmServiceSpecEndpointAuthenticationSecretRef(%s)" % ", ".join(
             k + "=" + repr(v) for k, v in self._values.items()
         )
+
+
+@jsii.data_type(
+    jsii_type="ionoctayaserving.LlmServiceSpecEndpointColdRoutes",
+    jsii_struct_bases=[],
+    name_mapping={"path": "path", "answer": "answer", "status": "status"},
+)
+class LlmServiceSpecEndpointColdRoutes:
+    def __init__(
+        self,
+        *,
+        path: builtins.str,
+        answer: typing.Optional["LlmServiceSpecEndpointColdRoutesAnswer"] = None,
+        status: typing.Optional[jsii.Number] = None,
+    ) -> None:
+        '''Extension: a GET/HEAD route the gateway answers itself while the backend is cold, without waking it;
+
+        proxied as usual once warm.
+
+        :param path: Exact request path, e.g. ``/v1/models`` or ``/health``.
+        :param answer: models: the served model as an OpenAI model list; status: an empty answer with ``status``.
+        :param status: HTTP status of a ``status`` answer.
+
+        :schema: LlmServiceSpecEndpointColdRoutes
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__01fd29c46bdb70ef42e8f638293d736a64c202601aad3f36cd7832407fc92c9a)
+            check_type(argname="argument path", value=path, expected_type=type_hints["path"])
+            check_type(argname="argument answer", value=answer, expected_type=type_hints["answer"])
+            check_type(argname="argument status", value=status, expected_type=type_hints["status"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "path": path,
+        }
+        if answer is not None:
+            self._values["answer"] = answer
+        if status is not None:
+            self._values["status"] = status
+
+    @builtins.property
+    def path(self) -> builtins.str:
+        '''Exact request path, e.g. ``/v1/models`` or ``/health``.
+
+        :schema: LlmServiceSpecEndpointColdRoutes#path
+        '''
+        result = self._values.get("path")
+        assert result is not None, "Required property 'path' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def answer(self) -> typing.Optional["LlmServiceSpecEndpointColdRoutesAnswer"]:
+        '''models: the served model as an OpenAI model list;
+
+        status: an empty answer with ``status``.
+
+        :schema: LlmServiceSpecEndpointColdRoutes#answer
+        '''
+        result = self._values.get("answer")
+        return typing.cast(typing.Optional["LlmServiceSpecEndpointColdRoutesAnswer"], result)
+
+    @builtins.property
+    def status(self) -> typing.Optional[jsii.Number]:
+        '''HTTP status of a ``status`` answer.
+
+        :schema: LlmServiceSpecEndpointColdRoutes#status
+        '''
+        result = self._values.get("status")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "LlmServiceSpecEndpointColdRoutes(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
+@jsii.enum(jsii_type="ionoctayaserving.LlmServiceSpecEndpointColdRoutesAnswer")
+class LlmServiceSpecEndpointColdRoutesAnswer(enum.Enum):
+    '''models: the served model as an OpenAI model list;
+
+    status: an empty answer with ``status``.
+
+    :schema: LlmServiceSpecEndpointColdRoutesAnswer
+    '''
+
+    MODELS = "MODELS"
+    '''models.'''
+    STATUS = "STATUS"
+    '''status.'''
 
 
 @jsii.data_type(
@@ -5815,6 +6031,7 @@ class LlmServiceSpecRuntimeSelectorVendor(enum.Enum):
         "metric": "metric",
         "min": "min",
         "scale_down_stabilization": "scaleDownStabilization",
+        "schedules": "schedules",
         "target": "target",
     },
 )
@@ -5829,6 +6046,7 @@ class LlmServiceSpecScaling:
         metric: typing.Optional["LlmServiceSpecScalingMetric"] = None,
         min: typing.Optional[jsii.Number] = None,
         scale_down_stabilization: typing.Optional[builtins.str] = None,
+        schedules: typing.Optional[typing.Sequence[typing.Union["LlmServiceSpecScalingSchedules", typing.Dict[builtins.str, typing.Any]]]] = None,
         target: typing.Optional[jsii.Number] = None,
     ) -> None:
         '''Backend replica bounds and timing (KEDA owns the replicas).
@@ -5840,6 +6058,7 @@ class LlmServiceSpecScaling:
         :param metric: Scaling metric; only queueDepth is implemented (kvCacheUtil is reserved).
         :param min: Fewest backend replicas; 0 scales to zero.
         :param scale_down_stabilization: HPA scale-down stabilization window and KEDA cooldown; whole seconds, 0s..1h.
+        :param schedules: Extension: windows during which the backend is kept warm (KEDA cron triggers), at most 16.
         :param target: Queue-depth target per backend replica.
 
         :schema: LlmServiceSpecScaling
@@ -5855,6 +6074,7 @@ class LlmServiceSpecScaling:
             check_type(argname="argument metric", value=metric, expected_type=type_hints["metric"])
             check_type(argname="argument min", value=min, expected_type=type_hints["min"])
             check_type(argname="argument scale_down_stabilization", value=scale_down_stabilization, expected_type=type_hints["scale_down_stabilization"])
+            check_type(argname="argument schedules", value=schedules, expected_type=type_hints["schedules"])
             check_type(argname="argument target", value=target, expected_type=type_hints["target"])
         self._values: typing.Dict[builtins.str, typing.Any] = {}
         if activation_timeout is not None:
@@ -5871,6 +6091,8 @@ class LlmServiceSpecScaling:
             self._values["min"] = min
         if scale_down_stabilization is not None:
             self._values["scale_down_stabilization"] = scale_down_stabilization
+        if schedules is not None:
+            self._values["schedules"] = schedules
         if target is not None:
             self._values["target"] = target
 
@@ -5946,6 +6168,17 @@ class LlmServiceSpecScaling:
         '''
         result = self._values.get("scale_down_stabilization")
         return typing.cast(typing.Optional[builtins.str], result)
+
+    @builtins.property
+    def schedules(
+        self,
+    ) -> typing.Optional[typing.List["LlmServiceSpecScalingSchedules"]]:
+        '''Extension: windows during which the backend is kept warm (KEDA cron triggers), at most 16.
+
+        :schema: LlmServiceSpecScaling#schedules
+        '''
+        result = self._values.get("schedules")
+        return typing.cast(typing.Optional[typing.List["LlmServiceSpecScalingSchedules"]], result)
 
     @builtins.property
     def target(self) -> typing.Optional[jsii.Number]:
@@ -6178,6 +6411,137 @@ class LlmServiceSpecScalingMetric(enum.Enum):
     '''kvCacheUtil.'''
 
 
+@jsii.data_type(
+    jsii_type="ionoctayaserving.LlmServiceSpecScalingSchedules",
+    jsii_struct_bases=[],
+    name_mapping={
+        "name": "name",
+        "start": "start",
+        "duration": "duration",
+        "end": "end",
+        "min_replicas": "minReplicas",
+        "timezone": "timezone",
+    },
+)
+class LlmServiceSpecScalingSchedules:
+    def __init__(
+        self,
+        *,
+        name: builtins.str,
+        start: builtins.str,
+        duration: typing.Optional[builtins.str] = None,
+        end: typing.Optional[builtins.str] = None,
+        min_replicas: typing.Optional[jsii.Number] = None,
+        timezone: typing.Optional[builtins.str] = None,
+    ) -> None:
+        '''Extension: a recurring window during which the backend is kept warm, whatever the demand.
+
+        Rendered as a KEDA ``cron`` trigger beside the demand trigger; KEDA scales to the highest of them, so requests still scale the backend above ``minReplicas`` within a window.
+
+        :param name: Names the window in status and in the trigger.
+        :param start: Five-field cron expression (minute hour day-of-month month day-of-week) of each window's start.
+        :param duration: Length of each window in whole minutes, at most 24h; needs a start at one minute and hour.
+        :param end: Cron expression of each window's end. Exactly one of end or duration.
+        :param min_replicas: Backend replicas kept up during the window (KEDA's desiredReplicas); at most scaling.max.
+        :param timezone: IANA time zone the expressions are read in.
+
+        :schema: LlmServiceSpecScalingSchedules
+        '''
+        if __debug__:
+            type_hints = cached_type_hints(_typecheckingstub__bd30f0c167c929e5b29e45aa79b6a6c57c03d7d5932116175d308ccc164682a3)
+            check_type(argname="argument name", value=name, expected_type=type_hints["name"])
+            check_type(argname="argument start", value=start, expected_type=type_hints["start"])
+            check_type(argname="argument duration", value=duration, expected_type=type_hints["duration"])
+            check_type(argname="argument end", value=end, expected_type=type_hints["end"])
+            check_type(argname="argument min_replicas", value=min_replicas, expected_type=type_hints["min_replicas"])
+            check_type(argname="argument timezone", value=timezone, expected_type=type_hints["timezone"])
+        self._values: typing.Dict[builtins.str, typing.Any] = {
+            "name": name,
+            "start": start,
+        }
+        if duration is not None:
+            self._values["duration"] = duration
+        if end is not None:
+            self._values["end"] = end
+        if min_replicas is not None:
+            self._values["min_replicas"] = min_replicas
+        if timezone is not None:
+            self._values["timezone"] = timezone
+
+    @builtins.property
+    def name(self) -> builtins.str:
+        '''Names the window in status and in the trigger.
+
+        :schema: LlmServiceSpecScalingSchedules#name
+        '''
+        result = self._values.get("name")
+        assert result is not None, "Required property 'name' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def start(self) -> builtins.str:
+        '''Five-field cron expression (minute hour day-of-month month day-of-week) of each window's start.
+
+        :schema: LlmServiceSpecScalingSchedules#start
+        '''
+        result = self._values.get("start")
+        assert result is not None, "Required property 'start' is missing"
+        return typing.cast(builtins.str, result)
+
+    @builtins.property
+    def duration(self) -> typing.Optional[builtins.str]:
+        '''Length of each window in whole minutes, at most 24h;
+
+        needs a start at one minute and hour.
+
+        :schema: LlmServiceSpecScalingSchedules#duration
+        '''
+        result = self._values.get("duration")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    @builtins.property
+    def end(self) -> typing.Optional[builtins.str]:
+        '''Cron expression of each window's end.
+
+        Exactly one of end or duration.
+
+        :schema: LlmServiceSpecScalingSchedules#end
+        '''
+        result = self._values.get("end")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    @builtins.property
+    def min_replicas(self) -> typing.Optional[jsii.Number]:
+        '''Backend replicas kept up during the window (KEDA's desiredReplicas);
+
+        at most scaling.max.
+
+        :schema: LlmServiceSpecScalingSchedules#minReplicas
+        '''
+        result = self._values.get("min_replicas")
+        return typing.cast(typing.Optional[jsii.Number], result)
+
+    @builtins.property
+    def timezone(self) -> typing.Optional[builtins.str]:
+        '''IANA time zone the expressions are read in.
+
+        :schema: LlmServiceSpecScalingSchedules#timezone
+        '''
+        result = self._values.get("timezone")
+        return typing.cast(typing.Optional[builtins.str], result)
+
+    def __eq__(self, rhs: typing.Any) -> builtins.bool:
+        return isinstance(rhs, self.__class__) and rhs._values == self._values
+
+    def __ne__(self, rhs: typing.Any) -> builtins.bool:
+        return not (rhs == self)
+
+    def __repr__(self) -> str:
+        return "LlmServiceSpecScalingSchedules(%s)" % ", ".join(
+            k + "=" + repr(v) for k, v in self._values.items()
+        )
+
+
 __all__ = [
     "InferenceRuntime",
     "InferenceRuntimeProps",
@@ -6248,6 +6612,8 @@ __all__ = [
     "LlmServiceSpecEndpoint",
     "LlmServiceSpecEndpointAuthentication",
     "LlmServiceSpecEndpointAuthenticationSecretRef",
+    "LlmServiceSpecEndpointColdRoutes",
+    "LlmServiceSpecEndpointColdRoutesAnswer",
     "LlmServiceSpecEndpointColdStart",
     "LlmServiceSpecEndpointColdStartMode",
     "LlmServiceSpecEndpointResources",
@@ -6275,6 +6641,7 @@ __all__ = [
     "LlmServiceSpecScalingExternalScalerTlsAuthenticationRef",
     "LlmServiceSpecScalingExternalScalerTlsAuthenticationRefKind",
     "LlmServiceSpecScalingMetric",
+    "LlmServiceSpecScalingSchedules",
 ]
 
 publication.publish()
@@ -6842,11 +7209,18 @@ def _typecheckingstub__8cb001c9ae3a5c7fdd0693eb220dfcd455df2aed924051847ca1fc93c
 def _typecheckingstub__bb942df7183590492b6e60f40b1b1d4a737f460ee171c53dd4fb23b1412dff78(
     *,
     authentication: typing.Optional[typing.Union[LlmServiceSpecEndpointAuthentication, typing.Dict[builtins.str, typing.Any]]] = None,
+    cold_routes: typing.Optional[typing.Sequence[typing.Union[LlmServiceSpecEndpointColdRoutes, typing.Dict[builtins.str, typing.Any]]]] = None,
     cold_start: typing.Optional[typing.Union[LlmServiceSpecEndpointColdStart, typing.Dict[builtins.str, typing.Any]]] = None,
+    forward_authorization: typing.Optional[builtins.bool] = None,
+    max_connections: typing.Optional[jsii.Number] = None,
     max_queue: typing.Optional[jsii.Number] = None,
+    max_queued_body_bytes: typing.Optional[jsii.Number] = None,
     open_ai_compatible: typing.Optional[builtins.bool] = None,
     replicas: typing.Optional[jsii.Number] = None,
     resources: typing.Optional[typing.Union[LlmServiceSpecEndpointResources, typing.Dict[builtins.str, typing.Any]]] = None,
+    served_model_name: typing.Optional[builtins.str] = None,
+    websocket_max_message_bytes: typing.Optional[jsii.Number] = None,
+    websocket_max_open: typing.Optional[jsii.Number] = None,
 ) -> None:
     """Type checking stubs"""
     pass
@@ -6862,6 +7236,15 @@ def _typecheckingstub__7de2ba151a9f08c0d1950825ca8c236ccf11967d480b7603fb8a0fe70
     *,
     key: builtins.str,
     name: builtins.str,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__01fd29c46bdb70ef42e8f638293d736a64c202601aad3f36cd7832407fc92c9a(
+    *,
+    path: builtins.str,
+    answer: typing.Optional[LlmServiceSpecEndpointColdRoutesAnswer] = None,
+    status: typing.Optional[jsii.Number] = None,
 ) -> None:
     """Type checking stubs"""
     pass
@@ -7056,6 +7439,7 @@ def _typecheckingstub__a7fc0446fb6442e22f813cd691cd11cdbc086898b3b1a9c8e836e26ab
     metric: typing.Optional[LlmServiceSpecScalingMetric] = None,
     min: typing.Optional[jsii.Number] = None,
     scale_down_stabilization: typing.Optional[builtins.str] = None,
+    schedules: typing.Optional[typing.Sequence[typing.Union[LlmServiceSpecScalingSchedules, typing.Dict[builtins.str, typing.Any]]]] = None,
     target: typing.Optional[jsii.Number] = None,
 ) -> None:
     """Type checking stubs"""
@@ -7080,6 +7464,18 @@ def _typecheckingstub__990116bafc44b13d11a37bf27e76cd6cefc4753cb8c0545454df18543
     *,
     name: builtins.str,
     kind: typing.Optional[LlmServiceSpecScalingExternalScalerTlsAuthenticationRefKind] = None,
+) -> None:
+    """Type checking stubs"""
+    pass
+
+def _typecheckingstub__bd30f0c167c929e5b29e45aa79b6a6c57c03d7d5932116175d308ccc164682a3(
+    *,
+    name: builtins.str,
+    start: builtins.str,
+    duration: typing.Optional[builtins.str] = None,
+    end: typing.Optional[builtins.str] = None,
+    min_replicas: typing.Optional[jsii.Number] = None,
+    timezone: typing.Optional[builtins.str] = None,
 ) -> None:
     """Type checking stubs"""
     pass

@@ -8,6 +8,7 @@ Modules (import the module, not its names: ``from noctaya.api import llmservice`
 
 - ``meta``              group/version, ``ApiModel``, ``ObjectMeta``, ``Condition``, ``Timestamp``
 - ``rules``             ``Rule`` / ``CrossFieldRule``: one rule, checked by pydantic and by the CRD's CEL
+- ``scalars``           ``Scalar``: the pydantic hooks of a value type written as a Kubernetes string
 - ``durations``         ``Duration`` (Go duration strings, canonical printing)
 - ``quantities``        ``Quantity`` (Kubernetes quantities, canonical printing)
 - ``sources``           ``parse_source`` -> ``HubSource`` | ``OciSource`` | ``PvcSource``

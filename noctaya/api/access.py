@@ -45,6 +45,9 @@ class Grant:
     scope: Scope
     #: which code sends these requests (for the reader of the RBAC)
     why: str
+    #: False: the operator sends no such request; the API server checks the grant on its behalf
+    #: (an admission plugin, see ``why``)
+    sent: bool = True
 
 
 #: the objects an LLMService owns, all carrying the ``serving.noctaya.io/llmservice`` label the
@@ -55,6 +58,9 @@ class Grant:
 #: of what a spec change, or an earlier version of the operator, rendered and the current spec does not
 _OWNED_APPLIED: Final = ("list", "watch", "get", "patch", "create", "delete")
 _OWNED_CREATE_ONCE: Final = ("list", "watch", "create", "get", "delete")
+#: Secrets are read by name only (the scaler token ``<name>-scaler-token``), never listed or watched: a
+#: ClusterRole that lists Secrets reads every Secret of the cluster
+_OWNED_SECRET: Final = ("get", "create", "delete")
 
 GRANTS: Final[tuple[Grant, ...]] = (
     Grant(
@@ -92,6 +98,15 @@ GRANTS: Final[tuple[Grant, ...]] = (
         scope=Scope.WATCHED,
         why="status conditions (merge patch of the status subresource)",
     ),
+    Grant(
+        group=meta.GROUP,
+        resource="llmservices/finalizers",
+        verbs=("update",),
+        scope=Scope.WATCHED,
+        why="owner references with blockOwnerDeletion on every owned object: the "
+        "OwnerReferencesPermissionEnforcement admission plugin (OpenShift enables it) requires it",
+        sent=False,
+    ),
     Grant(group="apps", resource="deployments", verbs=_OWNED_APPLIED, scope=Scope.WATCHED, why="owned"),
     Grant(group="", resource="services", verbs=_OWNED_APPLIED, scope=Scope.WATCHED, why="owned"),
     Grant(group="", resource="configmaps", verbs=_OWNED_APPLIED, scope=Scope.WATCHED, why="owned"),
@@ -106,9 +121,9 @@ GRANTS: Final[tuple[Grant, ...]] = (
     Grant(
         group="",
         resource="secrets",
-        verbs=_OWNED_CREATE_ONCE,
+        verbs=_OWNED_SECRET,
         scope=Scope.WATCHED,
-        why="owned, create-once: the aggregate scaler token",
+        why="owned, create-once: the aggregate scaler token, read by name (never listed or watched)",
     ),
     Grant(
         group="",

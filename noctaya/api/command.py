@@ -3,11 +3,14 @@
 ``noctaya validate FILE...`` checks LLMService and InferenceRuntime documents offline with the same
 models (and messages) the CRDs are generated from. FILE is a file, a directory (every ``*.yaml`` /
 ``*.yml`` below it, in sorted order) or ``-`` for stdin. Every problem of every document is printed,
-one a line (``file:line: Kind namespace/name: field.path: message``), and the exit status is 1; when
+one a line in line order (``file:line: Kind namespace/name: field.path: message``; an unknown field
+names the closest known one), and the exit status is 1; when
 all documents are valid it prints a one-line summary and exits 0. A document of another API (a
 ConfigMap, a Deployment beside the LLMService in one file) is skipped with a one-line note naming it;
-``--strict`` makes it a problem instead. Input is read with the bounds of
-``documents.Limits`` (no more than ``max_stream_bytes + 1`` bytes are ever read from one input).
+``--strict`` makes it a problem instead. A kind Noctaya does not know in its own group
+(``serving.noctaya.io/v1alpha1`` ``LLMServce``), or close to one of its kinds, is always a problem.
+Input is read with the bounds of ``documents.Limits`` (no more than ``max_stream_bytes + 1`` bytes are
+ever read from one input).
 
 ``noctaya crds`` prints both CRDs as one multi-document YAML stream; ``-o DIR`` writes
 ``DIR/<plural>.serving.noctaya.io.yaml`` instead.
@@ -72,6 +75,7 @@ def validate_main(argv: list[str], *, stdin: BinaryIO | None = None, stdout: Tex
             problems.append(documents.Problem(source=name, message=f"cannot read: {exc.strerror or exc}"))
             continue
         checked, stream_problems = documents.check_stream(data, source=name, limits=limits)
+        in_file: list[documents.Problem] = []
         for result in checked:
             if result.foreign and not options.strict:
                 skipped += 1
@@ -83,10 +87,11 @@ def validate_main(argv: list[str], *, stdin: BinaryIO | None = None, stdout: Tex
                 )
                 continue
             total += 1
-            problems.extend(result.problems)
+            in_file.extend(result.problems)
             if result.ok and result.kind:
                 kinds[result.kind] += 1
-        problems.extend(stream_problems)
+        # one file's problems in line order (a stream problem without a line first)
+        problems.extend(sorted([*in_file, *stream_problems], key=lambda p: p.line or 0))
     if not problems and total == 0:
         found = "no LLMService or InferenceRuntime found" if skipped else "no documents found"
         problems.append(documents.Problem(source=", ".join(options.files), message=found))

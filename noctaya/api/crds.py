@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import json
 import pathlib
 from collections.abc import Mapping
 from typing import Any, Final
@@ -161,6 +162,7 @@ def structural(node: Mapping[str, Any], *, defs: Mapping[str, Any], path: str) -
             out[key] = copy.deepcopy(value)
     if "enum" in out and "type" not in out:
         out["type"] = "string"
+    _say_default(out)
     if out.get("type") == "object" and "properties" in out and "additionalProperties" in out:
         raise CRDError(f"{path}: properties and additionalProperties together are not structural")
     if "type" not in out and not out.get("x-kubernetes-int-or-string"):
@@ -238,7 +240,19 @@ def _crd(
     }
 
 
+def _say_default(node: dict[str, Any]) -> None:
+    """``kubectl explain`` shows a field's description, not its default: a scalar default is said there."""
+    default, description = node.get("default"), node.get("description")
+    if not isinstance(default, str | int | float | bool) or not isinstance(description, str):
+        return
+    if "default" in description.lower():
+        return
+    shown = json.dumps(default) if not isinstance(default, str) else default or '""'
+    node["description"] = f"{description.rstrip()} Defaults to {shown}."
+
+
 _AGE: Final = {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
+_READY: Final = '.status.conditions[?(@.type=="Ready")]'
 
 
 def llmservice_crd() -> dict[str, Any]:
@@ -255,6 +269,8 @@ def llmservice_crd() -> dict[str, Any]:
         schema=_root(spec=spec, status=status, rules=[llmservice.NAME_RULE]),
         columns=[
             {"name": "Phase", "type": "string", "jsonPath": ".status.phase"},
+            {"name": "Ready", "type": "string", "jsonPath": f"{_READY}.status"},
+            {"name": "Reason", "type": "string", "jsonPath": f"{_READY}.reason"},
             {"name": "Runtime", "type": "string", "jsonPath": ".status.resolvedRuntime"},
             {"name": "Replicas", "type": "integer", "jsonPath": ".status.replicas"},
             {"name": "Warm-Window", "type": "string", "jsonPath": ".status.nextWarmWindow.window"},

@@ -155,20 +155,31 @@ class Expression:
 
     def next_after(self, instant: datetime.datetime, zone: datetime.tzinfo) -> datetime.datetime | None:
         """The first matching minute strictly after ``instant`` (aware), as an aware time in ``zone``;
-        None when nothing matches within :data:`SEARCH_YEARS` years."""
+        None when nothing matches within :data:`SEARCH_YEARS` years or before the end of
+        ``datetime``'s range (an instant near year 9999 has no next minute to find)."""
         if instant.tzinfo is None:
             raise ValueError("instant must be timezone-aware")
-        local = instant.astimezone(zone)
+        try:
+            local = instant.astimezone(zone)
+        except OverflowError:
+            return None
         day = local.date()
-        last = day + datetime.timedelta(days=366 * SEARCH_YEARS)
+        span = datetime.timedelta(days=366 * SEARCH_YEARS)
+        last = day + span if day <= datetime.date.max - span else datetime.date.max
         while day <= last:
             if self.matches_day(day):
                 for hour in self.hours:
                     for minute in self.minutes:
                         candidate = datetime.datetime(day.year, day.month, day.day, hour, minute, tzinfo=zone)
                         # a skipped local time normalises forward; compare as instants
-                        if candidate.astimezone(datetime.UTC) > instant:
-                            return candidate.astimezone(datetime.UTC).astimezone(zone)
+                        try:
+                            moment = candidate.astimezone(datetime.UTC)
+                            if moment > instant:
+                                return moment.astimezone(zone)
+                        except OverflowError:  # within a day of the ends of the range
+                            continue
+            if day == datetime.date.max:
+                break
             day += datetime.timedelta(days=1)
         return None
 

@@ -20,9 +20,12 @@ are reported next to field errors (see ``noctaya.api.rules``).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import pathlib
 import re
+import types
+import typing
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -199,8 +202,39 @@ _MESSAGES: Final = {
 }
 
 
-def _message(error: Any) -> str:
+def _model_at(model: type[pydantic.BaseModel], loc: Path) -> type[pydantic.BaseModel] | None:
+    """The model class a document holds at ``loc`` (field aliases and list indices), if it is one."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            args = [a for a in typing.get_args(current) if a is not type(None)]
+            current = args[0] if typing.get_origin(current) in (list, tuple) and args else None
+            continue
+        if not (isinstance(current, type) and issubclass(current, pydantic.BaseModel)):
+            return None
+        field = next((f for n, f in current.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:
+            return None
+        current = field.annotation
+        while typing.get_origin(current) in (typing.Union, types.UnionType):
+            models = [a for a in typing.get_args(current) if a is not type(None)]
+            current = models[0] if len(models) == 1 else None
+    return current if isinstance(current, type) and issubclass(current, pydantic.BaseModel) else None
+
+
+def _suggestion(word: str, candidates: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest candidate, or nothing."""
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _message(error: Any, model: type[pydantic.BaseModel] | None = None) -> str:
     kind = error["type"]
+    loc = tuple(error["loc"])
+    if kind == "extra_forbidden" and model is not None and loc and isinstance(loc[-1], str):
+        parent = _model_at(model, loc[:-1])
+        known = [f.alias or n for n, f in parent.model_fields.items()] if parent else []
+        return _MESSAGES[kind] + _suggestion(loc[-1], known)
     if kind in _MESSAGES:
         return _MESSAGES[kind]
     message = str(error["msg"])
@@ -245,7 +279,7 @@ def check_document(document: Document) -> Checked:
             kind=kind,
             name=name,
             obj=obj,
-            problems=tuple(problems),
+            problems=tuple(sorted(problems, key=lambda p: p.line or 0)),
             foreign=foreign,
             api_version=shown,
         )
@@ -263,19 +297,21 @@ def check_document(document: Document) -> Checked:
         report("kind is required (LLMService or InferenceRuntime)", ("kind",), name=shown_name)
         return done(None, shown_name, None)
     model = KINDS.get(shown_kind)
-    other_group = (
-        isinstance(api_version, str) and "/" in api_version and api_version.split("/")[0] != meta.GROUP
-    )
+    group = api_version.split("/")[0] if isinstance(api_version, str) and "/" in api_version else None
+    other_group = group is not None and group != meta.GROUP
     if model is None or other_group:
         where = f"apiVersion {api_version!r}" if api_version is not None else "no apiVersion"
+        hint = _suggestion(shown_kind, list(KINDS)) if not other_group else ""
         report(
             f"unknown kind {shown_kind!r} ({where}): expected LLMService or InferenceRuntime in "
-            f"{meta.API_VERSION}",
+            f"{meta.API_VERSION}{hint}",
             ("kind",),
             kind=shown_kind,
             name=shown_name,
         )
-        return done(shown_kind, shown_name, None, foreign=True)
+        # a kind of our group (or a near miss of one of ours) is a mistake, never another API's document
+        ours = group == meta.GROUP or bool(hint)
+        return done(shown_kind, shown_name, None, foreign=not ours)
     if api_version is None:
         report(
             f"apiVersion is missing: expected {meta.API_VERSION!r}",
@@ -298,16 +334,28 @@ def check_document(document: Document) -> Checked:
     except ValueError as exc:  # json: NaN/Infinity; pydantic.ValidationError is a ValueError too
         if isinstance(exc, pydantic.ValidationError):
             for error in exc.errors(include_url=False):
-                report(_message(error), tuple(error["loc"]), kind=shown_kind, name=shown_name)
+                report(_message(error, model), tuple(error["loc"]), kind=shown_kind, name=shown_name)
         else:
             report(f"not representable as JSON: {exc}", kind=shown_kind, name=shown_name)
     for message, loc in _metadata_problems(shown_kind, data):
         report(message, loc, kind=shown_kind, name=shown_name)
     if obj is not None:
-        for reserved in obj.reserved_field_problems():
-            loc = tuple(reserved.path.split("."))
-            report(reserved.message, loc, kind=shown_kind, name=shown_name)
+        found = obj.reserved_field_problems()
+        if isinstance(obj, llmservice.LLMService):
+            found += obj.gateway_memory_problems()
+        for reserved in found:
+            report(reserved.message, _parse_path(reserved.path), kind=shown_kind, name=shown_name)
     return done(shown_kind, shown_name, obj if not problems else None)
+
+
+def _parse_path(path: str) -> Path:
+    """``spec.container.args[3]`` -> ``("spec", "container", "args", 3)``."""
+    loc: list[str | int] = []
+    for part in path.split("."):
+        name, *indices = part.replace("]", "").split("[")
+        loc.append(name)
+        loc += [int(i) for i in indices if i.isdecimal()]
+    return tuple(loc)
 
 
 def _metadata_problems(kind: str, data: Mapping[str, Any]) -> Iterator[tuple[str, Path]]:

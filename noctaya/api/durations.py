@@ -15,11 +15,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
-import pydantic
-import pydantic_core
-from pydantic_core import core_schema
+from noctaya.api import scalars
 
 #: The CRD pattern: Go's duration syntax (what the API server's CEL ``duration()`` accepts).
 PATTERN: Final = r"^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$"
@@ -47,7 +45,7 @@ class DurationError(ValueError):
 
 @functools.total_ordering
 @dataclasses.dataclass(frozen=True, slots=True)
-class Duration:
+class Duration(scalars.Scalar):
     """A Go duration: whole nanoseconds, signed. Compare, hash and print like Go's ``time.Duration``."""
 
     nanoseconds: int
@@ -135,20 +133,11 @@ class Duration:
         return sign + out
 
     # ------------------------------------------------------------------ pydantic integration
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return core_schema.no_info_plain_validator_function(
-            _validate,
-            serialization=core_schema.plain_serializer_function_ser_schema(str, when_used="always"),
-        )
+    JSON_SCHEMA: ClassVar[dict[str, Any]] = {"type": "string", "pattern": PATTERN, "maxLength": MAX_LENGTH}
 
-    @classmethod
-    def __get_pydantic_json_schema__(
-        cls, schema: core_schema.CoreSchema, handler: pydantic.GetJsonSchemaHandler
-    ) -> dict[str, Any]:
-        return {"type": "string", "pattern": PATTERN, "maxLength": MAX_LENGTH}
+    ACCEPTS: ClassVar[tuple[type, ...]] = (str,)
+    ERROR: ClassVar[str] = "duration"
+    TYPE_MESSAGE: ClassVar[str] = "expected a duration string such as '10s' or '1h30m'"
 
 
 def _fixed(value: int, scale: int) -> str:
@@ -158,21 +147,6 @@ def _fixed(value: int, scale: int) -> str:
         return str(whole)
     digits = len(str(scale)) - 1
     return f"{whole}.{str(frac).rjust(digits, '0').rstrip('0')}"
-
-
-def _validate(value: Any) -> Duration:
-    if isinstance(value, Duration):
-        return value
-    if isinstance(value, str):
-        try:
-            return Duration.parse(value)
-        except DurationError as exc:
-            raise pydantic_core.PydanticCustomError("duration", str(exc)) from None
-    raise pydantic_core.PydanticCustomError(
-        "duration_type",
-        "expected a duration string such as '10s' or '1h30m', got {type}",
-        {"type": type(value).__name__},
-    )
 
 
 def parse(text: str) -> Duration:

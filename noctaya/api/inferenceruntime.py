@@ -7,7 +7,8 @@ placeholders of ``noctaya.api.templates`` and nothing else.
 
 Rules (pydantic check and CRD CEL share one ``meta.Rule`` where a rule spans fields):
 - ``container.image`` non-empty; ``container.port.name`` a DNS label of at most 15 characters,
-  ``containerPort`` 1..65535.
+  ``containerPort`` 1..65535, the family's port when unset (``FAMILY_PORTS``); offline, a ``--port``
+  argument must name the same port (``port_problems()``, reported with the reserved fields).
 - every ``container.args`` item and literal ``env`` value uses only the allowed placeholders.
 - ``accelerator`` is required unless ``vendor`` is ``cpu`` (extension); ``accelerator.scheduler.queue``
   only with ``scheduler.name: volcano``.
@@ -53,6 +54,17 @@ class Family(enum.StrEnum):
     LLAMACPP = "llamacpp"
 
 
+#: the port each family's engine listens on by default: ``container.port.containerPort`` when unset
+FAMILY_PORTS: Final[dict[Family, int]] = {
+    Family.VLLM: 8000,
+    Family.SGLANG: 30000,
+    Family.TGI: 80,
+    Family.LLAMACPP: 8080,
+}
+#: the engines' flag naming the port they listen on (``--port N`` or ``--port=N``)
+PORT_FLAG: Final = "--port"
+
+
 def _check_template(value: str) -> str:
     try:
         templates.check_template(value)
@@ -84,8 +96,9 @@ class TemplatedEnvVar(core.EnvVar):
 class ContainerPort(meta.ApiModel):
     name: Annotated[str, pydantic.Field(min_length=1, max_length=15, pattern=meta.DNS_LABEL_PATTERN)] = "http"
     """Port name (a DNS label of at most 15 characters)."""
-    container_port: Annotated[int, pydantic.Field(ge=1, le=65535)] = 8000
-    """Port number the server listens on."""
+    container_port: Annotated[int | None, pydantic.Field(ge=1, le=65535)] = None
+    """Port number the server listens on; when unset, the family's default port (vllm 8000, sglang
+    30000, tgi 80, llamacpp 8080)."""
 
 
 #: volume names and paths of Noctaya's own mounts in the serving container (cache, pvc://, /dev/shm)
@@ -447,6 +460,41 @@ class InferenceRuntimeSpec(meta.ApiModel):
     metrics: Metrics | None = None
     """Scrape metadata of the engine."""
 
+    @property
+    def serving_port(self) -> int:
+        """``container.port.containerPort``, or the family's default port when it is unset."""
+        return self.container.port.container_port or FAMILY_PORTS[self.family]
+
+    def port_problems(self) -> list[meta.FieldProblem]:
+        """A ``--port`` argument that names another port than the container port: the engine would
+        listen where neither the probes nor the Service look, and never become Ready."""
+        args = self.container.args
+        problems: list[meta.FieldProblem] = []
+        for index, arg in enumerate(args):
+            if arg == PORT_FLAG and index + 1 < len(args):
+                at, value = index + 1, args[index + 1]
+            elif arg.startswith(PORT_FLAG + "="):
+                at, value = index, arg.partition("=")[2]
+            else:
+                continue
+            if not value.isdecimal() or int(value) == self.serving_port:
+                continue  # a templated value cannot be checked here
+            source = (
+                f"spec.container.port.containerPort {self.serving_port}"
+                if self.container.port.container_port
+                else f"the {self.family.value} family's default container port {self.serving_port} "
+                "(spec.container.port.containerPort unset)"
+            )
+            problems.append(
+                meta.FieldProblem(
+                    path=f"spec.container.args[{at}]",
+                    message=f"{PORT_FLAG} {value} disagrees with {source}: the engine would listen where "
+                    f"neither its probes nor its Service look; set containerPort: {value} or change "
+                    f"{PORT_FLAG}",
+                )
+            )
+        return problems
+
 
 class InferenceRuntimeStatus(meta.ApiModel):
     """The runtime controller is passive; status only records what it last saw (extension)."""
@@ -469,8 +517,9 @@ class InferenceRuntime(meta.ApiModel):
         return self.metadata.name or ""
 
     def reserved_field_problems(self) -> list[meta.FieldProblem]:
-        """Fields that parse but whose feature is reserved and not implemented."""
-        problems: list[meta.FieldProblem] = []
+        """Fields that parse but whose feature is reserved and not implemented, and a ``--port``
+        argument that disagrees with the container port."""
+        problems: list[meta.FieldProblem] = self.spec.port_problems()
         accelerator = self.spec.accelerator
         if accelerator is not None and accelerator.sharing.supported:
             problems.append(

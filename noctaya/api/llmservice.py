@@ -31,7 +31,17 @@ from typing import Annotated, Any, Final, Literal
 
 import pydantic
 
-from noctaya.api import cron, durations, inferenceruntime, meta, quantities, rules, servicestatus, sources
+from noctaya.api import (
+    cron,
+    durations,
+    gatewaymemory,
+    inferenceruntime,
+    meta,
+    quantities,
+    rules,
+    servicestatus,
+    sources,
+)
 
 KIND: Final = "LLMService"
 PLURAL: Final = "llmservices"
@@ -515,6 +525,50 @@ class Endpoint(meta.ApiModel):
     """Extension: who may hold the backend up with ``POST /noctaya/warm``: key (a client with an API
     key, see ``authentication``; nobody without one), open (anyone who reaches the gateway, when no
     keys are configured) or off. The warm-until annotation is the owner's and holds either way."""
+    max_queued_body_bytes: Annotated[
+        int | None, pydantic.Field(ge=1, le=gatewaymemory.MAX_QUEUED_BODY_BYTES)
+    ] = None  # extension
+    """Extension: bytes of request bodies all queued cold requests of one gateway hold together; when
+    unset, the operator's setting (128 MiB), lowered to fit a smaller ``resources.limits.memory``."""
+    max_connections: Annotated[int | None, pydantic.Field(ge=1, le=gatewaymemory.MAX_CONNECTIONS)] = (
+        None  # extension
+    )
+    """Extension: client connections one gateway keeps open at once; when unset, the operator's setting
+    (1024), lowered to fit a smaller ``resources.limits.memory``."""
+    websocket_max_open: Annotated[int | None, pydantic.Field(ge=1, le=gatewaymemory.MAX_CONNECTIONS)] = (
+        None  # extension
+    )
+    """Extension: WebSockets one gateway keeps open at once; when unset, the operator's setting (16),
+    lowered to fit a smaller ``resources.limits.memory``."""
+    websocket_max_message_bytes: Annotated[
+        int | None, pydantic.Field(ge=1, le=gatewaymemory.MAX_MESSAGE_BYTES)
+    ] = None  # extension
+    """Extension: the largest WebSocket message either way, in bytes; when unset, the operator's
+    setting (4 MiB)."""
+
+    @property
+    def memory_limit(self) -> quantities.Quantity | None:
+        """The gateway container's memory limit: ``resources.limits.memory``, the default 1Gi when
+        ``resources`` is unset, None when resources are set without a memory limit."""
+        if self.resources is None:
+            return quantities.Quantity.parse(gatewaymemory.DEFAULT_LIMIT)
+        return self.resources.limits.memory if self.resources.limits else None
+
+    @property
+    def pinned_bounds(self) -> dict[str, int]:
+        """The memory bounds this endpoint sets itself (attribute name -> value)."""
+        return {name: getattr(self, name) for name in gatewaymemory.KEYS if getattr(self, name) is not None}
+
+    def memory_fit(self, *, base: gatewaymemory.Bounds = gatewaymemory.DEFAULTS) -> gatewaymemory.Fit:
+        """The gateway's bounds under its memory limit (``noctaya.api.gatewaymemory.fit``);
+        ``ValueError`` when the limit cannot hold them."""
+        limit = self.memory_limit
+        return gatewaymemory.fit(
+            limit_bytes=None if limit is None else int(limit),
+            limit=None if limit is None else str(limit),
+            base=base,
+            pinned=self.pinned_bounds,
+        )
 
 
 # -------------------------------------------------------------------------------------------------- spec
@@ -561,12 +615,12 @@ class LLMService(meta.ApiModel):
             moment = datetime.datetime.fromisoformat(text.strip()) if len(text) <= 64 else None
         except ValueError:
             moment = None
+        where = f"metadata.annotations[{WARM_UNTIL_ANNOTATION}]"
         if moment is None or moment.tzinfo is None or "T" not in text.upper():
             raise ValueError(
-                f"metadata.annotations[{WARM_UNTIL_ANNOTATION}]: {text[:64]!r} is not an RFC 3339 time "
-                "with a zone, e.g. 2026-12-01T18:00:00Z"
+                f"{where}: {text[:64]!r} is not an RFC 3339 time with a zone, e.g. 2026-12-01T18:00:00Z"
             )
-        return moment.astimezone(datetime.UTC)
+        return meta.utc_instant(moment, what=f"{where}: {text[:64]!r}")
 
     @property
     def name(self) -> str:
@@ -593,6 +647,14 @@ class LLMService(meta.ApiModel):
         if spec.scaling.metric is ScalingMetric.KV_CACHE_UTIL:
             reserved("spec.scaling.metric", "scaling metric kvCacheUtil (only queueDepth is implemented)")
         return problems
+
+    def gateway_memory_problems(self) -> list[meta.FieldProblem]:
+        """The gateway memory limit cannot hold the bounds (with the default operator settings)."""
+        try:
+            self.spec.endpoint.memory_fit()
+        except ValueError as exc:
+            return [meta.FieldProblem(path="spec.endpoint.resources.limits.memory", message=str(exc))]
+        return []
 
     def to_manifest(self) -> dict[str, Any]:
         manifest = super().to_manifest()

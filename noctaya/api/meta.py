@@ -66,22 +66,39 @@ class FieldProblem:
         return f"{self.path}: {self.message}"
 
 
+def utc_instant(moment: datetime.datetime, *, what: str) -> datetime.datetime:
+    """An aware ``moment`` in UTC; ``ValueError`` (naming ``what``) when its UTC time or its Unix
+    time falls outside years 1 to 9999 (``0001-01-01T00:00:00+01:00``, ``9999-12-31T23:59:59-01:00``),
+    which ``datetime`` would raise as an ``OverflowError`` later, wherever it is compared or used."""
+    try:
+        utc = moment.astimezone(datetime.UTC)
+        utc.timestamp()
+    except (OverflowError, ValueError, OSError):
+        raise ValueError(f"{what} is outside the years 1 to 9999 once in UTC") from None
+    return utc
+
+
 def _timestamp(value: Any) -> Any:
-    """RFC 3339 string -> aware datetime; a datetime passes; anything else is refused, as in the cluster."""
+    """RFC 3339 string -> aware datetime in UTC; an aware datetime passes (in UTC); anything else is
+    refused, as in the cluster."""
     if isinstance(value, datetime.datetime):
-        return value
+        if value.tzinfo is None:
+            raise ValueError("a timestamp needs a time zone: expected RFC 3339, e.g. 2025-01-02T03:04:05Z")
+        return utc_instant(value, what=f"timestamp {value.isoformat()!r}")
     if isinstance(value, str):
         try:
-            parsed = datetime.datetime.fromisoformat(value)
+            parsed = datetime.datetime.fromisoformat(value) if len(value) <= 64 else None
         except ValueError:
+            parsed = None
+        if parsed is None:
             raise ValueError(
                 f"invalid timestamp {value[:40]!r}: expected RFC 3339, e.g. 2025-01-02T03:04:05Z"
-            ) from None
+            )
         if parsed.tzinfo is None:
             raise ValueError(
                 f"timestamp {value[:40]!r} has no time zone: expected RFC 3339, e.g. 2025-01-02T03:04:05Z"
             )
-        return parsed
+        return utc_instant(parsed, what=f"timestamp {value[:40]!r}")
     raise ValueError(f"expected an RFC 3339 timestamp string, got {type(value).__name__}")
 
 

@@ -21,11 +21,9 @@ import decimal
 import enum
 import functools
 import re
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
-import pydantic
-import pydantic_core
-from pydantic_core import core_schema
+from noctaya.api import scalars
 
 #: The CRD pattern, the same one the Kubernetes API uses for ``resource.Quantity``.
 PATTERN: Final = (
@@ -72,7 +70,7 @@ class Format(enum.StrEnum):
 
 @functools.total_ordering
 @dataclasses.dataclass(frozen=True, slots=True)
-class Quantity:
+class Quantity(scalars.Scalar):
     """An exact amount with the suffix family it was written in. Equal when the amounts are equal."""
 
     value: decimal.Decimal
@@ -162,24 +160,15 @@ class Quantity:
         return f"{sign}{mantissa}{_DECIMAL_BY_EXP[exponent]}"
 
     # ------------------------------------------------------------------ pydantic integration
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return core_schema.no_info_plain_validator_function(
-            _validate,
-            serialization=core_schema.plain_serializer_function_ser_schema(str, when_used="always"),
-        )
+    JSON_SCHEMA: ClassVar[dict[str, Any]] = {
+        "anyOf": [{"type": "integer"}, {"type": "string"}],
+        "pattern": PATTERN,
+        "x-kubernetes-int-or-string": True,
+    }
 
-    @classmethod
-    def __get_pydantic_json_schema__(
-        cls, schema: core_schema.CoreSchema, handler: pydantic.GetJsonSchemaHandler
-    ) -> dict[str, Any]:
-        return {
-            "anyOf": [{"type": "integer"}, {"type": "string"}],
-            "pattern": PATTERN,
-            "x-kubernetes-int-or-string": True,
-        }
+    ACCEPTS: ClassVar[tuple[type, ...]] = (str, int)
+    ERROR: ClassVar[str] = "quantity"
+    TYPE_MESSAGE: ClassVar[str] = "expected a quantity such as '500m', '2' or '32Gi' (a string or an integer)"
 
 
 def _round_to_nano(value: decimal.Decimal) -> decimal.Decimal:
@@ -195,21 +184,6 @@ def _decimal_parts(value: decimal.Decimal) -> tuple[int, int]:
         mantissa //= 1000
         exponent += 3
     return mantissa, exponent
-
-
-def _validate(value: Any) -> Quantity:
-    if isinstance(value, Quantity):
-        return value
-    if isinstance(value, str | int) and not isinstance(value, bool):
-        try:
-            return Quantity.parse(value)
-        except QuantityError as exc:
-            raise pydantic_core.PydanticCustomError("quantity", str(exc)) from None
-    raise pydantic_core.PydanticCustomError(
-        "quantity_type",
-        "expected a quantity such as '500m', '2' or '32Gi' (a string or an integer), got {type}",
-        {"type": type(value).__name__},
-    )
 
 
 def parse(text: str | int) -> Quantity:

@@ -96,6 +96,13 @@ class Reason(enum.StrEnum):
     OBJECT_NOT_CONTROLLED = "ObjectNotControlled"
     """Extension, Reconciled=False: an object of a name the service needs already exists and is not
     controlled by this LLMService; it is left untouched until it is renamed or deleted."""
+    APPLY_REFUSED = "ApplyRefused"
+    """Extension, Reconciled=False: the API server refused to write an owned object (quota, admission,
+    RBAC, a terminating namespace, a server error); the message names the object and quotes the server,
+    and the pass is retried with backoff."""
+    RUNTIME_KEPT = "RuntimeKept"
+    """Extension, Reconciled=True: the service stays on the runtime it runs although another one now
+    ranks higher; the message names both (the change waits for a spec change or the opt-in annotation)."""
     # AutoscalingReady
     SCALED_OBJECT_APPLIED = "ScaledObjectApplied"
     """AutoscalingReady=True: the KEDA ScaledObject with the external-push trigger is applied."""
@@ -110,6 +117,9 @@ class Reason(enum.StrEnum):
     """Extension, CacheReady=False: the prewarm Job is staging the model."""
     PREWARMED = "Prewarmed"
     """Extension, CacheReady=True: the prewarm Job staged the model."""
+    CACHE_CLAIM_UNBOUND = "CacheClaimUnbound"
+    """Extension, CacheReady=False: the cache claim is not bound to a volume (no StorageClass or
+    provisioner, no matching PersistentVolume); backend Pods wait for it (see the message)."""
     CACHE_NODE_FULL = "CacheNodeFull"
     """Extension, CacheReady=False: backend replicas share a ReadWriteOnce cache claim, so they all
     run on the node that holds it, and that node fits no more of them (see the message)."""

@@ -57,20 +57,25 @@ class CronWindow:
 class AutoscalingProps:
     """The ScaledObject of one LLMService."""
 
+    #: the LLMService's name, namespace and the names derived from them. Required.
     identity: naming.ServiceIdentity
-    #: backend replica bounds (``spec.scaling.min`` / ``max``)
+    #: fewest backend replicas (``spec.scaling.min``). Default: ``0``.
     min_replicas: int = 0
+    #: most backend replicas (``spec.scaling.max``). Default: ``1``.
     max_replicas: int = 1
-    #: ``spec.scaling.scaleDownStabilization`` in whole seconds (cooldown and HPA window)
+    #: ``spec.scaling.scaleDownStabilization`` in whole seconds (cooldown and HPA window). Default: ``300``.
     scale_down_stabilization_seconds: int = 300
-    #: queue-depth target per backend replica and its metric name
+    #: queue-depth target per backend replica. Default: ``10``.
     target: int = 10
+    #: the metric KEDA asks the ExternalScaler for. Default: ``"queueDepth"``.
     metric_name: str = "queueDepth"
-    #: KEDA polling of IsActive/GetMetrics, the Go implementation's 5 s: scaling 1 -> N follows queue
-    #: growth within seconds. Activation 0 -> 1 never waits for it (the StreamIsActive push does)
+    #: KEDA polling of IsActive/GetMetrics, the Go implementation's 5 s: scaling 1 -> N follows queue growth
+    #: within seconds. Activation 0 -> 1 never waits for it (the StreamIsActive push does). Default: ``5``.
     polling_interval_seconds: int = 5
+    #: the (Cluster)TriggerAuthentication KEDA dials the ExternalScaler with (mutual TLS); ``None``: plaintext
+    #: inside the cluster. Default: ``None``.
     authentication_ref: AuthenticationRef | None = None
-    #: ``spec.scaling.schedules``: one cron trigger each, beside the demand trigger
+    #: ``spec.scaling.schedules``: one cron trigger each, beside the demand trigger. Default: none.
     schedules: tuple[CronWindow, ...] = ()
 
     @property

@@ -66,43 +66,67 @@ class BackendProps:
     Probes, env and tolerations are Kubernetes JSON shapes (camelCase), as the API models dump them.
     """
 
+    #: the LLMService's name, namespace and the names derived from them. Required.
     identity: naming.ServiceIdentity
+    #: the serving container's image (the InferenceRuntime's). Required.
     image: str
+    #: the serving container's arguments, rendered from the runtime's templates. Default: none.
     args: tuple[str, ...] = ()
+    #: the serving container's environment (Kubernetes ``EnvVar`` shapes). Default: none.
     env: tuple[Mapping[str, Any], ...] = ()
-    #: container port name and number; the Service exposes the same port under the same name
+    #: container port name and number; the Service exposes the same port under the same name. Default:
+    #: ``"http"``.
     port_name: str = "http"
+    #: the container and Service port number. Default: ``8000``.
     port: int = 8000
-    #: ``None`` means the API default (GET /health on the port)
+    #: ``None`` means the API default (GET /health on the port). Default: ``None``.
     readiness_probe: Mapping[str, Any] | None = None
+    #: the startup probe; ``None`` means the API default on ``health_path``. Default: ``None``.
     startup_probe: Mapping[str, Any] | None = None
+    #: the liveness probe; ``None`` means none. Default: ``None``.
     liveness_probe: Mapping[str, Any] | None = None
-    #: default readiness/startup path (the engine family's)
+    #: default readiness/startup path (the engine family's). Default: ``"/health"``.
     health_path: str = "/health"
+    #: CPU request of the serving container; ``None``: none. Default: ``None``.
     cpu: str | None = None
+    #: memory request and limit of the serving container; ``None``: none. Default: ``None``.
     memory: str | None = None
-    #: extended resources (accelerators) -> whole-device count
+    #: extended resources (accelerators) -> whole-device count. Default: none.
     accelerators: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    #: the Pods' node selector (the accelerator's, and the spec's). Default: none.
     node_selector: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: the Pods' tolerations (Kubernetes ``Toleration`` shapes). Default: none.
     tolerations: tuple[Mapping[str, Any], ...] = ()
+    #: the Pods' scheduler; ``None``: the cluster's default scheduler. Default: ``None``.
     scheduler_name: str | None = None
+    #: annotations of the Pod template. Default: none.
     pod_annotations: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: where the weights are mounted from (the cache or a staging target); ``None``: no model volume. Default:
+    #: ``None``.
     model_volume: delivery.ModelVolume | None = None
-    #: readiness marker to wait for (set when a staging Job fills the cache)
+    #: readiness marker to wait for (set when a staging Job fills the cache). Default: ``None``.
     ready_marker: str | None = None
-    #: bound of that wait, and the small image that waits
+    #: bound of that wait, in seconds. Default: ``MARKER_WAIT_SECONDS``.
     ready_marker_timeout_seconds: int = MARKER_WAIT_SECONDS
+    #: the small image of the marker wait. Default: ``WAIT_IMAGE``.
     wait_image: str = WAIT_IMAGE
-    #: preStop drain; ``None`` = no preStop hook
+    #: preStop drain; ``None`` = no preStop hook. Default: ``None``.
     pre_stop_drain_seconds: int | None = None
+    #: the runtime's termination grace, widened for ``pre_stop_drain_seconds``; ``None``: the Kubernetes
+    #: default (30 s). Default: ``None``.
     termination_grace_period_seconds: int | None = None
+    #: Secrets the Pods pull their images with. Default: none.
     image_pull_secrets: tuple[str, ...] = ()
-    #: every replica on one node (replicas share a ReadWriteOnce claim); see the module docstring
+    #: every replica on one node (replicas share a ReadWriteOnce claim); see the module docstring. Default:
+    #: ``False``.
     share_node: bool = False
-    #: size limit of the memory-backed /dev/shm; ``None`` mounts none (the container runtime's 64 MiB)
+    #: size limit of the memory-backed /dev/shm; ``None`` mounts none (the container runtime's 64 MiB).
+    #: Default: ``None``.
     shared_memory: str | None = None
-    #: extra volumes of the Pod and mounts of the serving container (``noctaya.runtime.mounts``)
+    #: extra volumes of the Pod and mounts of the serving container (``noctaya.runtime.mounts``). Default:
+    #: none.
     extra_volumes: tuple[mounts.ExtraVolume, ...] = ()
+    #: mounts of ``extra_volumes`` in the serving container. Default: none.
     extra_mounts: tuple[mounts.ExtraMount, ...] = ()
 
 
@@ -174,6 +198,54 @@ def grace_seconds(props: BackendProps) -> int | None:
     return grace
 
 
+def resources(props: BackendProps) -> k8s.ResourceRequirements:
+    """The serving container's requests and limits: CPU requested, memory requested and limited,
+    each accelerator requested and limited as whole devices."""
+    requests: dict[str, str | int] = {}
+    limits: dict[str, str | int] = {}
+    if props.cpu:
+        requests["cpu"] = props.cpu
+    if props.memory:
+        requests["memory"] = limits["memory"] = props.memory
+    for resource, count in props.accelerators.items():
+        requests[resource] = limits[resource] = count
+    return k8s.ResourceRequirements(
+        requests=kube.quantities(requests) or None, limits=kube.quantities(limits) or None
+    )
+
+
+def storage(props: BackendProps) -> tuple[list[k8s.Volume], list[k8s.VolumeMount]]:
+    """The Pod's volumes and the serving container's mounts: the model volume, the memory-backed
+    /dev/shm, then the runtime's extra volumes (checked against ours first)."""
+    mounts_ = [volumes.mount(props.model_volume)] if props.model_volume else []
+    pod_volumes = [volumes.volume(props.model_volume)] if props.model_volume else []
+    if props.shared_memory is not None:
+        mounts_.append(k8s.VolumeMount(name=SHM_VOLUME, mount_path=SHM_PATH))
+        pod_volumes.append(
+            k8s.Volume(
+                name=SHM_VOLUME,
+                empty_dir=k8s.EmptyDirVolumeSource(
+                    medium="Memory", size_limit=kube.quantity(props.shared_memory)
+                ),
+            )
+        )
+    check_extra(props, own_volumes=[v.name for v in pod_volumes], own_paths=[m.mount_path for m in mounts_])
+    pod_volumes += [volumes.extra_volume(v) for v in props.extra_volumes]
+    mounts_ += [volumes.extra_mount(m) for m in props.extra_mounts]
+    return pod_volumes, mounts_
+
+
+def pre_stop(props: BackendProps) -> k8s.Lifecycle | None:
+    """The preStop drain (a ``sleep``), when asked for."""
+    if props.pre_stop_drain_seconds is None:
+        return None
+    return k8s.Lifecycle(
+        pre_stop=k8s.LifecycleHandler(
+            exec=k8s.ExecAction(command=["/bin/sh", "-c", f"sleep {props.pre_stop_drain_seconds}"])
+        )
+    )
+
+
 class Backend(constructs.Construct):
     """The backend Deployment (child ``Resource``) and Service (child ``Service``)."""
 
@@ -189,39 +261,7 @@ class Backend(constructs.Construct):
         startup = props.startup_probe or default_probe(
             path=props.health_path, port_name=props.port_name, startup=True
         )
-        requests: dict[str, str | int] = {}
-        limits: dict[str, str | int] = {}
-        if props.cpu:
-            requests["cpu"] = props.cpu
-        if props.memory:
-            requests["memory"] = limits["memory"] = props.memory
-        for resource, count in props.accelerators.items():
-            requests[resource] = limits[resource] = count
-        mounts_ = [volumes.mount(props.model_volume)] if props.model_volume else []
-        pod_volumes = [volumes.volume(props.model_volume)] if props.model_volume else []
-        if props.shared_memory is not None:
-            mounts_.append(k8s.VolumeMount(name=SHM_VOLUME, mount_path=SHM_PATH))
-            pod_volumes.append(
-                k8s.Volume(
-                    name=SHM_VOLUME,
-                    empty_dir=k8s.EmptyDirVolumeSource(
-                        medium="Memory", size_limit=kube.quantity(props.shared_memory)
-                    ),
-                )
-            )
-        check_extra(
-            props, own_volumes=[v.name for v in pod_volumes], own_paths=[m.mount_path for m in mounts_]
-        )
-        pod_volumes += [volumes.extra_volume(v) for v in props.extra_volumes]
-        mounts_ += [volumes.extra_mount(m) for m in props.extra_mounts]
-        lifecycle = None
-        if props.pre_stop_drain_seconds is not None:
-            lifecycle = k8s.Lifecycle(
-                pre_stop=k8s.LifecycleHandler(
-                    exec=k8s.ExecAction(command=["/bin/sh", "-c", f"sleep {props.pre_stop_drain_seconds}"])
-                )
-            )
-
+        pod_volumes, mounts_ = storage(props)
         server = k8s.Container(
             name=CONTAINER,
             image=props.image,
@@ -233,11 +273,10 @@ class Backend(constructs.Construct):
             liveness_probe=kube.probe(props.liveness_probe, kind="livenessProbe")
             if props.liveness_probe
             else None,
-            resources=k8s.ResourceRequirements(
-                requests=kube.quantities(requests) or None, limits=kube.quantities(limits) or None
-            ),
+            resources=resources(props),
             volume_mounts=mounts_ or None,
-            lifecycle=lifecycle,
+            lifecycle=pre_stop(props),
+            security_context=volumes.engine_security_context(),
         )
         init = None
         marker_wait = None

@@ -34,13 +34,18 @@ COMPONENT: Final = "cache"
 class CacheProps:
     """The cache of one LLMService (``spec.cache``)."""
 
+    #: the LLMService's name, namespace and the names derived from them. Required.
     identity: naming.ServiceIdentity
+    #: ``spec.cache.strategy``: NodeLocalPVC, SharedPVC, HostPath or None (the table above). Default:
+    #: ``"NodeLocalPVC"``.
     strategy: str = "NodeLocalPVC"
-    #: claim size (``spec.cache.size``, controller default 50Gi)
+    #: claim size (``spec.cache.size``, controller default 50Gi). Default: ``"50Gi"``.
     size: str = "50Gi"
-    #: ``None`` = the cluster's default StorageClass; SharedPVC needs one with RWX semantics
+    #: ``None`` = the cluster's default StorageClass; SharedPVC needs one with RWX semantics. Default:
+    #: ``None``.
     storage_class_name: str | None = None
-    #: where HostPath caches live on the node (``<root>/<namespace>/<name>``)
+    #: where HostPath caches live on the node (``<root>/<namespace>/<name>``). Default:
+    #: ``delivery.HOST_PATH_ROOT``.
     host_path_root: str = delivery.HOST_PATH_ROOT
 
 

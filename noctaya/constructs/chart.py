@@ -169,6 +169,11 @@ class LLMServiceChart(cdk8s.Chart):
             forward_authorization=endpoint.forward_authorization,
             warm_access=endpoint.warm_access.value,
             warm_until=None if service.warm_until is None else service.warm_until.isoformat(),
+            max_connections_per_peer=min(
+                settings.gateway_settings.max_connections_per_peer,
+                endpoint.max_connections or settings.gateway_settings.max_connections_per_peer,
+            ),
+            **endpoint.pinned_bounds,
         )
         scaler_settings = gateway.overlay(
             scaler_contract.ExternalScalerSettings(), target=scaling.target, metric_name=scaling.metric.value
@@ -207,6 +212,7 @@ class LLMServiceChart(cdk8s.Chart):
                 scaler_tls_secret=tls.server_secret_name if tls else None,
                 resources=_gateway_resources(service, settings),
                 image_pull_secrets=pull_secrets,
+                pinned_bounds=frozenset(endpoint.pinned_bounds),
             ),
         )
 

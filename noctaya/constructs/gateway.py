@@ -28,7 +28,7 @@ import constructs
 import pydantic
 from cdk8s_plus_28 import k8s
 
-from noctaya.api import quantities
+from noctaya.api import gatewaymemory, quantities
 from noctaya.constructs import kube, naming, process, volumes
 from noctaya.contract import documents, fields
 from noctaya.contract import gateway as gateway_contract
@@ -61,6 +61,7 @@ FIELD_SOURCES: Final[Mapping[str, str]] = {
     "servedModel": "spec.endpoint.servedModelName",
     "forwardAuthorization": "spec.endpoint.forwardAuthorization",
     "warmUntil": "metadata.annotations[serving.noctaya.io/warm-until]",
+    **{key: f"spec.endpoint.{key}" for key in gatewaymemory.KEYS.values()},
 }
 
 
@@ -76,29 +77,39 @@ class SecretKeyRef:
 class GatewayProps:
     """The gateway of one LLMService."""
 
+    #: the LLMService's name, namespace and the names derived from them. Required.
     identity: naming.ServiceIdentity
+    #: the noctaya image the gateway runs. Required.
     image: str
+    #: the backend Service URL the gateway forwards to. Required.
     backend_url: str
-    #: gateway replicas; > 1 switches to the aggregate scaler
+    #: gateway replicas; > 1 switches to the aggregate scaler. Default: ``1``.
     replicas: int = 1
-    #: the gateway's tunables (queue and in-flight bounds, cold-start mode, timeouts, probe periods);
-    #: the defaults are the contract's and suit production
+    #: the gateway's tunables (queue and in-flight bounds, cold-start mode, timeouts, probe periods); the
+    #: defaults are the contract's and suit production. Default: ``gateway_contract.GatewaySettings()``, the
+    #: contract's defaults.
     settings: gateway_contract.GatewaySettings = dataclasses.field(
         default_factory=gateway_contract.GatewaySettings
     )
+    #: the Secret key holding the client API keys; ``None``: no client authentication. Default: ``None``.
     api_key: SecretKeyRef | None = None
-    #: what the co-located ExternalScaler serves KEDA (per-replica target, metric name, stream bound);
-    #: ``tls`` is taken from ``scaler_tls_secret``
+    #: what the co-located ExternalScaler serves KEDA (per-replica target, metric name, stream bound); ``tls``
+    #: is taken from ``scaler_tls_secret``. Default: ``scaler_contract.ExternalScalerSettings()``, the
+    #: contract's defaults.
     scaler: scaler_contract.ExternalScalerSettings = dataclasses.field(
         default_factory=scaler_contract.ExternalScalerSettings
     )
-    #: server credentials (tls.crt, tls.key, ca.crt) for the co-located ExternalScaler
+    #: server credentials (tls.crt, tls.key, ca.crt) for the co-located ExternalScaler. Default: ``None``.
     scaler_tls_secret: str | None = None
-    #: seconds between a reporting gateway's heartbeats to the aggregate scaler
+    #: seconds between a reporting gateway's heartbeats to the aggregate scaler. Default: ``2.0``.
     report_interval: float = 2.0
-    #: container resources: {"requests": {...}, "limits": {...}}
+    #: container resources: {"requests": {...}, "limits": {...}}. Default: none.
     resources: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
+    #: Secrets the Pods pull their images with. Default: none.
     image_pull_secrets: tuple[str, ...] = ()
+    #: the memory bounds of ``settings`` that must be kept as they are (set by the LLMService); the
+    #: others are lowered to fit the memory limit in ``resources`` (``noctaya.api.gatewaymemory``)
+    pinned_bounds: frozenset[str] = frozenset()
 
     @property
     def aggregate(self) -> bool:
@@ -174,9 +185,8 @@ def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
             scaler = gateway_contract.ScalerSection.wire(
                 settings=props.scaler, listen=f":{GRPC_PORT}", tls=tls_files(props.scaler_tls_secret)
             )
-        check_memory(props)
         return gateway_contract.GatewayConfig.wire(
-            settings=props.settings,
+            settings=fitted_settings(props)[0],
             listen=f":{HTTP_PORT}",
             backend_url=props.backend_url,
             api_key_file=f"{API_KEY_DIR}/{API_KEY_FILE}" if props.api_key else None,
@@ -188,26 +198,29 @@ def gateway_config(props: GatewayProps) -> gateway_contract.GatewayConfig:
         raise refusal(exc) from None
 
 
-def check_memory(props: GatewayProps) -> None:
-    """Refuse settings whose worst case does not fit the memory limit the gateway is rendered with
-    (it would be OOM-killed under exactly the load its bounds admit)."""
+def memory_fit(props: GatewayProps) -> gatewaymemory.Fit:
+    """The bounds the gateway runs with under the memory limit it is rendered with: the one rule of
+    ``noctaya.api.gatewaymemory`` (a limit that cannot hold the pinned bounds raises ``ValueError``)."""
     limit = props.resources.get("limits", {}).get("memory")
-    if limit is None:
-        return
-    available = int(quantities.parse(limit).value)
     settings = props.settings
-    worst = settings.worst_case_memory_bytes()
-    if worst > available:
-        mib = 1 << 20
-        raise ValueError(
-            f"gateway memory limit {limit}: the gateway's bounds admit up to {worst // mib} MiB "
-            f"({gateway_contract.BASELINE_MEMORY_BYTES // mib} MiB at rest + maxQueuedBodyBytes "
-            f"{settings.max_queued_body_bytes // mib} MiB + maxConnections {settings.max_connections} x "
-            f"{gateway_contract.CONNECTION_MEMORY_BYTES // 1024} KiB + websocketMaxOpen "
-            f"{settings.websocket_max_open} x {gateway_contract.WEBSOCKET_MESSAGE_COPIES} x "
-            f"websocketMaxMessageBytes {settings.websocket_max_message_bytes // 1024} KiB); raise the "
-            "limit or lower those bounds"
-        )
+    unknown = props.pinned_bounds - set(gatewaymemory.KEYS)
+    if unknown:
+        raise ValueError(f"pinned_bounds: unknown bounds {sorted(unknown)}")
+    return gatewaymemory.fit(
+        limit_bytes=None if limit is None else int(quantities.parse(limit)),
+        limit=limit,
+        base=settings.memory_bounds,
+        pinned={name: getattr(settings, name) for name in props.pinned_bounds},
+    )
+
+
+def fitted_settings(props: GatewayProps) -> tuple[gateway_contract.GatewaySettings, gatewaymemory.Fit]:
+    """``props.settings`` with the memory bounds fitted to the limit (the per-peer connection bound
+    kept within a lowered ``maxConnections``), and the fit."""
+    fit = memory_fit(props)
+    bounds = dataclasses.asdict(fit.bounds)
+    per_peer = min(props.settings.max_connections_per_peer, fit.bounds.max_connections)
+    return props.settings.model_copy(update={**bounds, "max_connections_per_peer": per_peer}), fit
 
 
 def scaler_service_port() -> k8s.ServicePort:
@@ -264,7 +277,15 @@ class Gateway(constructs.Construct):
         ident = props.identity
         selector = ident.selector_labels(COMPONENT)
         self.config = gateway_config(props)
-        pod = process.Process(workload=props, command=COMPONENT, name=ident.gateway, config=self.config)
+        #: which bounds were lowered to fit the memory limit, stated at the top of the config file
+        self.memory_statement = memory_fit(props).statement()
+        pod = process.Process(
+            workload=props,
+            command=COMPONENT,
+            name=ident.gateway,
+            config=self.config,
+            comment=self.memory_statement,
+        )
         self.config_map = pod.config_map(self)
         if props.api_key:
             key = {props.api_key.key: API_KEY_FILE}

@@ -10,7 +10,9 @@ their documentation and as ``values.schema.json``, which Helm enforces):
 
 ``image.repository``/``image.tag`` (tag defaults to the chart's appVersion), ``replicas``,
 ``resources``, ``watchNamespaces``, ``leaderElection.enabled``, ``gatewayImage.repository``/``tag``
-(default: the operator image), ``imagePullSecrets`` and ``logLevel``.
+(default: the operator image), ``gateway.maxQueuedBodyBytes``/``maxConnections``/``websocketMaxOpen``/
+``websocketMaxMessageBytes`` (the operator's ``--gateway-*`` bounds), ``imagePullSecrets`` and
+``logLevel``.
 
 The chart installs into the release namespace (``helm install -n noctaya-system --create-namespace``),
 so it holds no Namespace object; the CRDs are in ``crds/`` (Helm installs them before the templates and
@@ -31,7 +33,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from noctaya import __version__
-from noctaya.api import crds
+from noctaya.api import crds, gatewaymemory
 from noctaya.constructs import install, output, settings, synthesis
 
 MARK: Final = "NOCTAYA-HELM-"
@@ -122,6 +124,21 @@ VALUES: Final[tuple[Value, ...]] = (
         schema={"type": "string"},
         doc="tag of the gateway image; empty: the chart's appVersion",
     ),
+    *(
+        Value(
+            path=f"gateway.{name}",
+            default=getattr(gatewaymemory.DEFAULTS, key),
+            schema={"type": "integer", "minimum": 1, "maximum": ceiling},
+            doc=f"the gateways' {name} where an LLMService sets no spec.endpoint.{name}; lowered to fit "
+            "a smaller gateway memory limit (docs/migrating-from-go.md)",
+        )
+        for key, name, ceiling in (
+            ("max_queued_body_bytes", "maxQueuedBodyBytes", gatewaymemory.MAX_QUEUED_BODY_BYTES),
+            ("max_connections", "maxConnections", gatewaymemory.MAX_CONNECTIONS),
+            ("websocket_max_open", "websocketMaxOpen", gatewaymemory.MAX_CONNECTIONS),
+            ("websocket_max_message_bytes", "websocketMaxMessageBytes", gatewaymemory.MAX_MESSAGE_BYTES),
+        )
+    ),
     Value(
         path="imagePullSecrets",
         default=[],
@@ -156,6 +173,11 @@ _SCALARS: Final = {
     "chart": '{{ printf "%s-%s" $.Chart.Name $.Chart.Version | replace "+" "_" | quote }}',
     "managedBy": "{{ $.Release.Service | quote }}",
     "watched": "{{ $ns }}",
+    # Helm holds numbers as float64: int64 keeps a byte count from printing as 1.34217728e+08
+    **{
+        f"gateway-{name}": f"{{{{ $.Values.gateway.{name} | int64 | toString | quote }}}}"
+        for name in gatewaymemory.KEYS.values()
+    },
 }
 #: block values: marker -> the value whose YAML replaces it
 _BLOCKS: Final = {"resources": "$.Values.resources"}
@@ -163,6 +185,7 @@ _ENV: Final = {
     "NOCTAYA_NAMESPACE": "watchNamespaces",
     "NOCTAYA_LEADER_ELECTION": "leaderElection",
     "NOCTAYA_LOG_LEVEL": "logLevel",
+    **{install.GATEWAY_BOUND_VARIABLES[key]: f"gateway-{name}" for key, name in gatewaymemory.KEYS.items()},
 }
 
 HELPERS: Final = """\

@@ -38,7 +38,7 @@ import cdk8s
 import constructs
 from cdk8s_plus_28 import k8s
 
-from noctaya.api import access
+from noctaya.api import access, gatewaymemory
 from noctaya.constructs import gateway, kube, process, volumes
 
 COMPONENT: Final = "operator"
@@ -51,32 +51,46 @@ HEALTH_PORT: Final = 8081
 SCRATCH_DIR: Final = "/tmp"
 SCRATCH_SIZE: Final = "1Gi"
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
+#: the operator's variable of each gateway memory bound (``--gateway-max-connections`` …)
+GATEWAY_BOUND_VARIABLES: Final = {key: f"NOCTAYA_GATEWAY_{key.upper()}" for key in gatewaymemory.KEYS}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class OperatorInstallProps:
     """The operator installation."""
 
+    #: the noctaya image the operator runs. Required.
     image: str
+    #: the namespace the operator runs in. Default: ``"noctaya-system"``.
     namespace: str = "noctaya-system"
-    #: 2 = one leader and one standby (the default); 1 is a deliberate single-replica install
+    #: 2 = one leader and one standby (the default); 1 is a deliberate single-replica install. Default: ``2``.
     replicas: int = 2
-    #: the CustomResourceDefinitions (``noctaya.api.crds``), as manifests
+    #: the CustomResourceDefinitions (``noctaya.api.crds``), as manifests. Default: none.
     crds: Sequence[Mapping[str, Any]] = ()
-    #: image and arguments of the gateways and scalers the operator renders
+    #: the image of the gateways and scalers the operator renders; ``None``: the operator's
+    #: own. Default: ``None``.
     gateway_image: str | None = None
+    #: gateway replicas of an LLMService that names none. Default: ``1``.
     default_gateway_replicas: int = 1
+    #: the gateways' memory bounds where an LLMService sets none (``--gateway-*``). Default: the
+    #: built-in bounds (``gatewaymemory.DEFAULTS``).
+    gateway_bounds: gatewaymemory.Bounds = gatewaymemory.DEFAULTS
+    #: render the operator's Namespace too (off: it must already exist). Default: ``True``.
     create_namespace: bool = True
-    #: namespaces the operator watches (``--namespace``); empty: every namespace. With namespaces, the
-    #: grants on namespaced objects are one Role per namespace instead of a ClusterRole
+    #: namespaces the operator watches (``--namespace``); empty: every namespace. With namespaces, the grants
+    #: on namespaced objects are one Role per namespace instead of a ClusterRole. Default: none.
     watch_namespaces: tuple[str, ...] = ()
-    #: off: one replica reconciles without a Lease (then ``replicas`` must be 1 and no Lease Role exists)
+    #: off: one replica reconciles without a Lease (then ``replicas`` must be 1 and no Lease Role exists).
+    #: Default: ``True``.
     leader_election: bool = True
-    #: DEBUG, INFO, WARNING or ERROR
+    #: DEBUG, INFO, WARNING or ERROR. Default: ``"INFO"``.
     log_level: str = "INFO"
+    #: the operator container's resources: {"requests": {...}, "limits": {...}}. Default: ``{"requests":
+    #: {"cpu": "100m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}}``.
     resources: Mapping[str, Mapping[str, str]] = dataclasses.field(
         default_factory=lambda: {"requests": {"cpu": "100m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}}
     )
+    #: Secrets the operator Pods pull their image with. Default: none.
     image_pull_secrets: tuple[str, ...] = ()
 
 
@@ -226,6 +240,10 @@ class OperatorInstall(constructs.Construct):
             k8s.EnvVar(name="NOCTAYA_HEALTH_LISTEN", value=f":{HEALTH_PORT}"),
             k8s.EnvVar(name="NOCTAYA_GATEWAY_IMAGE", value=props.gateway_image or props.image),
             k8s.EnvVar(name="NOCTAYA_DEFAULT_GATEWAY_REPLICAS", value=str(props.default_gateway_replicas)),
+            *(
+                k8s.EnvVar(name=variable, value=str(getattr(props.gateway_bounds, key)))
+                for key, variable in GATEWAY_BOUND_VARIABLES.items()
+            ),
             # comma-separated; empty: every namespace
             k8s.EnvVar(name="NOCTAYA_NAMESPACE", value=",".join(props.watch_namespaces)),
             k8s.EnvVar(name="NOCTAYA_LEADER_ELECTION", value=str(props.leader_election).lower()),

@@ -32,20 +32,27 @@ BY: Final = "namespace, serving_noctaya_io_llmservice"
 class ObservabilityProps:
     """Where the monitoring objects live and which namespaces they watch."""
 
+    #: the namespace of the ServiceMonitors and alert rules. Default: ``"monitoring"``.
     namespace: str = "monitoring"
+    #: the name of the monitoring objects. Default: ``"noctaya"``.
     name: str = "noctaya"
-    #: namespaces whose LLMServices are scraped; empty = all namespaces
+    #: namespaces whose LLMServices are scraped; empty = all namespaces. Default: none.
     watch_namespaces: tuple[str, ...] = ()
-    #: labels your Prometheus selects ServiceMonitors and rules by (e.g. ``release: kube-prometheus``)
+    #: labels your Prometheus selects ServiceMonitors and rules by (e.g. ``release: kube-prometheus``).
+    #: Default: none.
     extra_labels: tuple[tuple[str, str], ...] = ()
+    #: how often Prometheus scrapes the gateways and scalers (a duration). Default: ``"15s"``.
     scrape_interval: str = "15s"
-    #: alert thresholds
+    #: a queue fuller than this share of ``maxQueue`` alerts. Default: ``0.9``.
     queue_saturation_ratio: float = 0.9
+    #: an activation slower than this alerts. Default: ``300``.
     slow_activation_seconds: int = 300
+    #: the engine's queue metric an alert watches. Default: ``"vllm:num_requests_waiting"``.
     engine_queue_metric: str = "vllm:num_requests_waiting"
+    #: that metric above this alerts. Default: ``50``.
     engine_queue_threshold: int = 50
-    #: how long a scaler may serve without any KEDA stream before it is an alert (KEDA reconnects
-    #: with a backoff of a few seconds, so a short gap is normal)
+    #: how long a scaler may serve without any KEDA stream before it is an alert (KEDA reconnects with a
+    #: backoff of a few seconds, so a short gap is normal). Default: ``"5m"``.
     stream_missing_for: str = "5m"
 
 

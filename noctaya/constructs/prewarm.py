@@ -118,38 +118,53 @@ echo "stage: $ARTIFACT staged in $dir"
 class PrewarmProps:
     """The staging Job of one LLMService."""
 
+    #: the LLMService's name, namespace and the names derived from them. Required.
     identity: naming.ServiceIdentity
+    #: what the Job stages and where (the source and the target directory). Required.
     staging: delivery.StagingPlan
-    #: the cache volume the Job writes (read-write)
+    #: the cache volume the Job writes (read-write). Required.
     cache_volume: delivery.ModelVolume
-    #: ``spec.model.source.secretRef.name`` (oci:// only): a kubernetes.io/dockerconfigjson Secret
+    #: ``spec.model.source.secretRef.name`` (oci:// only): a kubernetes.io/dockerconfigjson Secret. Default:
+    #: ``None``.
     registry_secret: str | None = None
     #: hub credentials, as env entries taken from the runtime (``HUB_TOKEN_VARIABLES`` only, normally
-    #: ``valueFrom.secretKeyRef``), so gated repositories download with the engine's own token
+    #: ``valueFrom.secretKeyRef``), so gated repositories download with the engine's own token. Default: none.
     hub_env: tuple[Mapping[str, Any], ...] = ()
+    #: the Job Pod's node selector (the backend's, so a node-local cache fills on its node). Default: none.
     node_selector: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: the Job Pod's tolerations (the backend's). Default: none.
     tolerations: tuple[Mapping[str, Any], ...] = ()
+    #: Secrets the Job Pod pulls its images with. Default: none.
     image_pull_secrets: tuple[str, ...] = ()
+    #: the image that downloads from a model hub (this release's noctaya image). Default: ``HUB_IMAGE``.
     hub_image: str = HUB_IMAGE
+    #: the image that pulls an oci:// artifact. Default: ``ORAS_IMAGE``.
     oras_image: str = ORAS_IMAGE
+    #: the small image that moves a staged artifact into the cache. Default: ``STAGE_IMAGE``.
     stage_image: str = STAGE_IMAGE
-    #: bound of the ORAS staging emptyDir (oci:// only); the artifact never exceeds the cache it fills
+    #: bound of the ORAS staging emptyDir (oci:// only); the artifact never exceeds the cache it fills.
+    #: Default: ``None``.
     stage_size_limit: str | None = None
-    #: bounds: retries and the whole Job's deadline
+    #: retries of the Job's Pod. Default: ``BACKOFF_LIMIT``.
     backoff_limit: int = BACKOFF_LIMIT
+    #: the whole Job's deadline, in seconds. Default: ``DEADLINE_SECONDS``.
     active_deadline_seconds: int = DEADLINE_SECONDS
 
 
-def _writer_security_context() -> k8s.SecurityContext:
-    """The containers that write the cache run as its owner (root on a fresh volume: said explicitly,
-    since the Noctaya image defaults to a non-root user), but without privilege escalation or any
-    capability."""
-    return k8s.SecurityContext(
-        run_as_user=0,
-        allow_privilege_escalation=False,
-        capabilities=k8s.Capabilities(drop=["ALL"]),
-        seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
-    )
+def _writer_security_context(cache: delivery.ModelVolume) -> k8s.SecurityContext:
+    """The containers that write the cache. On a claim they run as the non-root user and write
+    through the Pod's ``fsGroup`` (the kubelet makes the volume group-writable): the ``restricted``
+    Pod Security Standard. A HostPath directory takes no ``fsGroup`` and belongs to root, so there
+    they run as root (said explicitly: the Noctaya image defaults to a non-root user) — still without
+    privilege escalation or any capability."""
+    if cache.host_path is not None:
+        return k8s.SecurityContext(
+            run_as_user=0,
+            allow_privilege_escalation=False,
+            capabilities=k8s.Capabilities(drop=["ALL"]),
+            seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
+        )
+    return volumes.restricted_security_context()
 
 
 def _hub_container(props: PrewarmProps, source: sources.HubSource, mount: k8s.VolumeMount) -> k8s.Container:
@@ -172,7 +187,7 @@ def _hub_container(props: PrewarmProps, source: sources.HubSource, mount: k8s.Vo
             requests=kube.quantities({"cpu": "500m", "memory": "1Gi"}),
             limits=kube.quantities({"memory": "4Gi"}),
         ),
-        security_context=_writer_security_context(),
+        security_context=_writer_security_context(props.cache_volume),
     )
 
 
@@ -211,7 +226,7 @@ def _oci_containers(
             requests=kube.quantities({"cpu": "100m", "memory": "64Mi"}),
             limits=kube.quantities({"memory": "256Mi"}),
         ),
-        security_context=_writer_security_context(),
+        security_context=_writer_security_context(props.cache_volume),
     )
     return pull, stage
 
@@ -273,11 +288,12 @@ class Prewarm(constructs.Construct):
                         automount_service_account_token=False,
                         enable_service_links=False,
                         image_pull_secrets=kube.pull_secrets(props.image_pull_secrets),
-                        # the non-root pull container reads the 0440 registry file through this group
+                        # the non-root writers write the claim, and the non-root pull container reads
+                        # the 0440 registry file, through this group
                         security_context=k8s.PodSecurityContext(
                             fs_group=volumes.NONROOT_UID, fs_group_change_policy="OnRootMismatch"
                         )
-                        if props.registry_secret
+                        if props.registry_secret or props.cache_volume.host_path is None
                         else None,
                     ),
                 ),

@@ -96,6 +96,8 @@ class Process:
     command: str
     name: str
     config: fields.Model
+    #: a line written as a YAML comment at the top of the config file (why a value is what it is)
+    comment: str | None = None
     #: the config first; the component adds its Secret files
     files: PodFiles = dataclasses.field(default_factory=PodFiles, init=False)
 
@@ -114,7 +116,10 @@ class Process:
     @functools.cached_property
     def text(self) -> str:
         """The config file as mounted."""
-        return render_config(self.config)
+        text = render_config(self.config)
+        if self.comment:
+            text = f"# {' '.join(self.comment.split())}\n{text}"
+        return text
 
     @functools.cached_property
     def config_hash(self) -> str:

@@ -44,26 +44,34 @@ def member_bound(gateways: int) -> int:
 class AggregateScalerProps:
     """The aggregate scaler of one LLMService."""
 
+    #: the LLMService's name, namespace and the names derived from them. Required.
     identity: naming.ServiceIdentity
+    #: the noctaya image the aggregate scaler runs. Required.
     image: str
     #: what it serves KEDA (per-replica target, metric name, stream bound); ``tls`` is taken from
-    #: ``tls_secret``
+    #: ``tls_secret``. Default: ``scaler_contract.ExternalScalerSettings()``, the contract's defaults.
     scaler: scaler_contract.ExternalScalerSettings = dataclasses.field(
         default_factory=scaler_contract.ExternalScalerSettings
     )
-    #: bounds: gateways counted, one gateway's demand (its maxQueue + maxInFlight), report concurrency
+    #: gateways counted at most (bounds the membership table).
+    #: Default: ``MIN_MEMBERS``.
     max_members: int = MIN_MEMBERS
+    #: the largest demand one gateway may report. Default: ``1100``.
     max_member_demand: int = 1100
-    #: seconds after which a silent gateway no longer counts
+    #: seconds after which a silent gateway no longer counts. Default: ``10.0``.
     member_ttl: float = 10.0
+    #: demand reports handled at once. Default: ``64``.
     max_concurrent_reports: int = 64
-    #: server credentials for KEDA mTLS (tls.crt, tls.key, ca.crt)
+    #: server credentials for KEDA mTLS (tls.crt, tls.key, ca.crt). Default: ``None``.
     tls_secret: str | None = None
-    #: the shared token; ``None`` leaves the Secret out (it must already exist)
+    #: the shared token; ``None`` leaves the Secret out (it must already exist). Default: ``None``.
     token: str | None = None
+    #: the scaler container's resources: {"requests": {...}, "limits": {...}}. Default: ``{"requests": {"cpu":
+    #: "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}}``.
     resources: Mapping[str, Mapping[str, str]] = dataclasses.field(
         default_factory=lambda: {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}}
     )
+    #: Secrets the scaler Pods pull their image with. Default: none.
     image_pull_secrets: tuple[str, ...] = ()
 
 

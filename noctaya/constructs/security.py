@@ -33,14 +33,21 @@ NAMESPACE_LABEL: Final = "kubernetes.io/metadata.name"
 class ScalerSecurityProps:
     """Hardening of the LLMService ``identity``."""
 
+    #: the LLMService's name, namespace and the names derived from them. Required.
     identity: naming.ServiceIdentity
-    #: TriggerAuthentication name (``externalScaler.tls.authenticationRef.name``); ``None`` = no mTLS
+    #: TriggerAuthentication name (``externalScaler.tls.authenticationRef.name``); ``None`` = no mTLS.
+    #: Default: ``None``.
     authentication_name: str | None = None
-    #: Secret with the KEDA client certificate (``tls.crt``, ``tls.key``) and the server CA (``ca.crt``)
+    #: Secret with the KEDA client certificate (``tls.crt``, ``tls.key``) and the server CA (``ca.crt``).
+    #: Default: ``None``.
     client_secret: str | None = None
+    #: the namespace KEDA runs in (the only peer of the scaler's gRPC port). Default: ``"keda"``.
     keda_namespace: str = "keda"
+    #: the namespace Prometheus scrapes from. Default: ``"monitoring"``.
     monitoring_namespace: str = "monitoring"
+    #: the backend port the gateways reach. Default: ``8000``.
     backend_port: int = 8000
+    #: render the NetworkPolicies (off: the TriggerAuthentication alone). Default: ``True``.
     network_policies: bool = True
 
 

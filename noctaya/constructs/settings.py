@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from noctaya import __version__
+from noctaya.api import gatewaymemory
 from noctaya.constructs import backend, prewarm
 from noctaya.contract import gateway as gateway_contract
 from noctaya.runtime import delivery
@@ -41,7 +42,10 @@ class RenderSettings:
     - ``gateway_settings``: the gateways' tunables where the LLMService says nothing (the in-flight
       bound, probe periods, connect and body timeouts); the LLMService's own fields (``maxQueue``,
       cold-start mode and heartbeat, activation and drain timeouts, the runtime's readiness path) are
-      laid over them. The aggregate scaler's per-member bound is ``maxQueue + maxInFlight``.
+      laid over them. The aggregate scaler's per-member bound is ``maxQueue + maxInFlight``. The four
+      memory bounds (``maxQueuedBodyBytes``, ``maxConnections``, ``websocketMaxOpen``,
+      ``websocketMaxMessageBytes``) are lowered to fit a smaller gateway memory limit unless the
+      LLMService sets them (``noctaya.api.gatewaymemory``).
     """
 
     gateway_image: str = DEFAULT_IMAGE
@@ -59,7 +63,7 @@ class RenderSettings:
     gateway_resources: Mapping[str, Mapping[str, str]] = dataclasses.field(
         default_factory=lambda: {
             "requests": {"cpu": "100m", "memory": "128Mi"},
-            "limits": {"memory": "1Gi"},
+            "limits": {"memory": gatewaymemory.DEFAULT_LIMIT},
         }
     )
     gateway_settings: gateway_contract.GatewaySettings = dataclasses.field(

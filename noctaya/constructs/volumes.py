@@ -126,6 +126,20 @@ def marker_wait_container(
     )
 
 
+def engine_security_context() -> k8s.SecurityContext:
+    """The serving container's security context, the same for every engine family (vLLM, SGLang, TGI,
+    llama.cpp): no privilege escalation, no capability, the runtime's default seccomp profile. The user
+    stays the image's: the engines' official images run as root and write their caches under its home,
+    so ``runAsNonRoot`` is not set and the root filesystem stays writable. Accelerators reach the
+    container through their device plugins, which need none of this. The backend Pods meet the
+    ``baseline`` Pod Security Standard, and ``restricted`` but for ``runAsNonRoot``."""
+    return k8s.SecurityContext(
+        allow_privilege_escalation=False,
+        capabilities=k8s.Capabilities(drop=["ALL"]),
+        seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault"),
+    )
+
+
 def restricted_security_context(*, read_only_root: bool = True) -> k8s.SecurityContext:
     """A container security context meeting the ``restricted`` Pod Security Standard."""
     return k8s.SecurityContext(

@@ -9,12 +9,15 @@ both its producer and its consumer build on that definition.
 Owns: the gateway and aggregate scaler config files (their fields, bounds, defaults and one-line
 errors), the connection bounds of a listener, and the demand signal.
 
-Modules (import the module: ``from noctaya.contract import gateway``):
+Modules (import the module, under one name everywhere: ``from noctaya.contract import gateway as
+gateway_contract``, ``scaler as scaler_contract``, the others as themselves: ``from noctaya.contract
+import fields``):
 
 - ``fields``     primitives every file uses: ``Model`` (the base of every file model, with
                  ``Model.wire``), ``Seconds`` (a Go duration held as float seconds), ``ListenAddress`` /
                  ``Listen``, ``ServiceRef``, ``TlsFiles``
 - ``documents``  ``ConfigError``, the bounded document reader and one-line-per-field error messages
+- ``flags``      every setting is a flag: one naming rule and one help text for the commands
 - ``files``      mounted files read safely: their identity, a non-blocking, size-bounded read of a
                  regular file, and a bounded wait for it off the event loop
 - ``connections`` the connection bounds of an HTTP listener (``headerTimeout``, ``keepAliveTimeout``,
@@ -27,6 +30,7 @@ Modules (import the module: ``from noctaya.contract import gateway``):
                  failure contract of a listener
 
 Must not import: anything of ``noctaya`` but ``noctaya.api.durations`` (the one Go-duration
-implementation), nor aiohttp, grpc, kopf, cdk8s, constructs, jsii or a Kubernetes client. Both sides
-import it, so it stays small, pure and fast to import.
+implementation) and ``noctaya.api.gatewaymemory`` (the one rule of what a memory limit admits), nor
+aiohttp, grpc, kopf, cdk8s, constructs, jsii or a Kubernetes client. Both sides import it, so it stays
+small, pure and fast to import.
 """

@@ -10,6 +10,7 @@ file key (``maxQueue: Input should be greater than or equal to 1``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -28,14 +29,27 @@ class ConfigError(Exception):
     """The configuration is unusable; the message is meant for a person and names the field."""
 
 
-def describe_errors(error: pydantic.ValidationError) -> str:
-    """One line per problem, each naming the field by its file key (``coldStartMode: ...``)."""
+def dotted(location: tuple[int | str, ...]) -> str:
+    """A problem's location as its file key path (``scaler.tls.certFile``, ``coldRoutes.0.path``)."""
+    return ".".join(str(part) for part in location)
+
+
+def describe_errors(
+    error: pydantic.ValidationError,
+    *,
+    where: Callable[[tuple[int | str, ...]], str] = dotted,
+    separator: str = "\n",
+) -> str:
+    """One line per problem (joined by ``separator``), each naming the field: by its file key
+    (``coldStartMode: ...``) unless ``where`` names a location otherwise (a flag, a spec field);
+    pydantic's ``Value error, `` prefix dropped. A problem with no location (a cross-field rule,
+    which names its fields itself) is its message alone."""
     lines = []
     for item in error.errors():
-        where = ".".join(str(part) for part in item["loc"])
+        named = where(tuple(item["loc"])) if item["loc"] else ""
         message = item["msg"].removeprefix("Value error, ")
-        lines.append(f"{where}: {message}" if where else message)  # a cross-field rule names its fields
-    return "\n".join(lines)
+        lines.append(f"{named}: {message}" if named else message)
+    return separator.join(lines)
 
 
 def _json_depth(raw: bytes) -> int:

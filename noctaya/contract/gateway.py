@@ -31,26 +31,23 @@ from urllib.parse import urlsplit
 
 import pydantic
 
+from noctaya.api import gatewaymemory
 from noctaya.contract import connections, documents, fields, scaler
 
 MAX_QUEUE: Final = 1_000_000
 MAX_IN_FLIGHT: Final = 1_000_000
 MAX_BODY_BYTES: Final = 1 << 30
-MAX_QUEUED_BODY_BYTES: Final = 16 << 30
-MAX_CONNECTIONS: Final = 1_000_000
-#: the gateway process at rest (interpreter, libraries, metrics), measured with some room
-BASELINE_MEMORY_BYTES: Final = 96 << 20
-#: one client connection at most: aiohttp's read buffer up to its high-water mark (2 x 64 KiB), the
-#: request head (16 KiB), the response relayed from the backend up to its own high-water mark
-#: (2 x 64 KiB), and the transport's write buffer
-CONNECTION_MEMORY_BYTES: Final = 384 << 10
+MAX_QUEUED_BODY_BYTES: Final = gatewaymemory.MAX_QUEUED_BODY_BYTES
+MAX_CONNECTIONS: Final = gatewaymemory.MAX_CONNECTIONS
+#: the worst-case memory model (``noctaya.api.gatewaymemory``, the rule every renderer runs)
+BASELINE_MEMORY_BYTES: Final = gatewaymemory.BASELINE_BYTES
+CONNECTION_MEMORY_BYTES: Final = gatewaymemory.CONNECTION_BYTES
 READINESS_PATH: Final = r"^/[^\s?#]*$"
 #: a route's exact path: RFC 3986 path characters, no query or fragment
 ROUTE_PATH: Final = r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$"
 MAX_COLD_ROUTES: Final = 16
-MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
-#: one open WebSocket at most: a whole message each way, held as received and again as the frame sent
-WEBSOCKET_MESSAGE_COPIES: Final = 4
+MAX_MESSAGE_BYTES: Final = gatewaymemory.MAX_MESSAGE_BYTES
+WEBSOCKET_MESSAGE_COPIES: Final = gatewaymemory.WEBSOCKET_MESSAGE_COPIES
 HEADER_NAME: Final = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$"
 MAX_TENANTS: Final = 4096
 MAX_SAMPLES: Final = 1000
@@ -216,7 +213,7 @@ class GatewaySettings(fields.Model):
         pydantic.Field(
             ge=1, le=MAX_MESSAGE_BYTES, description="largest WebSocket message, either way (bytes)"
         ),
-    ] = 4 * 1024 * 1024
+    ] = gatewaymemory.DEFAULTS.websocket_max_message_bytes
     websocket_max_open: Annotated[
         int,
         pydantic.Field(
@@ -224,7 +221,7 @@ class GatewaySettings(fields.Model):
             le=MAX_CONNECTIONS,
             description="WebSockets open at once (each may hold a few messages of the largest size)",
         ),
-    ] = 16
+    ] = gatewaymemory.DEFAULTS.websocket_max_open
     websocket_max_open_per_peer: Annotated[
         int,
         pydantic.Field(
@@ -335,7 +332,7 @@ class GatewaySettings(fields.Model):
             le=MAX_QUEUED_BODY_BYTES,
             description="request bodies held in memory by queued cold requests, all together (bytes)",
         ),
-    ] = 128 * 1024 * 1024
+    ] = gatewaymemory.DEFAULTS.max_queued_body_bytes
     backend_header_timeout: Annotated[
         fields.PositiveSeconds,
         pydantic.Field(description="longest wait for the backend's response headers (504 after it)"),
@@ -346,7 +343,9 @@ class GatewaySettings(fields.Model):
     ] = 60.0
     header_timeout: connections.HeaderTimeout = 10.0
     keep_alive_timeout: connections.KeepAliveTimeout = 60.0
-    max_connections: Annotated[connections.Count, pydantic.Field(le=MAX_CONNECTIONS)] = 1024
+    max_connections: Annotated[connections.Count, pydantic.Field(le=MAX_CONNECTIONS)] = (
+        gatewaymemory.DEFAULTS.max_connections
+    )
     max_connections_per_peer: Annotated[connections.PerPeer, pydantic.Field(le=MAX_CONNECTIONS)] = 256
     peer_ipv6_prefix: connections.Ipv6Prefix = 64
     trusted_proxies: connections.TrustedProxies = ()
@@ -380,16 +379,16 @@ class GatewaySettings(fields.Model):
             raise ValueError("warmDuration must not exceed maxWarmDuration")
         return self
 
+    @property
+    def memory_bounds(self) -> gatewaymemory.Bounds:
+        """The four bounds that decide the worst-case memory."""
+        return gatewaymemory.Bounds(**{name: getattr(self, name) for name in gatewaymemory.KEYS})
+
     def worst_case_memory_bytes(self) -> int:
         """What the gateway can hold at most under these bounds: a baseline, the queued bodies, and
         the buffers of every open connection (request and response flow control, request head), and
-        the messages every open WebSocket may hold."""
-        return (
-            BASELINE_MEMORY_BYTES
-            + self.max_queued_body_bytes
-            + self.max_connections * CONNECTION_MEMORY_BYTES
-            + self.websocket_max_open * WEBSOCKET_MESSAGE_COPIES * self.websocket_max_message_bytes
-        )
+        the messages every open WebSocket may hold (``noctaya.api.gatewaymemory``)."""
+        return self.memory_bounds.worst_case_bytes()
 
 
 class ScalerSection(scaler.ExternalScalerSettings):

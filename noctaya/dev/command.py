@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from noctaya.contract import fields
-from noctaya.contract import gateway as gateway_config
-from noctaya.contract import scaler as scaler_config
+from noctaya.contract import documents, fields, flags
+from noctaya.contract import gateway as gateway_contract
+from noctaya.contract import scaler as scaler_contract
 from noctaya.dev import certificates, gateways, replicas, view
 
 if TYPE_CHECKING:  # imported when the runner starts: gRPC must see GRPC_ENABLE_FORK_SUPPORT first
@@ -43,17 +43,9 @@ DEV_GATEWAY_DEFAULTS: dict[str, Any] = {"drain_timeout": 10.0}
 OWN_FLAGS = {"readiness_path"}
 
 
-def _gateway_flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
 def _gateway_help(name: str) -> str:
-    field = gateway_config.GatewaySettings.model_fields[name]
-    default = DEV_GATEWAY_DEFAULTS.get(name, field.default)
-    shown = fields.format_seconds(default) if isinstance(default, float) else default
-    if isinstance(default, tuple):  # structured: shown (and given) as JSON
-        shown = json.dumps([item.model_dump(mode="json") for item in default]).replace("%", "%%")
-    return f"gateway: {field.description} (default {shown})"
+    field = gateway_contract.GatewaySettings.model_fields[name]
+    return "gateway: " + flags.describe(field, default=DEV_GATEWAY_DEFAULTS.get(name, field.default))
 
 
 def _duration(text: str) -> float:
@@ -191,9 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="gateway: require 'Authorization: Bearer <key>' with the key in FILE (default: no key)",
     )
-    for name in gateway_config.GatewaySettings.model_fields:
+    for name in gateway_contract.GatewaySettings.model_fields:
         if name not in OWN_FLAGS:
-            p.add_argument(_gateway_flag(name), default=None, metavar="VALUE", help=_gateway_help(name))
+            p.add_argument(flags.flag([name]), default=None, metavar="VALUE", help=_gateway_help(name))
     return p
 
 
@@ -215,26 +207,26 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         raise ValueError("--listen needs a fixed port (clients must know it)")
     service = {"name": args.service_name, "namespace": args.namespace}
     try:  # the fields the scaler (and every gateway) reads, checked here rather than by a child
-        scaler_config.build_config({"service": service, "memberTtl": args.member_ttl})
-    except scaler_config.ConfigError as exc:
+        scaler_contract.build_config({"service": service, "memberTtl": args.member_ttl})
+    except scaler_contract.ConfigError as exc:
         raise ValueError(f"--service-name, --namespace or --member-ttl: {exc}") from None
     tunables: dict[str, Any] = {**DEV_GATEWAY_DEFAULTS, "readiness_path": args.readiness_path}
-    for name, field in gateway_config.GatewaySettings.model_fields.items():
+    for name, field in gateway_contract.GatewaySettings.model_fields.items():
         value = getattr(args, name, None) if name not in OWN_FLAGS else None
         if value is not None and isinstance(field.default, tuple | list | dict):
             try:  # a structured setting (--cold-routes) is given as JSON
                 value = json.loads(value)
             except ValueError as exc:
-                raise ValueError(f"{_gateway_flag(name)}: not JSON ({exc})") from None
+                raise ValueError(f"{flags.flag([name])}: not JSON ({exc})") from None
         if value is not None:
             tunables[name] = value
     # check the gateway options now, so a bad one is reported here and not by a child process
     try:
-        gateway = gateway_config.GatewaySettings.model_validate(tunables)
+        gateway = gateway_contract.GatewaySettings.model_validate(tunables)
     except pydantic.ValidationError as exc:
         raise ValueError(f"gateway options: {_flag_errors(exc)}") from None
     try:
-        gateway_config.GatewayConfig.wire(
+        gateway_contract.GatewayConfig.wire(
             settings=gateway, backend_url="http://127.0.0.1:1", api_key_file=args.api_key_file
         )
     except pydantic.ValidationError as exc:
@@ -303,11 +295,7 @@ def _schedule(text: str, *, index: int, max_replicas: int) -> keda.CronTrigger:
     try:
         schedule = llmservice.Schedule.model_validate(document)
     except pydantic.ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'schedule'}: {e['msg'].removeprefix('Value error, ')}"
-            for e in exc.errors()
-        )
-        raise ValueError(f"{flag}: {problems}") from None
+        raise ValueError(f"{flag}: {documents.describe_errors(exc, separator='; ')}") from None
     if schedule.min_replicas > max_replicas:
         raise ValueError(f"{flag}: minReplicas {schedule.min_replicas} is above --max {max_replicas}")
     return keda.CronTrigger(
@@ -330,12 +318,19 @@ def _replicas(value: object, *, flag: str) -> object:
 
 def _flag_errors(error: pydantic.ValidationError) -> str:
     """``--max-queue: Input should be ...`` for each bad gateway option."""
-    lines = []
-    for item in error.errors():
-        name = str(item["loc"][0]) if item["loc"] else ""
-        flag = _gateway_flag(name) if name in gateway_config.GatewaySettings.model_fields else name
-        lines.append(f"{flag}: {item['msg'].removeprefix('Value error, ')}")
-    return "; ".join(lines)
+    return documents.describe_errors(error, where=_gateway_option, separator="; ")
+
+
+def _gateway_option(location: tuple[int | str, ...]) -> str:
+    """The option a problem's location names: a gateway setting's flag, else the location."""
+    names = {field.alias: name for name, field in gateway_contract.GatewaySettings.model_fields.items()}
+    head = str(location[0])
+    name = names.get(head, head)
+    return (
+        flags.flag([name])
+        if name in gateway_contract.GatewaySettings.model_fields
+        else documents.dotted(location)
+    )
 
 
 async def _main(settings: runner.Settings, out: view.View) -> int:

@@ -40,8 +40,8 @@ from typing import Any
 import aiohttp
 
 from noctaya.contract import fields
-from noctaya.contract import gateway as gateway_config
-from noctaya.contract import scaler as scaler_config
+from noctaya.contract import gateway as gateway_contract
+from noctaya.contract import scaler as scaler_contract
 from noctaya.dev import certificates, gateways, keda, processes, replicas, service, view
 from noctaya.scaler import credentials
 
@@ -62,8 +62,8 @@ class Settings:
     )
     target: int = 10
     #: the gateways' tunables (``readiness_path`` is taken from the field above)
-    gateway: gateway_config.GatewaySettings = dataclasses.field(
-        default_factory=gateway_config.GatewaySettings
+    gateway: gateway_contract.GatewaySettings = dataclasses.field(
+        default_factory=gateway_contract.GatewaySettings
     )
     api_key_file: str | None = None
     scaler_tls: bool = False
@@ -207,15 +207,15 @@ class DevRunner:
         return fields.ServiceRef(name=self.settings.scaling.name, namespace=self.settings.scaling.namespace)
 
     @property
-    def gateway_settings(self) -> gateway_config.GatewaySettings:
+    def gateway_settings(self) -> gateway_contract.GatewaySettings:
         s = self.settings
         return s.gateway.model_copy(update={"readiness_path": s.readiness_path})
 
-    def scaler_config(self) -> scaler_config.ScalerConfig:
+    def scaler_config(self) -> scaler_contract.ScalerConfig:
         """The aggregate scaler's config; a member's demand is bounded by one gateway's own bounds."""
         s = self.settings
         gateway = self.gateway_settings
-        return scaler_config.ScalerConfig(
+        return scaler_contract.ScalerConfig(
             service=self.service_ref,
             grpc_listen=f"127.0.0.1:{self.grpc_port}",
             report_listen=f"127.0.0.1:{self.scaler_report_port}",
@@ -246,25 +246,25 @@ class DevRunner:
         )
         self.view.event(f"aggregate scaler up (reports :{self.scaler_report_port}, gRPC :{self.grpc_port})")
 
-    def gateway_config(self, *, port: int) -> gateway_config.GatewayConfig:
+    def gateway_config(self, *, port: int) -> gateway_contract.GatewayConfig:
         """The config of a gateway listening on ``port``: co-located scaler, or reporting."""
         s = self.settings
-        scaler: gateway_config.ScalerSection | None = None
-        report: gateway_config.ReportSection | None = None
+        scaler: gateway_contract.ScalerSection | None = None
+        report: gateway_contract.ReportSection | None = None
         if s.gateways > 1:
-            report = gateway_config.ReportSection(
+            report = gateway_contract.ReportSection(
                 url=f"http://127.0.0.1:{self.scaler_report_port}",
                 token_file=str(self.run_dir / "scaler-token"),
                 interval=min(fields.parse_seconds(s.report_interval), fields.parse_seconds(s.member_ttl) / 4),
             )
         else:
-            scaler = gateway_config.ScalerSection(
+            scaler = gateway_contract.ScalerSection(
                 listen=f"127.0.0.1:{self.grpc_port}",
                 target=s.target,
                 metric_name=s.scaling.metric_name,
                 tls=self._tls(),
             )
-        return gateway_config.GatewayConfig.wire(
+        return gateway_contract.GatewayConfig.wire(
             settings=self.gateway_settings,
             listen=f"{s.listen_host if s.gateways == 1 else '127.0.0.1'}:{port}",
             backend_url=self.backend.url,

@@ -38,7 +38,7 @@ import aiohttp
 from aiohttp import web
 
 from noctaya.contract import demand as demand_mod
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import (
     accesslog,
     activation,
@@ -46,6 +46,7 @@ from noctaya.gateway import (
     auth,
     demand,
     draining,
+    endpoints,
     errors,
     handler,
     heartbeat,
@@ -58,7 +59,7 @@ from noctaya.gateway import (
     routing,
     websocket,
 )
-from noctaya.serving import connections, peers
+from noctaya.serving import connections, fallback, peers
 
 CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 """What ``app.cleanup_ctx`` takes: an async generator function, code before ``yield`` runs at start."""
@@ -73,7 +74,9 @@ PROBE_PATHS = frozenset({"/healthz"})
 logger = logging.getLogger("noctaya.gateway")
 
 
-def connection_limits(config: config.GatewayConfig, *, descriptors: int | None = None) -> connections.Limits:
+def connection_limits(
+    config: gateway_contract.GatewayConfig, *, descriptors: int | None = None
+) -> connections.Limits:
     """The bounds of the gateway's listener: the configured ones, ``maxConnections`` lowered (with a
     warning) to what the process's file descriptors (``descriptors``, RLIMIT_NOFILE by default)
     hold beside the backend sockets."""
@@ -113,7 +116,7 @@ def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
 
 
 def make_app(
-    config: config.GatewayConfig,
+    config: gateway_contract.GatewayConfig,
     *,
     source: liveconfig.ConfigSource | None = None,
     sidecars: Sequence[demand_mod.Sidecar] = (),
@@ -274,6 +277,8 @@ def make_app(
         ),
     )
     routing.setup_routes(app, handler=handler.ProxyHandler(parts))
+    # what no route takes (a path with a line feed, OPTIONS *): the JSON 404
+    fallback.install(app, handler=endpoints.not_found_handler)
     app.cleanup_ctx.append(_backend_context)
     app.cleanup_ctx.append(_loops_context)
     app.cleanup_ctx.extend(_sidecar_context(sidecar) for sidecar in sidecars)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from aiohttp import web
 
-from noctaya.contract import gateway as config_
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import errors
 
 METHODS = frozenset({"GET", "HEAD"})
@@ -23,7 +23,7 @@ ColdAnswer = Callable[[web.Request], web.Response]
 _HEADERS = {"Cache-Control": "no-store"}
 
 
-def cold_answers(config: config_.GatewaySettings) -> dict[str, ColdAnswer]:
+def cold_answers(config: gateway_contract.GatewaySettings) -> dict[str, ColdAnswer]:
     """The cold routes by path: what the gateway answers itself while the backend is cold.
 
     A ``models`` route needs ``served_model``; without it the route is proxied (and wakes the

@@ -176,10 +176,6 @@ def invalid_encoding(detail: str) -> GatewayError:
     )
 
 
-def malformed(detail: str) -> GatewayError:
-    return GatewayError(reason=Reason.MALFORMED, message=f"malformed HTTP request: {detail}")
-
-
 def not_found(path: str) -> GatewayError:
     return GatewayError(
         reason=Reason.NOT_FOUND,

@@ -43,7 +43,7 @@ import hashlib
 
 from aiohttp import web
 
-from noctaya.contract import gateway as config_
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import accesslog, coldanswers, errors, history, metrics, proxy, streaming
 from noctaya.gateway import activation as activation_
 from noctaya.gateway import admission as admission_
@@ -65,7 +65,7 @@ _UNDECLARED_TYPES = frozenset({"application/octet-stream", "text/plain"})
 class Parts:
     """The gateway's parts the proxied path works with, built once by the app factory."""
 
-    config: config_.GatewayConfig
+    config: gateway_contract.GatewayConfig
     admission: admission_.Admission
     activation: activation_.Activation
     readiness: readiness_.Readiness

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import activation, admission, auth, demand, draining, history, metrics, readiness
 from noctaya.serving import connections
 
-CONFIG = web.AppKey("noctaya.gateway.config", config.GatewayConfig)
+CONFIG = web.AppKey("noctaya.gateway.config", gateway_contract.GatewayConfig)
 DEMAND = web.AppKey("noctaya.gateway.demand", demand.Demand)
 ADMISSION = web.AppKey("noctaya.gateway.admission", admission.Admission)
 ACTIVATION = web.AppKey("noctaya.gateway.activation", activation.Activation)

@@ -42,14 +42,14 @@ from pathlib import Path
 from typing import Any
 
 from noctaya.contract import documents, files
-from noctaya.contract import gateway as config_
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import activation, metrics, readiness
 
 logger = logging.getLogger(__name__)
 
 Stamp = files.Identity | str
 """What the file resolves to (``files.identity``) or why it cannot be stat'ed."""
-Loaded = tuple[Stamp, config_.GatewayConfig | documents.ConfigError]
+Loaded = tuple[Stamp, gateway_contract.GatewayConfig | documents.ConfigError]
 """The file's stamp taken before it was read, and the config built from it or why there is none."""
 
 
@@ -59,7 +59,7 @@ class ConfigSource:
     command-line flags laid over it as at start)."""
 
     path: Path
-    build: Callable[[dict[str, Any]], config_.GatewayConfig] = config_.build_config
+    build: Callable[[dict[str, Any]], gateway_contract.GatewayConfig] = gateway_contract.build_config
 
     def stamp(self) -> Stamp:
         """The file's stamp now (blocking)."""
@@ -83,7 +83,7 @@ class ConfigSource:
 class LiveConfig:
     """Applies the live fields of ``running`` at start, then those of each changed file."""
 
-    running: config_.GatewayConfig
+    running: gateway_contract.GatewayConfig
     #: the file ``running`` was read from; None: nothing to watch
     source: ConfigSource | None
     activation: activation.Activation
@@ -91,7 +91,7 @@ class LiveConfig:
     metrics: metrics.Metrics
     #: how long one look at the file (a stat, or a read) is waited for
     read_timeout: float = files.READ_TIMEOUT
-    _applied: config_.GatewayConfig = dataclasses.field(init=False)  # the live fields in effect
+    _applied: gateway_contract.GatewayConfig = dataclasses.field(init=False)  # the live fields in effect
     _stamp: Stamp | None = dataclasses.field(default=None, init=False)
     _waiting: dict[str, Any] = dataclasses.field(default_factory=dict, init=False)  # non-live, logged
     _stats: files.Reader[Stamp] | None = dataclasses.field(default=None, init=False)
@@ -149,7 +149,11 @@ class LiveConfig:
         if first and new == self.running:  # the file as it was read at start
             return None
         self._log_waiting(new)
-        changed = [name for name in config_.LIVE_FIELDS if getattr(new, name) != getattr(self._applied, name)]
+        changed = [
+            name
+            for name in gateway_contract.LIVE_FIELDS
+            if getattr(new, name) != getattr(self._applied, name)
+        ]
         if not changed:
             return self._count("unchanged_live")
         self._applied = new
@@ -160,7 +164,7 @@ class LiveConfig:
         self.metrics.config_reload(outcome)
         return outcome
 
-    def _log_waiting(self, new: config_.GatewayConfig) -> None:
+    def _log_waiting(self, new: gateway_contract.GatewayConfig) -> None:
         """Name the fields that differ from the running config and are not live, once per change."""
         ours, theirs = self.running.rollout_document(), new.rollout_document()
         waiting = {key: value for key, value in theirs.items() if ours.get(key) != value}
@@ -175,7 +179,7 @@ class LiveConfig:
         """The config's warm hold: until ``value`` (at most ``maxWarmDuration`` from now); none when
         ``value`` is None or past. Holds asked for by ``POST /noctaya/warm`` are left as they are."""
         source = activation.WarmSource.CONFIG
-        seconds = None if value is None else config_.parse_time(value) - time.time()
+        seconds = None if value is None else gateway_contract.parse_time(value) - time.time()
         if seconds is None or seconds <= 0:
             if value is not None:
                 logger.info("warmUntil %s has passed: no warm hold from the config", value)

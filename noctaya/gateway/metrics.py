@@ -81,6 +81,13 @@ class Failures:
         }
 
 
+#: the HTTP layer's refusal codes (``connections.describe``) that are not ``malformed_request``
+_REFUSALS = {
+    "invalid_content_encoding": errors.Reason.INVALID_ENCODING,
+    "method_not_allowed": errors.Reason.METHOD_NOT_ALLOWED,
+}
+
+
 class Metrics:
     """All collectors of one gateway app."""
 
@@ -150,11 +157,13 @@ class Metrics:
         Gauge(f"{PREFIX}max_in_flight", "Configured in-flight capacity", registry=r).set(max_in_flight)
         self.connections = Gauge(f"{PREFIX}connections", "Open client connections", registry=r)
         self.max_connections = Gauge(
-            f"{PREFIX}max_connections", "Configured bound on open connections", registry=r
+            f"{PREFIX}max_connections",
+            "Bound on open connections (maxConnections, lowered to what RLIMIT_NOFILE holds)",
+            registry=r,
         )
         self.max_connections_per_peer = Gauge(
             f"{PREFIX}max_connections_per_peer",
-            "Configured bound on open connections from one address",
+            "Configured bound on open connections from one peer",
             registry=r,
         )
         self.websockets = Gauge(f"{PREFIX}websockets", "WebSockets open through the gateway", registry=r)
@@ -173,7 +182,8 @@ class Metrics:
         ).set_function(_task_count)
         self.connections_refused = Counter(
             f"{PREFIX}connections_refused",
-            "Connections closed at once because a connection bound was reached",
+            "Connections closed at once because a connection bound was reached (or refused 503 in the "
+            "probe reserve)",
             registry=r,
         )
         Gauge(f"{PREFIX}max_tenants", "Configured tenants told apart in the cold queue", registry=r).set(
@@ -274,9 +284,7 @@ class Metrics:
         self.max_connections.set(connections.limits.max_connections)
         self.max_connections_per_peer.set(connections.limits.max_connections_per_peer)
         connections.on_refused = self.connections_refused.inc
-        connections.on_malformed = lambda code: self.rejected(
-            errors.Reason.INVALID_ENCODING if code == "invalid_content_encoding" else errors.Reason.MALFORMED
-        )
+        connections.on_malformed = lambda code: self.rejected(_REFUSALS.get(code, errors.Reason.MALFORMED))
         self.queue_tenants.set_function(tenants)
         self.warm_hold.set_function(warm_hold)
         self.retry_after.set_function(retry_after)

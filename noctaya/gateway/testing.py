@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from noctaya.contract import documents
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import activation, admission, demand, keys, liveconfig
 from noctaya.gateway import app as app_
 
@@ -124,7 +124,9 @@ class GatewayStarter:
     async def start(self, *, wait_ready: bool = False, **overrides: Any) -> RunningGateway:
         """A gateway with config = defaults + ``overrides`` (file keys); optionally wait until warm."""
         document = {"backendUrl": self.backend_url, "listen": "127.0.0.1:0", **self.defaults, **overrides}
-        return await self._serve(app_.make_app(config.build_config(document)), wait_ready=wait_ready)
+        return await self._serve(
+            app_.make_app(gateway_contract.build_config(document)), wait_ready=wait_ready
+        )
 
     async def start_from(
         self, source: liveconfig.ConfigSource, *, wait_ready: bool = False

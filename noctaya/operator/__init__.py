@@ -12,7 +12,8 @@ Modules, from the outside in:
 - ``handlers`` — kopf watches that feed the inventory and mark LLMServices for a reconcile;
 - ``inventory`` — the in-memory view of LLMServices, runtimes and labelled objects;
 - ``queueing`` — the deduplicating work queue with bounded workers and backoff;
-- ``reconciliation`` — one pass for one LLMService;
+- ``reconciliation`` — one pass for one LLMService; ``discovery`` — is the KEDA ScaledObject API
+  served; ``tokens`` — the aggregate scaler's token, read back or made once;
 - ``rendering`` — ``LLMServiceChart`` synthesis on one thread, cached per service;
 - ``applying`` — server-side apply, hash-skip, create-once, prune, write fencing;
 - ``health`` / ``status`` — pure derivation of health, conditions, phase and transitions;

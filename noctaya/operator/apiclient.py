@@ -78,6 +78,7 @@ KINDS: Final[dict[tuple[str, str], Kind]] = {
 LEASE: Final = KINDS["coordination.k8s.io/v1", "Lease"]
 SECRET: Final = KINDS["v1", "Secret"]
 LLMSERVICE: Final = KINDS["serving.noctaya.io/v1alpha1", "LLMService"]
+INFERENCERUNTIME: Final = KINDS["serving.noctaya.io/v1alpha1", "InferenceRuntime"]
 
 
 class UnknownKindError(ValueError):
@@ -174,6 +175,17 @@ class Client:
             if e.status == 404:
                 return None
             raise
+
+    async def list(self, kind: Kind, *, namespace: str | None = None) -> list[Body]:
+        """Every object of ``kind`` (of ``namespace``, for a namespaced kind), each with its
+        ``apiVersion`` and ``kind`` (a list response leaves them out of its items)."""
+        result = await self.request("GET", kind.path(namespace=namespace))
+        items = result.get("items") or []
+        return [
+            {"apiVersion": kind.api_version, "kind": kind.kind, **item}
+            for item in items
+            if isinstance(item, dict)
+        ]
 
     async def create(self, obj: Body) -> Body:
         kind = kind_of(obj)

@@ -23,6 +23,10 @@
   validation but not the server's validation of what it renders, e.g. a malformed StorageClass name) is
   *rejected*: reported by name with the server's message instead of failing the pass, and nothing that
   depends on it (the next wave, pruning) is applied. Retrying cannot help until the spec changes.
+- **Denial**: any other refusal (``403`` from a ResourceQuota, an admission plugin or webhook, RBAC or
+  a terminating namespace; ``409``; ``429``; ``5xx`` such as a full ClusterIP range) is *denied*:
+  reported by name with the server's status and message, and, as for a rejection, nothing that depends
+  on it is applied or pruned; the pass is retried with backoff. Only an unreachable server raises.
 - **Ownership**: before anything is written, every desired object that already exists must be
   controlled by this LLMService (a controller owner reference to its uid). An object of the same name
   that is not (someone else's Service ``<name>``, a leftover of a deleted LLMService, an object applied
@@ -73,6 +77,8 @@ _FIRST_WAVE: Final = frozenset(
 
 #: API answers that refuse the object itself: retrying the same object cannot succeed
 REJECTING_STATUSES: Final = frozenset({400, 422})
+#: how much of the server's message a refusal keeps
+MAX_DETAIL: Final = 400
 
 ObjectKey = tuple[str, str, str]  # (apiVersion, kind, name)
 Body = dict[str, Any]
@@ -159,6 +165,26 @@ class Conflict:
         )
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Denial:
+    """A write (or read) of an owned object the API server refused for another reason than
+    validation: quota, an admission plugin or webhook, RBAC, a terminating namespace, a server error.
+    Unlike a :class:`Rejection`, waiting can help: the pass is retried with backoff."""
+
+    key: ObjectKey
+    namespace: str
+    status: int
+    reason: str
+    detail: str  # the server's message
+
+    @property
+    def message(self) -> str:
+        return (
+            f"the API server refused {self.key[1]} {self.namespace}/{self.key[2]} "
+            f"({self.status} {self.reason}): {self.detail}"
+        )
+
+
 @dataclasses.dataclass(kw_only=True)
 class Report:
     created: list[ObjectKey] = dataclasses.field(default_factory=list)
@@ -168,7 +194,18 @@ class Report:
     refused: list[Refusal] = dataclasses.field(default_factory=list)
     rejected: list[Rejection] = dataclasses.field(default_factory=list)
     conflicts: list[Conflict] = dataclasses.field(default_factory=list)
+    denied: list[Denial] = dataclasses.field(default_factory=list)
     live: dict[ObjectKey, Body] = dataclasses.field(default_factory=dict)  # server responses (write-through)
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the server refused something: what depends on it waits."""
+        return bool(self.rejected or self.denied)
+
+    @property
+    def in_place(self) -> set[ObjectKey]:
+        """What matches the spec after this pass: applied, created, or found as the last apply left it."""
+        return {*self.created, *self.applied, *self.skipped}
 
 
 class Applier:
@@ -202,54 +239,58 @@ class Applier:
     ) -> Report:
         report = Report()
         applied = self._applied.setdefault((namespace, service), {})
-        wanted: dict[ObjectKey, Body] = {}
-        for obj in desired:
-            # only metadata.namespace and metadata.annotations are ever set here: copy just those levels
-            meta = dict(obj.get("metadata") or {})
-            if "annotations" in meta:
-                meta["annotations"] = dict(meta["annotations"] or {})
-            wanted[key_of(obj)] = {**obj, "metadata": meta}
-        current = dict(live)
-        found = await asyncio.gather(*(self._read(namespace, wanted[k]) for k in wanted if k not in current))
-        for existing in found:
-            if existing is not None:
-                current[key_of(existing)] = existing
-                if owned_by(existing, owner_uid):  # ours, not in the watch cache yet: write it through
-                    report.live[key_of(existing)] = dict(existing)
+        wanted = _copies(desired)
+        current = await self._current(namespace, wanted, live, owner_uid=owner_uid, report=report)
         report.conflicts = [
             Conflict(key=k, namespace=namespace, service=service)
             for k in wanted
             if k in current and not owned_by(current[k], owner_uid)
         ]
-        if report.conflicts:  # nothing is written while a name is taken
+        if report.conflicts or report.denied:  # nothing is written while a name is taken or unreadable
             return report
-        first = [k for k in wanted if k[:2] in _FIRST_WAVE]
-        rest = [k for k in wanted if k[:2] not in _FIRST_WAVE]
-        for wave in (first, rest):
+        for wave in _waves(wanted):
             await asyncio.gather(
                 *(self._one(namespace, wanted[k], current.get(k), applied, report) for k in wave)
             )
-            if report.rejected:  # what may depend on a rejected object is neither applied nor pruned
+            if report.stopped:  # what may depend on a refused object is neither applied nor pruned
                 return report
-        stale = [
-            (k, obj)
-            for k, obj in live.items()
-            if k not in wanted
-            and k[:2] in PRUNABLE
-            and owned_by(obj, owner_uid)
-            and not (obj.get("metadata") or {}).get("deletionTimestamp")
-        ]
+        stale = [(k, obj) for k, obj in live.items() if k not in wanted and _prunable(obj, owner_uid)]
         await asyncio.gather(*(self._prune(namespace, k, obj, report) for k, obj in stale))
         for key in [k for k in applied if k not in wanted]:
             del applied[key]
         return report
 
-    async def _read(self, namespace: str, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    async def _current(
+        self,
+        namespace: str,
+        wanted: Mapping[ObjectKey, Body],
+        live: Mapping[ObjectKey, Mapping[str, Any]],
+        *,
+        owner_uid: str,
+        report: Report,
+    ) -> dict[ObjectKey, Mapping[str, Any]]:
+        """``live`` and every wanted object the watch cache does not hold, read from the server."""
+        current = dict(live)
+        missing = [k for k in wanted if k not in current]
+        found = await asyncio.gather(*(self._read(namespace, wanted[k], report) for k in missing))
+        for existing in found:
+            if existing is not None:
+                current[key_of(existing)] = existing
+                if owned_by(existing, owner_uid):  # ours, not in the watch cache yet: write it through
+                    report.live[key_of(existing)] = dict(existing)
+        return current
+
+    async def _read(self, namespace: str, obj: Mapping[str, Any], report: Report) -> Mapping[str, Any] | None:
         """The object of ``obj``'s name as the server has it (absent from the watch cache)."""
-        kind = apiclient.KINDS.get(key_of(obj)[:2])
+        key = key_of(obj)
+        kind = apiclient.KINDS.get(key[:2])
         if kind is None:
             return None
-        return await self._client.get(kind, namespace=namespace, name=key_of(obj)[2])
+        try:
+            return await self._client.get(kind, namespace=namespace, name=key[2])
+        except apiclient.ApiError as e:
+            _refused(e, key=key, namespace=namespace, report=report)
+            return None
 
     async def _one(
         self,
@@ -284,7 +325,7 @@ class Applier:
         try:
             result = await self._client.apply(obj, field_manager=self._manager)
         except apiclient.ApiError as e:
-            _reject_or_raise(e, key=key, namespace=namespace, report=report)
+            _refused(e, key=key, namespace=namespace, report=report)
             return
         report.live[key] = result
         applied[key] = fingerprint(result)
@@ -307,10 +348,10 @@ class Applier:
                 return
             except apiclient.ApiError as e:
                 if e.status != 409:
-                    _reject_or_raise(e, key=key, namespace=namespace, report=report)
+                    _refused(e, key=key, namespace=namespace, report=report)
                     return
-            live = await self._client.get(apiclient.kind_of(obj), namespace=namespace, name=key[2])
-            if live is None:  # deleted in between: the next pass creates it
+            live = await self._read(namespace, obj, report)
+            if live is None:  # deleted in between (the next pass creates it), or unreadable
                 return
             report.live[key] = dict(live)
         if annotations_of(live).get(SPEC_HASH) == spec_hash:
@@ -319,20 +360,25 @@ class Applier:
             # a Job that failed for good from another spec holds nothing worth keeping: it is replaced
             # (deleted here, created again by the pass its deletion starts)
             self.fence()
-            uid = (live.get("metadata") or {}).get("uid")
-            if await self._client.delete(apiclient.KINDS[JOB], namespace=namespace, name=key[2], uid=uid):
-                report.pruned.append(key)
+            await self._delete(namespace, key, live, report)
         else:
             report.refused.append(Refusal(key=key, namespace=namespace))
 
     async def _prune(self, namespace: str, key: ObjectKey, obj: Mapping[str, Any], report: Report) -> None:
         self.fence()
+        await self._delete(namespace, key, obj, report)
+
+    async def _delete(self, namespace: str, key: ObjectKey, obj: Mapping[str, Any], report: Report) -> None:
+        """Delete this incarnation of ``obj`` (uid precondition); a refusal is reported, not raised."""
         kind = apiclient.KINDS.get(key[:2])
         if kind is None:
             return
         uid = (obj.get("metadata") or {}).get("uid")
-        if await self._client.delete(kind, namespace=namespace, name=key[2], uid=uid):
-            report.pruned.append(key)
+        try:
+            if await self._client.delete(kind, namespace=namespace, name=key[2], uid=uid):
+                report.pruned.append(key)
+        except apiclient.ApiError as e:
+            _refused(e, key=key, namespace=namespace, report=report)
 
 
 def _failed(job: Mapping[str, Any]) -> bool:
@@ -343,7 +389,47 @@ def _failed(job: Mapping[str, Any]) -> bool:
     )
 
 
-def _reject_or_raise(error: apiclient.ApiError, *, key: ObjectKey, namespace: str, report: Report) -> None:
-    if error.status not in REJECTING_STATUSES:
+def _copies(desired: Iterable[Mapping[str, Any]]) -> dict[ObjectKey, Body]:
+    """The desired objects by key, with the two levels this module writes to (``metadata``,
+    ``metadata.annotations``) copied so the renderer's cached objects stay as they were."""
+    wanted: dict[ObjectKey, Body] = {}
+    for obj in desired:
+        meta = dict(obj.get("metadata") or {})
+        if "annotations" in meta:
+            meta["annotations"] = dict(meta["annotations"] or {})
+        wanted[key_of(obj)] = {**obj, "metadata": meta}
+    return wanted
+
+
+def _waves(wanted: Mapping[ObjectKey, Body]) -> tuple[list[ObjectKey], list[ObjectKey]]:
+    first = [k for k in wanted if k[:2] in _FIRST_WAVE]
+    return first, [k for k in wanted if k[:2] not in _FIRST_WAVE]
+
+
+def _prunable(obj: Mapping[str, Any], owner_uid: str) -> bool:
+    """A live object no longer desired that this LLMService controls and pruning may delete."""
+    return (
+        key_of(obj)[:2] in PRUNABLE
+        and owned_by(obj, owner_uid)
+        and not (obj.get("metadata") or {}).get("deletionTimestamp")
+    )
+
+
+def _refused(error: apiclient.ApiError, *, key: ObjectKey, namespace: str, report: Report) -> None:
+    """Record the server's refusal of ``key``: invalid (rejected), or refused for another reason
+    (denied); an unreachable server is no answer about the object and is raised."""
+    if error.status == 0:
         raise error
-    report.rejected.append(Rejection(key=key, namespace=namespace, detail=error.message or error.reason))
+    detail = printable(error.message or error.reason)
+    if error.status in REJECTING_STATUSES:
+        report.rejected.append(Rejection(key=key, namespace=namespace, detail=detail))
+    else:
+        report.denied.append(
+            Denial(key=key, namespace=namespace, status=error.status, reason=error.reason, detail=detail)
+        )
+
+
+def printable(text: str, *, limit: int = MAX_DETAIL) -> str:
+    """The server's message for a status or a log line: no control characters, at most ``limit``."""
+    clean = "".join(c if c.isprintable() else " " for c in text)
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"

@@ -13,11 +13,14 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from typing import Final
 
 from kubernetes_asyncio import client as k8s_client
 from kubernetes_asyncio import config as k8s_config
 
 from noctaya.operator import settings as settings_
+
+KOPF_LOGGER: Final = "kopf"
 
 
 class _JsonFormatter(logging.Formatter):
@@ -42,6 +45,10 @@ def configure_logging(config: settings_.OperatorSettings) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(config.log_level)
+    # kopf says "Handler ... succeeded" per watch event at INFO: below the operator's own outcome lines
+    # (one per changed reconcile outcome) unless the operator itself logs at DEBUG
+    kopf_level = logging.DEBUG if root.getEffectiveLevel() <= logging.DEBUG else logging.WARNING
+    logging.getLogger(KOPF_LOGGER).setLevel(kopf_level)
 
 
 async def make_api(config: settings_.OperatorSettings) -> k8s_client.ApiClient:

@@ -29,6 +29,7 @@ from kopf._cogs.structs import references  # Selector: the public key type of la
 
 from noctaya.api import llmservice
 from noctaya.api import meta as api_meta
+from noctaya.operator import discovery as discovery_
 from noctaya.operator import inventory as inventory_
 from noctaya.operator import queueing, reconciliation
 
@@ -37,11 +38,12 @@ logger = logging.getLogger(__name__)
 GROUP: Final = api_meta.GROUP
 VERSION: Final = api_meta.VERSION
 LABEL: Final = inventory_.LABEL
-OWNED_RESOURCES: Final = (  # (group, version, plural) of every labelled kind the operator watches
+#: (group, version, plural) of every labelled kind the operator watches; Secrets are not watched (the
+#: operator reads its one Secret per service, the scaler token, by name: no cluster-wide Secret list)
+OWNED_RESOURCES: Final = (
     ("", "v1", "pods"),
     ("", "v1", "services"),
     ("", "v1", "configmaps"),
-    ("", "v1", "secrets"),
     ("", "v1", "persistentvolumeclaims"),
     ("apps", "v1", "deployments"),
     ("batch", "v1", "jobs"),
@@ -56,7 +58,9 @@ class Context:
 
     inventory: inventory_.Inventory
     queue: queueing.WorkQueue[inventory_.ServiceKey]
-    discovery: reconciliation.Discovery
+    discovery: discovery_.Discovery
+    #: each runtime's spec as the runtime handler last saw it: which change is a change of spec
+    runtime_specs: dict[str, Any] = dataclasses.field(default_factory=dict)
     login: kopf.ConnectionInfo | None = None  # explicit server (tests, local runs); None: kopf's defaults
 
 
@@ -90,6 +94,15 @@ def _warm_until(meta: Mapping[str, Any]) -> object:
     return annotations.get(llmservice.WARM_UNTIL_ANNOTATION) if isinstance(annotations, Mapping) else None
 
 
+def _selection(meta: Mapping[str, Any]) -> object:
+    annotations = meta.get("annotations")
+    return (
+        annotations.get(reconciliation.RUNTIME_SELECTION_ANNOTATION)
+        if isinstance(annotations, Mapping)
+        else None
+    )
+
+
 def make_registry() -> kopf.OperatorRegistry:
     registry = kopf.OperatorRegistry()
 
@@ -106,6 +119,21 @@ def make_registry() -> kopf.OperatorRegistry:
     ) -> dict[tuple[str, str], tuple[str, str]]:
         return {key: (str(namespace), name) for key in runtime_keys(spec, status)}
 
+    # The inventory is fed from kopf's indexing step: kopf runs no other handler of any resource until
+    # every indexed resource is listed and indexed, so no LLMService is reconciled before the runtimes
+    # and its owned objects are in the inventory (nothing is reported absent that is only unlisted).
+    @kopf.index(GROUP, VERSION, "inferenceruntimes", registry=registry, id="runtimes_listed")
+    async def runtimes_listed(*, body: Mapping[str, Any], memo: Any, **_: Any) -> None:
+        _ctx(memo).inventory.put_runtime(dict(body))
+
+    async def owned_listed(*, body: Mapping[str, Any], memo: Any, **_: Any) -> None:
+        _ctx(memo).inventory.put_owned(dict(body))
+
+    for group, version, plural in OWNED_RESOURCES:
+        kopf.index(
+            group, version, plural, labels={LABEL: kopf.PRESENT}, registry=registry, id=f"listed-{plural}"
+        )(owned_listed)
+
     @kopf.on.event(GROUP, VERSION, "llmservices", registry=registry, id="llmservice")
     async def llmservice_event(*, type: str | None, body: Mapping[str, Any], memo: Any, **_: Any) -> None:
         ctx = _ctx(memo)
@@ -120,14 +148,18 @@ def make_registry() -> kopf.OperatorRegistry:
         before = ctx.inventory.services.get(key)
         ctx.inventory.put_service(raw)
         bmeta = (before or {}).get("metadata") or {}
-        if (
+        changed = (
             before is None
             or bmeta.get("generation") != meta.get("generation")
             or bmeta.get("uid") != meta.get("uid")
+        )
+        if (
+            changed
             or bool(meta.get("deletionTimestamp"))
             or _warm_until(bmeta) != _warm_until(meta)  # an annotation: no new generation
+            or _selection(bmeta) != _selection(meta)
         ):
-            ctx.queue.add(key)
+            ctx.queue.add(key, reset=changed)  # a new spec is worth a pass at once, backoff or not
 
     @kopf.on.event(GROUP, VERSION, "inferenceruntimes", registry=registry, id="inferenceruntime")
     async def runtime_event(
@@ -141,15 +173,16 @@ def make_registry() -> kopf.OperatorRegistry:
         ctx = _ctx(memo)
         raw = dict(body)
         name = str((raw.get("metadata") or {}).get("name"))
-        before = ctx.inventory.runtimes.get(name)
+        before = ctx.runtime_specs.get(name)  # as this handler last saw it (the index stored it already)
         if type == "DELETED":
             ctx.inventory.drop_runtime(name)
+            ctx.runtime_specs.pop(name, None)
         else:
-            if before is not None and before.get("spec") == raw.get("spec"):
-                ctx.inventory.put_runtime(raw)
-                return  # metadata/status only: nothing to render differently
             ctx.inventory.put_runtime(raw)
-        vendors = {str((b.get("spec") or {}).get("vendor")) for b in (before, raw) if b is not None}
+            ctx.runtime_specs[name] = raw.get("spec")
+            if before is not None and before == raw.get("spec"):
+                return  # metadata/status only: nothing to render differently
+        vendors = {str((spec or {}).get("vendor")) for spec in (before, raw.get("spec")) if spec is not None}
         users: set[tuple[str, str]] = set()
         for index_key in [("name", name)] + [("vendor", v) for v in vendors]:
             if llmservices_by_runtime is not None and index_key in llmservices_by_runtime:
@@ -174,7 +207,7 @@ def make_registry() -> kopf.OperatorRegistry:
         "v1",
         "customresourcedefinitions",
         field="metadata.name",
-        value=reconciliation.KEDA_CRD,
+        value=discovery_.KEDA_CRD,
         registry=registry,
         id="keda-crd",
     )

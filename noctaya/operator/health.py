@@ -103,6 +103,7 @@ class Health:
     activation: Activation | None  # the earliest-ready current backend Pod
     rolling: bool = False  # the Deployment has not rolled every desired replica out and Ready yet
     node_full: Finding | None = None  # replicas pinned to the cache's node that do not fit there
+    claim_unbound: Finding | None = None  # replicas waiting for a cache claim bound to no volume
 
 
 def parse_time(text: object) -> datetime.datetime | None:
@@ -273,17 +274,23 @@ def pinned_to_one_node(deployment: Body | None) -> bool:
     return any(isinstance(t, Mapping) and t.get("topologyKey") == "kubernetes.io/hostname" for t in terms)
 
 
+def _unschedulable(pod: Body) -> str | None:
+    """The scheduler's message for a Pod it cannot place, or None."""
+    c = _condition(pod, "PodScheduled")
+    if c is None or c.get("status") != "False" or c.get("reason") != "Unschedulable":
+        return None
+    return str(c.get("message") or "")
+
+
+#: what the scheduler says of a Pod whose claim has no volume yet (kube-scheduler's VolumeBinding)
+UNBOUND_CLAIM: Final = "unbound immediate PersistentVolumeClaims"
+
+
 def node_full(deployment: Body | None, live: Sequence[Body]) -> Finding | None:
     """Backend Pods that cannot be scheduled while every replica must run on the cache's node."""
     if not pinned_to_one_node(deployment):
         return None
-    stuck = [
-        p
-        for p in live
-        if (c := _condition(p, "PodScheduled")) is not None
-        and c.get("status") == "False"
-        and c.get("reason") == "Unschedulable"
-    ]
+    stuck = [p for p in live if (m := _unschedulable(p)) is not None and UNBOUND_CLAIM not in m]
     if not stuck:
         return None
     names = ", ".join(sorted(str((p.get("metadata") or {}).get("name", "?")) for p in stuck)[:5])
@@ -293,6 +300,34 @@ def node_full(deployment: Body | None, live: Sequence[Body]) -> Finding | None:
         "ReadWriteOnce cache claim, so they all run on one node, and that node fits no more of them; "
         "use cache strategy SharedPVC (a ReadWriteMany class) or HostPath to spread replicas, or lower "
         "spec.scaling.max to what one node holds",
+    )
+
+
+def claim_unbound(live: Sequence[Body], claims: Sequence[Body]) -> Finding | None:
+    """Backend Pods waiting because a claim they mount is bound to no volume, naming the claim."""
+    stuck = [p for p in live if UNBOUND_CLAIM in (_unschedulable(p) or "")]
+    if not stuck:
+        return None
+    pending = [c for c in claims if ((c.get("status") or {}).get("phase") or "Pending") == "Pending"]
+    names = ", ".join(sorted(str((p.get("metadata") or {}).get("name", "?")) for p in stuck)[:5])
+    if pending:
+        claim = pending[0]
+        name = (claim.get("metadata") or {}).get("name", "?")
+        klass = (claim.get("spec") or {}).get("storageClassName")
+        where = (
+            f"StorageClass {klass!r} provisions no volume for it"
+            if klass
+            else "it names no StorageClass and the cluster has no default one, or no PersistentVolume "
+            "matches it"
+        )
+        what = f"the cache claim {name} is not bound: {where}"
+    else:
+        what = "a claim they mount is not bound to a volume"
+    return Finding(
+        reason=Reason.CACHE_CLAIM_UNBOUND,
+        message=f"{len(stuck)} backend pod(s) wait for storage ({names}): {what}; set spec.cache."
+        "storageClassName to a class that provisions volumes, or create a matching PersistentVolume "
+        "(kubectl get storageclass, kubectl describe pvc)",
     )
 
 
@@ -338,7 +373,9 @@ def activation_of(pod: Body) -> Activation | None:
     )
 
 
-def assess(*, deployment: Body | None, pods: Sequence[Body], prewarm_job: Body | None) -> Health:
+def assess(
+    *, deployment: Body | None, pods: Sequence[Body], prewarm_job: Body | None, claims: Sequence[Body] = ()
+) -> Health:
     """Everything the status needs to know about the backend, from the watched objects."""
     live = live_pods(deployment, pods)
     ready = [p for p in live if is_ready(p)]
@@ -381,4 +418,5 @@ def assess(*, deployment: Body | None, pods: Sequence[Body], prewarm_job: Body |
         activation=earliest,
         rolling=deployment_rolling(deployment, ready=len(ready)),
         node_full=node_full(deployment, live),
+        claim_unbound=claim_unbound(live, claims),
     )

@@ -63,7 +63,10 @@ class Inventory:
         self._owned.pop(key, None)
 
     def put_runtime(self, body: Mapping[str, Any]) -> None:
-        self.runtimes[str((body.get("metadata") or {}).get("name"))] = _slim(body)
+        name = str((body.get("metadata") or {}).get("name"))
+        current = self.runtimes.get(name)
+        if current is None or not _newer(current, body):
+            self.runtimes[name] = _slim(body)
 
     def drop_runtime(self, name: str) -> None:
         self.runtimes.pop(name, None)

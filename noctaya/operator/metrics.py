@@ -31,12 +31,17 @@ class Metrics:
         )
         self.objects = prometheus_client.Counter(
             "noctaya_owned_object_actions",
-            "Owned-object actions: created, applied, skipped, pruned, refused, rejected",
+            "Owned-object actions: created, applied, skipped, pruned, refused, rejected, denied",
             ["action"],
             registry=r,
         )
         self.queue_depth = prometheus_client.Gauge(
             "noctaya_workqueue_depth", "LLMServices waiting for a reconcile", registry=r
+        )
+        self.backing_off = prometheus_client.Gauge(
+            "noctaya_workqueue_backing_off",
+            "LLMServices whose last pass failed, waiting for their backoff to end",
+            registry=r,
         )
         self.workers = prometheus_client.Gauge(
             "noctaya_workqueue_workers", "Configured concurrent reconciles (the bound)", registry=r
@@ -62,11 +67,11 @@ class Metrics:
         )
 
         # every bounded label value exists from the start, so rate() and absent() see it at once
-        for result in ("ok", "error"):
+        for result in ("ok", "refused", "error"):
             self.reconciles.labels(result=result)
-        for action in ("created", "applied", "skipped", "pruned", "refused", "rejected"):
+        for action in ("created", "applied", "skipped", "pruned", "refused", "rejected", "denied"):
             self.objects.labels(action=action)
-        for kind in ("Normal", "Warning", "failed"):
+        for kind in ("Normal", "Warning", "failed", "suppressed"):
             self.events.labels(type=kind)
         for phase in ("scheduled", "started", "ready"):
             self.activation.labels(phase=phase)

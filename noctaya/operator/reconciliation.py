@@ -7,47 +7,61 @@ A pass first converges (:meth:`Reconciler._converge`, which stops at the first s
 on and says why in a :class:`~noctaya.operator.status.Outcome`), then reports once:
 
 1. parse the body with the API models; a spec that bypassed CRD validation becomes
-   ``Reconciled=False/InvalidSpec`` (no retry loop: the next spec change triggers a new pass);
+   ``Reconciled=False/InvalidSpec``, a reserved feature ``NotImplemented`` (no retry loop: the next
+   spec change triggers a new pass);
 2. select the InferenceRuntime (pinned name or vendor selector); a missing or ambiguous one becomes
-   ``Reconciled=False`` with the reason, nothing is changed;
+   ``Reconciled=False`` with the reason, nothing is changed. A runtime the watch has not shown yet is
+   not taken for a missing one: before ``RuntimeNotFound`` is reported the runtimes are listed from
+   the API server once. A service whose spec has not changed since it was last reconciled stays on
+   the runtime it runs (``status.resolvedRuntime``) when another one now ranks first
+   (``Reconciled=True/RuntimeKept`` names both), unless it is annotated
+   ``serving.noctaya.io/runtime-selection: follow``;
 3. when the KEDA ScaledObject CRD is absent, ``AutoscalingReady=False/AutoscalingUnavailable`` and no
    object is created; the pass is retried every ``keda_recheck`` seconds and when the CRD appears;
-4. read (or generate once) the aggregate scaler's token, synthesize ``LLMServiceChart`` in-process;
+4. read (or generate once, :mod:`~noctaya.operator.tokens`) the aggregate scaler's token, synthesize
+   ``LLMServiceChart`` in-process;
 5. apply (see :mod:`noctaya.operator.applying`); refusals of create-once objects become conditions
    naming the object to delete, objects the API server rejects as invalid ``Reconciled=False/InvalidSpec``
    naming the object and the server's message, names taken by objects this LLMService does not
-   control ``Reconciled=False/ObjectNotControlled`` (nothing applied);
-6. report: derive health from the watched Deployment, Pods and Job, write ``status`` only when it changed (and
-   only while this replica may write, as for every apply), post one Event per condition transition,
-   and record activation timings.
+   control ``Reconciled=False/ObjectNotControlled`` (nothing applied), any other refusal of the server
+   ``Reconciled=False/ApplyRefused`` quoting it — that pass then fails (:class:`~noctaya.operator.
+   queueing.Failed`) and is retried with the queue's backoff;
+6. report: derive health from the watched Deployment, Pods, claims and Job, write ``status`` only when
+   it changed (and only while this replica may write, as for every apply), post one Event per
+   condition transition, record activation timings, and log one INFO line when the outcome differs
+   from the previous pass's (what was applied, which runtime, what was refused and why).
+
+Every finished pass is handed to the ``observers`` as a :class:`PassRecord` (and counted in the
+``noctaya_reconciles`` metric).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import datetime
 import logging
-import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import pydantic
 
-from noctaya.api import inferenceruntime, llmservice, servicestatus
+from noctaya.api import gatewaymemory, inferenceruntime, llmservice, servicestatus
 from noctaya.constructs import naming
 from noctaya.constructs import settings as render_settings
+from noctaya.contract import gateway as gateway_contract
 from noctaya.operator import (
     apiclient,
     applying,
+    discovery,
     events,
     health,
     metrics,
+    queueing,
     rendering,
     schedules,
     status,
+    tokens,
 )
 from noctaya.operator import (
     inventory as inventory_,
@@ -57,9 +71,11 @@ from noctaya.runtime import selection
 logger = logging.getLogger(__name__)
 Reason = servicestatus.Reason
 
-KEDA_GROUP_VERSION: Final = "keda.sh/v1alpha1"
-KEDA_CRD: Final = "scaledobjects.keda.sh"
-TOKEN_KEY: Final = "token"
+KEDA_GROUP_VERSION: Final = discovery.KEDA_GROUP_VERSION
+KEDA_CRD: Final = discovery.KEDA_CRD
+#: ``follow``: the service moves to whichever runtime ranks first at once, spec change or not
+RUNTIME_SELECTION_ANNOTATION: Final = "serving.noctaya.io/runtime-selection"
+FOLLOW: Final = "follow"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -67,37 +83,27 @@ class ReconcileConfig:
     gateway_image: str
     default_gateway_replicas: int
     keda_recheck: float = 30.0
+    #: the gateways' memory bounds where an LLMService sets none (``--gateway-*``)
+    gateway_bounds: gatewaymemory.Bounds = gatewaymemory.DEFAULTS
+
+    @property
+    def gateway_settings(self) -> gateway_contract.GatewaySettings:
+        defaults = gateway_contract.GatewaySettings()
+        per_peer = min(defaults.max_connections_per_peer, self.gateway_bounds.max_connections)
+        return defaults.model_copy(
+            update={**dataclasses.asdict(self.gateway_bounds), "max_connections_per_peer": per_peer}
+        )
 
 
-class Discovery:
-    """Whether the KEDA ScaledObject API is served; cached, re-read when stale or invalidated."""
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PassRecord:
+    """One finished pass, for observers (tests, benchmarks): when it ran and how it ended."""
 
-    def __init__(
-        self,
-        *,
-        client: apiclient.Client,
-        ttl_present: float = 300.0,
-        ttl_absent: float = 5.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._client = client
-        self._ttl_present, self._ttl_absent = ttl_present, ttl_absent
-        self._clock = clock
-        self._known: tuple[bool, float] | None = None
-
-    def invalidate(self) -> None:
-        self._known = None
-
-    async def has_scaled_objects(self) -> bool:
-        now = self._clock()
-        if self._known is not None:
-            present, at = self._known
-            if now - at < (self._ttl_present if present else self._ttl_absent):
-                return present
-        served = await self._client.resources_of(KEDA_GROUP_VERSION)
-        present = served is not None and "scaledobjects" in served
-        self._known = (present, now)
-        return present
+    key: inventory_.ServiceKey
+    started: float  # time.monotonic()
+    ended: float
+    result: str  # ok | refused | error (the ``result`` label of noctaya_reconciles)
+    summary: str  # the pass's outcome line ("" when the pass did not get as far as a report)
 
 
 def problems_of(error: pydantic.ValidationError, *, limit: int = 5) -> str:
@@ -127,22 +133,34 @@ def blocked(outcome: status.Outcome, reason: Reason, message: str) -> status.Out
 
 
 def applied_outcome(
-    outcome: status.Outcome, report: applying.Report, scaled_object: Mapping[str, Any] | None
+    outcome: status.Outcome,
+    report: applying.Report,
+    scaled_object: Mapping[str, Any] | None,
+    *,
+    scaled_object_key: applying.ObjectKey,
 ) -> status.Outcome:
-    """``outcome`` after an apply: what was refused, rejected or taken, and KEDA's own verdict."""
+    """``outcome`` after an apply: what was refused, rejected, denied or taken, and KEDA's verdict."""
 
     def finding(reason: Reason, messages: list[str]) -> health.Finding | None:
-        return health.Finding(reason=reason, message="; ".join(messages)) if messages else None
+        # sorted: the applies of a wave end in any order, and the same refusals must read the same
+        return health.Finding(reason=reason, message="; ".join(sorted(messages))) if messages else None
 
     refusals = report.refused
-    problem = finding(Reason.OBJECT_NOT_CONTROLLED, [c.message for c in report.conflicts]) or finding(
-        Reason.INVALID_SPEC, [r.message for r in report.rejected]
+    problem = (
+        finding(Reason.OBJECT_NOT_CONTROLLED, [c.message for c in report.conflicts])
+        or finding(Reason.INVALID_SPEC, [r.message for r in report.rejected])
+        or finding(Reason.APPLY_REFUSED, [d.message for d in report.denied])
     )
+    if scaled_object_key in report.in_place:
+        placed = status.ScaledObject.APPLIED
+    else:
+        placed = status.ScaledObject.ABSENT if scaled_object is None else status.ScaledObject.EARLIER
     return dataclasses.replace(
         outcome,
         cache_problem=finding(Reason.CACHE_SPEC_CHANGED, [r.message for r in refusals if r.cache]),
         other_problem=finding(Reason.OBJECT_SPEC_CHANGED, [r.message for r in refusals if not r.cache]),
         blocked=problem,
+        scaled_object=placed,
         autoscaling=scaled_object_problem(scaled_object),
     )
 
@@ -152,8 +170,41 @@ def endpoint_url(ident: naming.ServiceIdentity) -> str:
     return f"http://{ident.service_host(ident.endpoint)}/v1"
 
 
+def summary_of(outcome: status.Outcome, report: applying.Report | None, new: Mapping[str, Any]) -> str:
+    """The pass in one line: phase, runtime, what was written, what blocks it and why."""
+    parts = [f"phase {new.get('phase')}"]
+    if outcome.resolved_runtime:
+        parts.append(f"runtime {outcome.resolved_runtime}")
+    if report is not None:
+        written = [
+            f"{verb} {', '.join(f'{k[1]}/{k[2]}' for k in sorted(keys))}"
+            for verb, keys in (
+                ("created", report.created),
+                ("applied", report.applied),
+                ("pruned", report.pruned),
+            )
+            if keys
+        ]
+        parts.append("; ".join(written) if written else "nothing to apply")
+    for finding in (outcome.blocked, outcome.autoscaling, outcome.other_problem, outcome.cache_problem):
+        if finding is not None:
+            parts.append(f"{finding.reason}: {finding.message}")
+    if outcome.kept_runtime is not None:
+        parts.append(f"{outcome.kept_runtime.reason}: {outcome.kept_runtime.message}")
+    return applying.printable("; ".join(parts), limit=2000)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _Pass:
+    """What one pass converged to: the outcome, when to run again, and the apply's report."""
+
+    outcome: status.Outcome
+    again: float | None = None
+    report: applying.Report | None = None
+
+
 class Reconciler:
-    """Runs passes for any LLMService; one instance per operator, shared by the queue's workers."""
+    """Runs passes for any LLMService; one instance per operator term, shared by the queue's workers."""
 
     def __init__(
         self,
@@ -163,9 +214,10 @@ class Reconciler:
         applier: applying.Applier,
         renderer: rendering.Renderer,
         recorder: events.EventRecorder,
-        discovery: Discovery,
+        discovery: discovery.Discovery,
         metrics: metrics.Metrics,
         config: ReconcileConfig,
+        observers: Sequence[Callable[[PassRecord], None]] = (),
     ) -> None:
         self._client = client
         self._inv = inventory
@@ -175,56 +227,71 @@ class Reconciler:
         self._discovery = discovery
         self._metrics = metrics
         self._config = config
-        self.passes: list[tuple[inventory_.ServiceKey, float, float]] = []  # (key, start, end): last 1000
-        self._passes_cap = 1000
+        self._observers = observers  # read at each pass: observers added later are called too
         # parsed models by resourceVersion (bounded by the objects that exist)
         self._services: dict[inventory_.ServiceKey, tuple[object, llmservice.LLMService]] = {}
         self._runtime_cache: dict[str, tuple[object, inferenceruntime.InferenceRuntime | None]] = {}
+        self._said: dict[inventory_.ServiceKey, str] = {}  # the last outcome line logged at INFO
 
     async def __call__(self, key: inventory_.ServiceKey) -> float | None:
         started = time.monotonic()
-        result = "error"
+        result, summary = "error", ""
         try:
-            again = await self._pass(key)
+            converged, summary = await self._pass(key)
+            report = None if converged is None else converged.report
+            if converged is not None and report is not None and report.denied:
+                result = "refused"
+                raise queueing.Failed(str((converged.outcome.blocked or report.denied[0]).message))
             result = "ok"
-            return again
+            return None if converged is None else converged.again
         finally:
             ended = time.monotonic()
             self._metrics.reconciles.labels(result=result).inc()
             self._metrics.reconcile_seconds.observe(ended - started)
-            self.passes.append((key, started, ended))
-            if len(self.passes) > self._passes_cap:
-                del self.passes[: len(self.passes) - self._passes_cap]
+            record = PassRecord(key=key, started=started, ended=ended, result=result, summary=summary)
+            for observer in self._observers:
+                observer(record)
 
-    async def _pass(self, key: inventory_.ServiceKey) -> float | None:
+    async def _pass(self, key: inventory_.ServiceKey) -> tuple[_Pass | None, str]:
         body = self._inv.services.get(key)
         if body is None:
             self._renderer.forget(key)
             self._applier.forget(namespace=key[0], service=key[1])
             self._services.pop(key, None)
-            return None  # gone: owner references make the garbage collector clean up
+            self._said.pop(key, None)
+            return None, ""  # gone: owner references make the garbage collector clean up
         if (body.get("metadata") or {}).get("deletionTimestamp"):
-            return None  # going (another controller's finalizer holds it): nothing to change
+            return None, ""  # going (another controller's finalizer holds it): nothing to change
         generation = int((body.get("metadata") or {}).get("generation") or 0)
-        outcome, again = await self._converge(key, body)
-        await self._report(key, body, generation=generation, outcome=outcome)
-        return again
+        converged = await self._converge(key, body)
+        summary = await self._report(key, body, generation=generation, converged=converged)
+        return converged, summary
 
-    async def _converge(
-        self, key: inventory_.ServiceKey, body: Mapping[str, Any]
-    ) -> tuple[status.Outcome, float | None]:
+    def _stopped(
+        self, key: inventory_.ServiceKey, outcome: status.Outcome, reason: Reason, message: str
+    ) -> _Pass:
+        """A pass that stopped before applying anything: what blocks it, and what exists from before."""
+        ident = naming.ServiceIdentity(name=key[1], namespace=key[0])
+        existing = self._inv.find(key, KEDA_GROUP_VERSION, "ScaledObject", ident.scaled_object)
+        placed = status.ScaledObject.ABSENT if existing is None else status.ScaledObject.EARLIER
+        return _Pass(outcome=dataclasses.replace(blocked(outcome, reason, message), scaled_object=placed))
+
+    async def _converge(self, key: inventory_.ServiceKey, body: Mapping[str, Any]) -> _Pass:
         """Make the cluster match the spec as far as it can; what was achieved, and when to retry."""
         ident = naming.ServiceIdentity(name=key[1], namespace=key[0])
         outcome = status.Outcome(endpoint_url=endpoint_url(ident))
         try:
             service = self._parse_service(key, body)
         except pydantic.ValidationError as e:
-            return blocked(outcome, Reason.INVALID_SPEC, f"the spec is invalid: {problems_of(e)}"), None
+            return self._stopped(key, outcome, Reason.INVALID_SPEC, f"the spec is invalid: {problems_of(e)}")
+        if reserved := service.reserved_field_problems():
+            message = "; ".join(f"{p.path}: {p.message}" for p in reserved)
+            return self._stopped(key, outcome, Reason.NOT_IMPLEMENTED, message)
         try:
-            runtime = selection.select_runtime(service=service, runtimes=self._runtimes())
+            runtime, kept = await self._select(service, body)
         except selection.SelectionError as e:
-            return blocked(outcome, e.reason, str(e)), None
-        outcome = dataclasses.replace(outcome, resolved_runtime=runtime.metadata.name)
+            return self._stopped(key, outcome, e.reason, str(e))
+        outcome = dataclasses.replace(outcome, resolved_runtime=runtime.metadata.name, kept_runtime=kept)
 
         if not await self._discovery.has_scaled_objects():
             missing = health.Finding(
@@ -232,18 +299,22 @@ class Reconciler:
                 message=f"the KEDA ScaledObject CRD ({KEDA_CRD}) is not installed; no backend is created "
                 "until KEDA is installed",
             )
-            return dataclasses.replace(outcome, autoscaling=missing), self._config.keda_recheck
+            outcome = dataclasses.replace(
+                outcome, autoscaling=missing, scaled_object=status.ScaledObject.ABSENT
+            )
+            return _Pass(outcome=outcome, again=self._config.keda_recheck)
 
         settings = render_settings.RenderSettings(
             gateway_image=self._config.gateway_image,
             default_gateway_replicas=self._config.default_gateway_replicas,
             owner_references=[rendering.owner_reference(body)],
             scaler_token=await self._scaler_token(key, ident, service),
+            gateway_settings=self._config.gateway_settings,
         )
         try:
             desired = await self._renderer.render(service=service, runtime=runtime, settings=settings)
         except (ValueError, TypeError) as e:  # the constructs reject a combination the CRD could not
-            return blocked(outcome, Reason.INVALID_SPEC, f"cannot render the service: {e}"), None
+            return self._stopped(key, outcome, Reason.INVALID_SPEC, f"cannot render the service: {e}")
 
         report = await self._applier.sync(
             namespace=key[0],
@@ -260,8 +331,60 @@ class Reconciler:
         )
         outcome = dataclasses.replace(outcome, warm_window=warm)
         scaled_object = self._inv.find(key, KEDA_GROUP_VERSION, "ScaledObject", ident.scaled_object)
+        so_key = (KEDA_GROUP_VERSION, "ScaledObject", ident.scaled_object)
+        outcome = applied_outcome(outcome, report, scaled_object, scaled_object_key=so_key)
         # the window opens or closes at ``recheck``: the status moves on time
-        return applied_outcome(outcome, report, scaled_object), recheck
+        return _Pass(outcome=outcome, again=recheck, report=report)
+
+    async def _select(
+        self, service: llmservice.LLMService, body: Mapping[str, Any]
+    ) -> tuple[inferenceruntime.InferenceRuntime, health.Finding | None]:
+        """The runtime to render with, and why it is not the one that ranks first (when it is not)."""
+        runtimes = self._runtimes()
+        try:
+            best = selection.select_runtime(service=service, runtimes=runtimes)
+        except selection.SelectionError as e:
+            if e.reason != Reason.RUNTIME_NOT_FOUND:
+                raise
+            # not found in what the watch has shown: the server may hold it already (a runtime applied
+            # with its service), so it is listed once before its absence is reported
+            for listed in await self._client.list(apiclient.INFERENCERUNTIME):
+                self._inv.put_runtime(listed)
+            runtimes = self._runtimes()
+            best = selection.select_runtime(service=service, runtimes=runtimes)
+        return self._kept(service, body, best, runtimes)
+
+    def _kept(
+        self,
+        service: llmservice.LLMService,
+        body: Mapping[str, Any],
+        best: inferenceruntime.InferenceRuntime,
+        runtimes: Sequence[inferenceruntime.InferenceRuntime],
+    ) -> tuple[inferenceruntime.InferenceRuntime, health.Finding | None]:
+        """``best``, unless the service runs another runtime its selector still matches and nothing
+        asks it to move: its spec is unchanged since it was reconciled and it does not opt in."""
+        previous: Mapping[str, Any] = body.get("status") or {}
+        running = previous.get("resolvedRuntime")
+        meta = body.get("metadata") or {}
+        selector = service.spec.runtime.selector
+        if (
+            not running
+            or running == best.metadata.name
+            or selector is None
+            or service.spec.runtime.name is not None
+            or previous.get("observedGeneration") != meta.get("generation")
+            or (meta.get("annotations") or {}).get(RUNTIME_SELECTION_ANNOTATION) == FOLLOW
+        ):
+            return best, None
+        current = next((r for r in runtimes if r.metadata.name == running), None)
+        if current is None or current.spec.vendor not in selector.vendor:
+            return best, None  # gone, or no longer selected: the service must move
+        return current, health.Finding(
+            reason=Reason.RUNTIME_KEPT,
+            message=f"InferenceRuntime {best.metadata.name} now ranks first for spec.runtime.selector; the "
+            f"service stays on {running} until its spec changes or it is annotated "
+            f"{RUNTIME_SELECTION_ANNOTATION}={FOLLOW}",
+        )
 
     def _parse_service(self, key: inventory_.ServiceKey, body: Mapping[str, Any]) -> llmservice.LLMService:
         """The parsed LLMService, parsed once per resourceVersion."""
@@ -306,19 +429,9 @@ class Reconciler:
         secret = self._inv.find(key, "v1", "Secret", ident.scaler_token)
         if secret is None:
             secret = await self._client.get(apiclient.SECRET, namespace=key[0], name=ident.scaler_token)
-        if secret is not None:
-            raw = (secret.get("data") or {}).get(TOKEN_KEY)
-            if isinstance(raw, str):
-                try:
-                    token = base64.b64decode(raw, validate=True).decode()
-                except (binascii.Error, UnicodeDecodeError):
-                    token = ""
-                if token:
-                    return token
-            plain = (secret.get("stringData") or {}).get(TOKEN_KEY)
-            if isinstance(plain, str) and plain:
-                return plain
-        return secrets.token_urlsafe(32)
+            if secret is not None:
+                self._inv.put_owned(secret)
+        return tokens.token_of(secret) or tokens.new_token()
 
     def _count(self, report: applying.Report) -> None:
         for action, n in (
@@ -328,24 +441,25 @@ class Reconciler:
             ("pruned", len(report.pruned)),
             ("refused", len(report.refused)),
             ("rejected", len(report.rejected)),
+            ("denied", len(report.denied)),
         ):
             if n:
                 self._metrics.objects.labels(action=action).inc(n)
 
-    async def _report(
-        self,
-        key: inventory_.ServiceKey,
-        body: Mapping[str, Any],
-        *,
-        generation: int,
-        outcome: status.Outcome,
-    ) -> None:
+    def _health(self, key: inventory_.ServiceKey) -> health.Health:
         ident = naming.ServiceIdentity(name=key[1], namespace=key[0])
-        observed = health.assess(
+        return health.assess(
             deployment=self._inv.find(key, "apps/v1", "Deployment", ident.backend),
             pods=self._inv.of_kind(key, "v1", "Pod"),
             prewarm_job=self._inv.find(key, "batch/v1", "Job", ident.prewarm),
+            claims=self._inv.of_kind(key, "v1", "PersistentVolumeClaim"),
         )
+
+    async def _report(
+        self, key: inventory_.ServiceKey, body: Mapping[str, Any], *, generation: int, converged: _Pass
+    ) -> str:
+        outcome = converged.outcome
+        observed = self._health(key)
         previous: Mapping[str, Any] = body.get("status") or {}
         activation = None
         last = previous.get("lastActivation") or {}
@@ -363,8 +477,17 @@ class Reconciler:
             activation=activation,
             warm_window=outcome.warm_window,
         )
+        summary = summary_of(outcome, converged.report, new)
+        self._say(
+            key,
+            summary,
+            wrote=bool(
+                converged.report
+                and (converged.report.created or converged.report.applied or converged.report.pruned)
+            ),
+        )
         if status.same_status(previous, new):
-            return
+            return summary
         self._applier.fence()
         updated = await self._client.patch(
             apiclient.LLMSERVICE, namespace=key[0], name=key[1], patch={"status": new}, subresource="status"
@@ -381,3 +504,12 @@ class Reconciler:
                 self._inv.put_service(updated)
         for change in status.transitions(previous, new):
             await self._events.post(involved=updated or body, transition=change)
+        return summary
+
+    def _say(self, key: inventory_.ServiceKey, summary: str, *, wrote: bool) -> None:
+        """One INFO line when the outcome differs from the last one logged, or objects were written."""
+        if wrote or self._said.get(key) != summary:
+            logger.info("LLMService %s/%s: %s", key[0], key[1], summary)
+            self._said[key] = summary
+        else:
+            logger.debug("LLMService %s/%s: %s", key[0], key[1], summary)

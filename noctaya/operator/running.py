@@ -34,6 +34,7 @@ from noctaya.contract import fields
 from noctaya.operator import (
     apiclient,
     applying,
+    discovery,
     events,
     handlers,
     inventory,
@@ -87,9 +88,7 @@ class Operator:
                 ),
             )
         self.renderer = rendering.Renderer(render=render, timeout=config.render_timeout)
-        self.discovery = reconciliation.Discovery(
-            client=self.client, ttl_absent=min(5.0, config.keda_recheck)
-        )
+        self.discovery = discovery.Discovery(client=self.client, ttl_absent=min(5.0, config.keda_recheck))
         self.recorder = events.EventRecorder(
             client=self.client, instance=config.identity, metrics=self.metrics
         )
@@ -106,6 +105,11 @@ class Operator:
         self.queue: queueing.WorkQueue[inventory.ServiceKey] | None = None
         self.reconciler: reconciliation.Reconciler | None = None
         self.terms = 0
+        self._observers: list[Callable[[reconciliation.PassRecord], None]] = []
+
+    def on_pass(self, observer: Callable[[reconciliation.PassRecord], None]) -> None:
+        """Call ``observer`` with every finished reconcile pass, from this term on."""
+        self._observers.append(observer)
 
     def may_write(self) -> bool:
         return self.leading and (self.elector is None or self.elector.is_leader)
@@ -174,16 +178,20 @@ class Operator:
                 gateway_image=self.config.gateway_image,
                 default_gateway_replicas=self.config.default_gateway_replicas,
                 keda_recheck=self.config.keda_recheck,
+                gateway_bounds=settings.gateway_bounds(self.config),
             ),
+            observers=self._observers,
         )
         queue: queueing.WorkQueue[inventory.ServiceKey] = queueing.WorkQueue(
             process=reconciler,
             workers=self.config.workers,
             base_backoff=self.config.requeue_base_backoff,
             max_backoff=self.config.requeue_max_backoff,
+            expected=(apiclient.ApiError, applying.NotLeaderError),
         )
         self.inventory, self.reconciler, self.queue = inv, reconciler, queue
         self.metrics.queue_depth.set_function(lambda: queue.depth)
+        self.metrics.backing_off.set_function(lambda: queue.backing_off)
         ctx = handlers.Context(inventory=inv, queue=queue, discovery=self.discovery, login=self._login)
         self.leading = True
         self.metrics.leader.set(1)

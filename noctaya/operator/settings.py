@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from noctaya import __version__
+from noctaya.api import gatewaymemory
 from noctaya.contract import fields
 
 ENV_PREFIX: Final = "NOCTAYA_"
@@ -29,6 +30,11 @@ class OperatorSettings:
     namespaces: tuple[str, ...] = ()  # watched namespaces; empty: cluster-wide
     gateway_image: str = f"ghcr.io/noctaya/noctaya:{__version__}"  # the same image runs the gateway
     default_gateway_replicas: int = 1
+    # the gateways' memory bounds where an LLMService sets none (lowered to fit a smaller memory limit)
+    gateway_max_queued_body_bytes: int = gatewaymemory.DEFAULTS.max_queued_body_bytes
+    gateway_max_connections: int = gatewaymemory.DEFAULTS.max_connections
+    gateway_websocket_max_open: int = gatewaymemory.DEFAULTS.websocket_max_open
+    gateway_websocket_max_message_bytes: int = gatewaymemory.DEFAULTS.websocket_max_message_bytes
     field_manager: str = "noctaya-operator"
     # leader election
     lease_name: str = "noctaya-operator"
@@ -62,6 +68,22 @@ class OperatorSettings:
             problems.append("--gateway-image: must not be empty")
         if self.default_gateway_replicas < 1:
             problems.append("--default-gateway-replicas: must be >= 1")
+        for flag, value, ceiling in (
+            (
+                "max-queued-body-bytes",
+                self.gateway_max_queued_body_bytes,
+                gatewaymemory.MAX_QUEUED_BODY_BYTES,
+            ),
+            ("max-connections", self.gateway_max_connections, gatewaymemory.MAX_CONNECTIONS),
+            ("websocket-max-open", self.gateway_websocket_max_open, gatewaymemory.MAX_CONNECTIONS),
+            (
+                "websocket-max-message-bytes",
+                self.gateway_websocket_max_message_bytes,
+                gatewaymemory.MAX_MESSAGE_BYTES,
+            ),
+        ):
+            if not 1 <= value <= ceiling:
+                problems.append(f"--gateway-{flag}: must be in 1..{ceiling}, got {value}")
         if not (0 < self.retry_period < self.renew_deadline < self.lease_duration):
             problems.append(
                 "--lease-retry-period < --lease-renew-deadline < --lease-duration must hold, all > 0"
@@ -91,6 +113,11 @@ class OperatorSettings:
             raise ValueError("; ".join(problems))
 
 
+def gateway_bounds(settings: OperatorSettings) -> gatewaymemory.Bounds:
+    """The gateways' memory bounds from ``--gateway-*`` (what an LLMService does not set itself)."""
+    return gatewaymemory.Bounds(**{key: getattr(settings, f"gateway_{key}") for key in gatewaymemory.KEYS})
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="noctaya operator",
@@ -117,6 +144,17 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         help="gateways per LLMService unless the service sets spec.endpoint.replicas (default 1)",
     )
+    for key, attribute in gatewaymemory.KEYS.items():
+        flag = re.sub(r"(?<!^)(?=[A-Z])", "-", attribute).lower()
+        p.add_argument(
+            f"--gateway-{flag}",
+            type=int,
+            dest=f"gateway_{key}",
+            metavar="N",
+            help=f"the gateways' {attribute} where an LLMService sets no spec.endpoint.{attribute}; lowered "
+            f"to fit a smaller gateway memory limit (default {getattr(gatewaymemory.DEFAULTS, key)}"
+            + (" bytes)" if key.endswith("_bytes") else ")"),
+        )
     p.add_argument("--field-manager", help="server-side apply field manager (default noctaya-operator)")
     p.add_argument("--lease-name", help="Lease used for leader election (default noctaya-operator)")
     p.add_argument(

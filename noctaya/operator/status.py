@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import enum
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -41,6 +42,88 @@ SAME_OBSERVATION: Final = (Reason.CRASH_LOOP_BACK_OFF, Reason.CONTAINER_RESTARTI
 #: reasons that only say "on its way": never a Warning
 PROGRESS: Final = servicestatus.PROGRESS_REASONS
 
+Phase = servicestatus.Phase
+_REASONS: Final = frozenset(r.value for r in Reason)
+
+#: what keeps the spec from being applied (a pass that stops says why with one of these)
+BLOCKING: Final = frozenset(
+    {
+        Reason.RUNTIME_NOT_FOUND,
+        Reason.RUNTIME_AMBIGUOUS,
+        Reason.INVALID_SPEC,
+        Reason.NOT_IMPLEMENTED,
+        Reason.OBJECT_NOT_CONTROLLED,
+        Reason.APPLY_REFUSED,
+    }
+)
+FAILURES: Final = servicestatus.FAILURE_REASONS
+#: reasons whose message says what this pass found (which object was refused, which runtime is kept,
+#: whether the ScaledObject is this spec's): rewritten whenever it changes, unlike observations
+RESTATED: Final = BLOCKING | {
+    Reason.OBJECT_SPEC_CHANGED,
+    Reason.CACHE_SPEC_CHANGED,
+    Reason.RUNTIME_KEPT,
+    Reason.SCALED_OBJECT_APPLIED,
+}
+#: the progress reasons of a False ``Ready`` (health.assess) and the phase each stands for
+_ON_ITS_WAY: Final = {
+    Reason.ACTIVATING: Phase.LOADING,
+    Reason.STARTING: Phase.LOADING,
+    Reason.MODEL_LOADING: Phase.LOADING,
+    Reason.SCHEDULING_DELAYED: Phase.LOADING,
+    Reason.SCALED_TO_ZERO: Phase.SCALED_TO_ZERO,
+}
+#: the phase of each reason a False ``Ready`` can carry (failures and blocks come with
+#: ``Degraded=True``, hence ``Degraded``)
+PHASE_OF: Final[Mapping[Reason, Phase]] = {
+    **_ON_ITS_WAY,
+    Reason.AUTOSCALING_UNAVAILABLE: Phase.PENDING,
+    **{r: Phase.DEGRADED for r in FAILURES | BLOCKING},
+}
+
+
+def _writes() -> frozenset[tuple[ConditionType, bool, Reason]]:
+    c = ConditionType
+    rows: list[tuple[ConditionType, bool, Reason]] = [(c.READY, True, Reason.AVAILABLE)]
+    rows += [(c.READY, False, r) for r in PHASE_OF]
+    rows += [(c.DEGRADED, True, r) for r in FAILURES | BLOCKING]
+    rows += [(c.DEGRADED, False, r) for r in (Reason.HEALTHY, Reason.INACTIVE, Reason.PROGRESSING)]
+    rows += [(c.AUTOSCALING_READY, True, Reason.SCALED_OBJECT_APPLIED)]
+    rows += [
+        (c.AUTOSCALING_READY, False, r)
+        for r in {Reason.AUTOSCALING_UNAVAILABLE, Reason.SCALED_OBJECT_NOT_READY} | BLOCKING
+    ]
+    rows += [(c.RECONCILED, True, r) for r in (Reason.APPLIED, Reason.RUNTIME_KEPT)]
+    rows += [
+        (c.RECONCILED, False, r)
+        for r in BLOCKING | {Reason.OBJECT_SPEC_CHANGED, Reason.AUTOSCALING_UNAVAILABLE}
+    ]
+    rows += [(c.CACHE_READY, True, Reason.PREWARMED)]
+    rows += [
+        (c.CACHE_READY, False, r)
+        for r in (
+            Reason.CACHE_SPEC_CHANGED,
+            Reason.PREWARMING,
+            Reason.PREWARM_FAILED,
+            Reason.CACHE_NODE_FULL,
+            Reason.CACHE_CLAIM_UNBOUND,
+        )
+    ]
+    return frozenset(rows)
+
+
+#: every (condition type, status, reason) the operator writes; docs/troubleshooting.md names each one
+#: in the section of its reason (a test keeps both in step), and :func:`_condition` refuses any other
+WRITES: Final = _writes()
+
+
+class ScaledObject(enum.Enum):
+    """Where the KEDA ScaledObject stands after a pass."""
+
+    APPLIED = "applied"  # this pass applied it, or found it as its last apply left it
+    EARLIER = "earlier"  # it exists from an earlier pass; this pass did not get as far as applying it
+    ABSENT = "absent"  # it does not exist
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Outcome:
@@ -48,10 +131,12 @@ class Outcome:
 
     resolved_runtime: str | None = None
     endpoint_url: str | None = None
-    autoscaling: health_.Finding | None = None  # None: ScaledObject configured
-    blocked: health_.Finding | None = None  # spec/runtime/apply problem (no change applied)
+    autoscaling: health_.Finding | None = None  # AutoscalingUnavailable, or KEDA's ScaledObjectNotReady
+    scaled_object: ScaledObject = ScaledObject.APPLIED
+    blocked: health_.Finding | None = None  # spec/runtime/apply problem: the spec is not (fully) applied
     cache_problem: health_.Finding | None = None  # a create-once cache object differs from the spec
     other_problem: health_.Finding | None = None  # a create-once object differs, or a name is taken
+    kept_runtime: health_.Finding | None = None  # RuntimeKept: another runtime ranks higher now
     warm_window: Mapping[str, Any] | None = None  # status.nextWarmWindow (noctaya.operator.schedules)
 
 
@@ -72,9 +157,11 @@ def now_iso() -> str:
 
 
 def _condition(type_: ConditionType, ok: bool, reason: Reason, message: str) -> dict[str, Any]:
-    """One condition; only declared types and reasons are accepted (plain strings on the wire)."""
+    """One condition; only the declared combinations (:data:`WRITES`) are accepted."""
     if not isinstance(type_, ConditionType) or not isinstance(reason, Reason):
         raise TypeError(f"undeclared condition {type_!r}/{reason!r}: declare it in noctaya.api.servicestatus")
+    if (type_, ok, reason) not in WRITES:
+        raise TypeError(f"undeclared condition {type_}={ok}/{reason}: add it to status.WRITES and the docs")
     return {
         "type": str(type_),
         "status": "True" if ok else "False",
@@ -88,10 +175,12 @@ def merge_conditions(
 ) -> list[dict[str, Any]]:
     """Wanted conditions with ``lastTransitionTime`` kept from ``previous`` while the status holds.
 
-    While a condition keeps its status and reason, its message is kept too: a repeated observation of
-    the same class (``ErrImagePull`` then ``ImagePullBackOff``) does not rewrite the status. A crash loop
-    seen between two back-offs (:data:`SAME_OBSERVATION`) keeps the reason it already has, so the loop
-    does not alternate the reason (and post an event) on every restart.
+    While a condition keeps its status and reason, its message is kept too (except for the
+    :data:`RESTATED` reasons, whose message says what this pass found: which object the server
+    refused, which runtime is kept): a repeated observation of the same class (``ErrImagePull`` then
+    ``ImagePullBackOff``) does not rewrite the status. A crash loop seen between two back-offs
+    (:data:`SAME_OBSERVATION`) keeps the reason it already has, so the loop does not alternate the
+    reason (and post an event) on every restart.
     """
     old = {c.get("type"): c for c in previous if isinstance(c, Mapping)}
     merged: list[dict[str, Any]] = []
@@ -100,7 +189,12 @@ def merge_conditions(
         same = before is not None and before.get("status") == cond["status"]
         since = before.get("lastTransitionTime") if same and before is not None else None
         entry = {**cond, "observedGeneration": generation, "lastTransitionTime": since or now}
-        if same and before is not None and _same_class(before.get("reason"), cond["reason"]):
+        if (
+            same
+            and before is not None
+            and cond["reason"] not in RESTATED
+            and _same_class(before.get("reason"), cond["reason"])
+        ):
             entry["reason"] = before["reason"]
             if before.get("message"):
                 entry["message"] = before["message"]  # same class of observation: no rewrite
@@ -116,21 +210,17 @@ def _same_class(before: object, now: str) -> bool:
     return before in order and now in order and order.index(str(before)) < order.index(now)
 
 
-def phase_of(*, health: health_.Health, outcome: Outcome) -> str:
-    if outcome.blocked is not None and health.ready_replicas == 0:
-        return servicestatus.Phase.DEGRADED
-    if outcome.autoscaling is not None and health.desired_replicas is None:
-        return servicestatus.Phase.PENDING
-    if health.failure is not None:
-        return servicestatus.Phase.DEGRADED
-    if health.ready_replicas > 0:
-        return servicestatus.Phase.READY
-    reason = health.progress.reason if health.progress else None
-    if reason == Reason.SCALED_TO_ZERO:
-        return servicestatus.Phase.SCALED_TO_ZERO
-    if reason in {Reason.STARTING, Reason.MODEL_LOADING, Reason.SCHEDULING_DELAYED}:
-        return servicestatus.Phase.LOADING
-    return servicestatus.Phase.PENDING
+def phase_of(conditions: Sequence[Mapping[str, Any]]) -> Phase:
+    """The phase the conditions stand for: ``Degraded`` exactly while ``Degraded=True``; else
+    ``Ready`` exactly while ``Ready=True``; else what ``Ready``'s reason says (:data:`PHASE_OF`)."""
+    by_type = {c.get("type"): c for c in conditions}
+    degraded, ready = by_type.get(ConditionType.DEGRADED) or {}, by_type.get(ConditionType.READY) or {}
+    if degraded.get("status") == "True":
+        return Phase.DEGRADED
+    if ready.get("status") == "True":
+        return Phase.READY
+    reason = ready.get("reason")
+    return PHASE_OF.get(Reason(reason), Phase.PENDING) if reason in _REASONS else Phase.PENDING
 
 
 def ready_condition(
@@ -142,9 +232,12 @@ def ready_condition(
             stages = ", ".join(f"{name} {health_.go_duration(sec)}" for name, sec in activation.stages())
             message += f"; activation: {stages}"
         return _condition(ConditionType.READY, True, Reason.AVAILABLE, message)
+    unavailable = outcome.autoscaling
+    if unavailable is not None and unavailable.reason != Reason.AUTOSCALING_UNAVAILABLE:
+        unavailable = None  # KEDA's own verdict is AutoscalingReady's; Ready says where the backend is
     why = (
         outcome.blocked
-        or outcome.autoscaling
+        or unavailable
         or health.failure
         or health.progress
         or health_.Finding(reason=Reason.ACTIVATING, message="waiting for the backend")
@@ -152,10 +245,13 @@ def ready_condition(
     return _condition(ConditionType.READY, False, why.reason, why.message)
 
 
-def degraded_condition(*, health: health_.Health) -> dict[str, Any]:
-    """True with the active failure; else Inactive (nothing runs), Progressing (on its way) or Healthy."""
+def degraded_condition(*, health: health_.Health, outcome: Outcome) -> dict[str, Any]:
+    """True with the active failure, or with what blocks the spec while no replica serves; else
+    Inactive (nothing runs), Progressing (on its way) or Healthy."""
     if health.failure is not None:
         return _condition(ConditionType.DEGRADED, True, health.failure.reason, health.failure.message)
+    if outcome.blocked is not None and health.ready_replicas == 0:
+        return _condition(ConditionType.DEGRADED, True, outcome.blocked.reason, outcome.blocked.message)
     if not health.desired_replicas and health.ready_replicas == 0:
         return _condition(
             ConditionType.DEGRADED, False, Reason.INACTIVE, "no backend replica is running (scaled to zero)"
@@ -172,16 +268,31 @@ def degraded_condition(*, health: health_.Health) -> dict[str, Any]:
 
 
 def autoscaling_condition(*, outcome: Outcome) -> dict[str, Any]:
-    if outcome.autoscaling is not None:
+    """What KEDA has to scale the backend with: only a ScaledObject that exists is claimed."""
+    if outcome.autoscaling is not None and (
+        outcome.autoscaling.reason == Reason.AUTOSCALING_UNAVAILABLE
+        or outcome.scaled_object is not ScaledObject.ABSENT
+    ):
         return _condition(
             ConditionType.AUTOSCALING_READY, False, outcome.autoscaling.reason, outcome.autoscaling.message
         )
-    return _condition(
-        ConditionType.AUTOSCALING_READY,
-        True,
-        Reason.SCALED_OBJECT_APPLIED,
-        "KEDA ScaledObject with the external-push trigger is applied",
-    )
+    if outcome.scaled_object is ScaledObject.ABSENT:
+        why = outcome.blocked or health_.Finding(
+            reason=Reason.SCALED_OBJECT_NOT_READY, message="the ScaledObject is not applied yet"
+        )
+        return _condition(
+            ConditionType.AUTOSCALING_READY,
+            False,
+            why.reason,
+            f"no KEDA ScaledObject is applied: {why.message}",
+        )
+    message = "KEDA ScaledObject with the external-push trigger is applied"
+    if outcome.scaled_object is ScaledObject.EARLIER:
+        message = (
+            "the KEDA ScaledObject of an earlier apply scales the backend; the current spec is not "
+            "applied (see Reconciled)"
+        )
+    return _condition(ConditionType.AUTOSCALING_READY, True, Reason.SCALED_OBJECT_APPLIED, message)
 
 
 def reconciled_condition(*, outcome: Outcome) -> dict[str, Any]:
@@ -196,18 +307,35 @@ def reconciled_condition(*, outcome: Outcome) -> dict[str, Any]:
         )
     if problem is not None:
         return _condition(ConditionType.RECONCILED, False, problem.reason, problem.message)
+    if outcome.kept_runtime is not None:
+        return _condition(ConditionType.RECONCILED, True, Reason.RUNTIME_KEPT, outcome.kept_runtime.message)
     return _condition(ConditionType.RECONCILED, True, Reason.APPLIED, "every owned object matches the spec")
 
 
 def cache_condition(*, health: health_.Health, outcome: Outcome) -> dict[str, Any] | None:
     """Present only when there is something to say about the cache."""
-    problem = outcome.cache_problem or health.node_full
+    problem = outcome.cache_problem or health.claim_unbound or health.node_full
     if problem is not None:
         return _condition(ConditionType.CACHE_READY, False, problem.reason, problem.message)
     if health.prewarm is not None:
         ok = health.prewarm.reason == Reason.PREWARMED
         return _condition(ConditionType.CACHE_READY, ok, health.prewarm.reason, health.prewarm.message)
     return None
+
+
+def conditions_of(
+    *, health: health_.Health, outcome: Outcome, activation: health_.Activation | None
+) -> list[dict[str, Any]]:
+    """The conditions of one pass, before they are merged with the previous ones."""
+    wanted = [
+        ready_condition(health=health, outcome=outcome, activation=activation),
+        degraded_condition(health=health, outcome=outcome),
+        autoscaling_condition(outcome=outcome),
+        reconciled_condition(outcome=outcome),
+    ]
+    if (cache := cache_condition(health=health, outcome=outcome)) is not None:
+        wanted.append(cache)
+    return wanted
 
 
 def compose(
@@ -221,27 +349,22 @@ def compose(
     warm_window: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The complete ``status`` for one LLMService (``warm_window``: ``nextWarmWindow``, see
-    ``noctaya.operator.schedules``)."""
+    ``noctaya.operator.schedules``); the phase is read off the conditions, so the two always agree."""
     now = now or now_iso()
     previous = previous or {}
-    wanted = [
-        ready_condition(health=health, outcome=outcome, activation=activation),
-        degraded_condition(health=health),
-        autoscaling_condition(outcome=outcome),
-        reconciled_condition(outcome=outcome),
-    ]
-    if (cache := cache_condition(health=health, outcome=outcome)) is not None:
-        wanted.append(cache)
-
+    conditions = merge_conditions(
+        previous.get("conditions") or [],
+        conditions_of(health=health, outcome=outcome, activation=activation),
+        generation=generation,
+        now=now,
+    )
     status: dict[str, Any] = {
-        "phase": str(phase_of(health=health, outcome=outcome)),
+        "phase": str(phase_of(conditions)),
         "resolvedRuntime": outcome.resolved_runtime or previous.get("resolvedRuntime"),
         "replicas": health.ready_replicas,
         "endpointURL": outcome.endpoint_url or previous.get("endpointURL"),
         "observedGeneration": generation,
-        "conditions": merge_conditions(
-            previous.get("conditions") or [], wanted, generation=generation, now=now
-        ),
+        "conditions": conditions,
     }
     if activation is not None:
         status["lastActivation"] = activation.as_status()

@@ -34,15 +34,13 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
-import pydantic.fields
 import uvloop
 import yaml
 from aiohttp import web
-from pydantic import alias_generators
 
 from noctaya.contract import demand as demand_mod
-from noctaya.contract import documents, fields
-from noctaya.contract import gateway as config_
+from noctaya.contract import documents, fields, flags
+from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import app as app_
 from noctaya.gateway import keys, liveconfig
 from noctaya.serving import connections, redaction
@@ -56,26 +54,9 @@ SHUTDOWN_SECONDS = 0.25
 
 _SECTIONS: dict[str, type[pydantic.BaseModel]] = {
     "service": fields.ServiceRef,
-    "scaler": config_.ScalerSection,
-    "report": config_.ReportSection,
+    "scaler": gateway_contract.ScalerSection,
+    "report": gateway_contract.ReportSection,
 }
-
-
-def _flag(path: Sequence[str]) -> str:
-    return "--" + "-".join(alias_generators.to_snake(p).replace("_", "-") for p in path)
-
-
-def _help(field: pydantic.fields.FieldInfo) -> str:
-    """The field's description with its default, durations in Go form."""
-    text = field.description or f"config field {field.alias}"
-    default = field.default
-    if field.is_required():
-        return f"{text} (no default: required)"
-    if default is None:
-        return f"{text} (default: unset)"
-    if isinstance(default, float):
-        default = fields.format_seconds(default)
-    return f"{text} (default {default})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -92,31 +73,31 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="log level (default: %(default)s)",
     )
-    for name, field in config_.GatewayConfig.model_fields.items():
+    for name, field in gateway_contract.GatewayConfig.model_fields.items():
         if name in _SECTIONS:
             continue
         parser.add_argument(
-            _flag([name]),
+            flags.flag([name]),
             dest=f"field:{field.alias}",
             metavar="VALUE",
-            help=_help(field),
+            help=flags.describe(field),
         )
     for section, model in _SECTIONS.items():
         for name, field in model.model_fields.items():
             if name == "tls":
                 for tls_name, tls_field in fields.TlsFiles.model_fields.items():
                     parser.add_argument(
-                        _flag([section, "tls", tls_name]),
+                        flags.flag([section, "tls", tls_name]),
                         metavar="VALUE",
                         dest=f"field:{section}.tls.{tls_field.alias}",
-                        help=f"{section}: {_help(tls_field)}",
+                        help=f"{section}: {flags.describe(tls_field)}",
                     )
                 continue
             parser.add_argument(
-                _flag([section, name]),
+                flags.flag([section, name]),
                 metavar="VALUE",
                 dest=f"field:{section}.{field.alias}",
-                help=f"{section}: {_help(field)}",
+                help=f"{section}: {flags.describe(field)}",
             )
     parser.add_argument(
         "--no-scaler", action="store_true", help="run no co-located scaler (scaler: null; default: run one)"
@@ -124,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def config_from_args(args: argparse.Namespace) -> config_.GatewayConfig:
+def config_from_args(args: argparse.Namespace) -> gateway_contract.GatewayConfig:
     """File first, then every flag given; raises :class:`~noctaya.contract.documents.ConfigError`."""
     return config_from_document(documents.read_document(args.config) if args.config else {}, args=args)
 
@@ -138,7 +119,9 @@ def config_source(args: argparse.Namespace) -> liveconfig.ConfigSource | None:
     )
 
 
-def config_from_document(document: dict[str, Any], *, args: argparse.Namespace) -> config_.GatewayConfig:
+def config_from_document(
+    document: dict[str, Any], *, args: argparse.Namespace
+) -> gateway_contract.GatewayConfig:
     """``document`` (the file's) with every flag given laid over it, validated."""
     for dest, value in vars(args).items():
         if not dest.startswith("field:") or value is None:
@@ -158,11 +141,11 @@ def config_from_document(document: dict[str, Any], *, args: argparse.Namespace) 
         target[path[-1]] = value
     if args.no_scaler:
         document["scaler"] = None
-    return config_.build_config(document)
+    return gateway_contract.build_config(document)
 
 
 async def serve(
-    config: config_.GatewayConfig,
+    config: gateway_contract.GatewayConfig,
     *,
     source: liveconfig.ConfigSource | None = None,
     sidecars: Sequence[demand_mod.Sidecar] = (),
@@ -212,7 +195,7 @@ async def serve(
     return 0
 
 
-def _sidecars(config: config_.GatewayConfig) -> list[demand_mod.Sidecar]:
+def _sidecars(config: gateway_contract.GatewayConfig) -> list[demand_mod.Sidecar]:
     """The co-located ExternalScaler or the demand reporter, when configured (``noctaya.scaler``)."""
     if config.scaler is None and config.report is None:
         return []
@@ -229,7 +212,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         config = config_from_args(args)
         sidecars = _sidecars(config)  # co-located scaler or demand reporter
-    except config_.ConfigError as exc:
+    except gateway_contract.ConfigError as exc:
         print(f"noctaya gateway: invalid configuration:\n{exc}", file=sys.stderr)
         return 2
     try:

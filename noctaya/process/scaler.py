@@ -12,7 +12,7 @@ import logging
 import signal
 import sys
 
-from noctaya.contract import scaler as config_mod
+from noctaya.contract import scaler as scaler_contract
 from noctaya.scaler import aggregate, credentials, tokens
 from noctaya.serving import redaction
 
@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def _serve(config: config_mod.ScalerConfig) -> None:
+async def _serve(config: scaler_contract.ScalerConfig) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -46,8 +46,8 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     redaction.install()
     try:
-        config = config_mod.load_config(args.config)
-    except config_mod.ConfigError as exc:
+        config = scaler_contract.load_config(args.config)
+    except scaler_contract.ConfigError as exc:
         print(f"noctaya scaler: {args.config}: {exc}", file=sys.stderr)
         return 2
     try:

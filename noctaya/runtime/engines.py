@@ -16,6 +16,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Final
 
+from noctaya.api import inferenceruntime
+
 DEFAULT_FAMILY: Final = "vllm"
 
 
@@ -50,7 +52,7 @@ FAMILIES: Final[Mapping[str, EngineFamily]] = {
     for family in (
         EngineFamily(
             name="vllm",
-            port=8000,
+            port=inferenceruntime.FAMILY_PORTS[inferenceruntime.Family("vllm")],
             queue_depth_metric="vllm:num_requests_waiting",
             running_metric="vllm:num_requests_running",
             kv_cache_util_metric="vllm:gpu_cache_usage_perc",
@@ -58,7 +60,7 @@ FAMILIES: Final[Mapping[str, EngineFamily]] = {
         ),
         EngineFamily(
             name="sglang",
-            port=30000,
+            port=inferenceruntime.FAMILY_PORTS[inferenceruntime.Family("sglang")],
             queue_depth_metric="sglang:num_queue_reqs",
             running_metric="sglang:num_running_reqs",
             kv_cache_util_metric="sglang:token_usage",
@@ -66,13 +68,13 @@ FAMILIES: Final[Mapping[str, EngineFamily]] = {
         ),
         EngineFamily(
             name="tgi",
-            port=80,
+            port=inferenceruntime.FAMILY_PORTS[inferenceruntime.Family("tgi")],
             queue_depth_metric="tgi_queue_size",
             running_metric="tgi_batch_current_size",
         ),
         EngineFamily(
             name="llamacpp",
-            port=8080,
+            port=inferenceruntime.FAMILY_PORTS[inferenceruntime.Family("llamacpp")],
             queue_depth_metric="llamacpp:requests_deferred",
             running_metric="llamacpp:requests_processing",
             kv_cache_util_metric="llamacpp:kv_cache_usage_ratio",

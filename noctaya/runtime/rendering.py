@@ -143,6 +143,8 @@ def recipe(
         raise RenderError(
             "spec.model.catalogRef: model catalogs are reserved, not implemented; set spec.model.source"
         )
+    for problem in rspec.port_problems():
+        raise RenderError(f"InferenceRuntime {runtime.name}: {problem}")
     source = spec.model.source.parsed
     try:
         plan = delivery.plan(
@@ -193,7 +195,7 @@ def recipe(
         args=tuple(render_args(runtime=runtime, service=service, model_path=plan.model_path)),
         env=tuple(render_env(runtime=runtime, service=service, model_path=plan.model_path, extra=extra)),
         port_name=port.name,
-        port=port.container_port,
+        port=rspec.serving_port,
         readiness_probe=readiness,
         startup_probe=startup,
         liveness_probe=liveness,

@@ -13,7 +13,7 @@ import prometheus_client
 from aiohttp import web
 
 from noctaya.contract import fields
-from noctaya.contract import scaler as config_mod
+from noctaya.contract import scaler as scaler_contract
 from noctaya.scaler import credentials, intake, membership, metrics, server, servicer, tokens
 from noctaya.serving import connections, peers
 
@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 class AggregateScaler:
     """Runs both listeners while the context is open; ports are known after entry."""
 
-    def __init__(self, *, config: config_mod.ScalerConfig) -> None:
+    def __init__(self, *, config: scaler_contract.ScalerConfig) -> None:
         self.config = config
         self.registry = prometheus_client.CollectorRegistry()
         self.metrics = metrics.ScalerMetrics(registry=self.registry)

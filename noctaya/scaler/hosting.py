@@ -21,12 +21,13 @@ import aiohttp
 import prometheus_client
 
 from noctaya.contract import demand as demand_mod
-from noctaya.contract import documents, gateway
+from noctaya.contract import documents
+from noctaya.contract import gateway as gateway_contract
 from noctaya.scaler import credentials, metrics, reporter, server, servicer
 from noctaya.serving import peers
 
 
-def colocated_scaler(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
+def colocated_scaler(config: gateway_contract.GatewayConfig) -> demand_mod.Sidecar:
     section, service = config.scaler, config.service
     if section is None or service is None:
         raise documents.ConfigError("scaler: not configured (with service)")
@@ -62,7 +63,7 @@ def colocated_scaler(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
     return sidecar
 
 
-def demand_reporter(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
+def demand_reporter(config: gateway_contract.GatewayConfig) -> demand_mod.Sidecar:
     section, service = config.report, config.service
     if section is None or service is None:
         raise documents.ConfigError("report: not configured (with service)")
@@ -92,7 +93,7 @@ def demand_reporter(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
     return sidecar
 
 
-def gateway_sidecars(config: gateway.GatewayConfig) -> list[demand_mod.Sidecar]:
+def gateway_sidecars(config: gateway_contract.GatewayConfig) -> list[demand_mod.Sidecar]:
     """The sidecars of this gateway's scaling mode (none when neither is configured)."""
     sidecars: list[demand_mod.Sidecar] = []
     if config.scaler is not None:

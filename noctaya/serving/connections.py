@@ -22,6 +22,9 @@ listener facing hostile clients needs and aiohttp leaves out:
   failed parser would raise again on every chunk, each error quoting it), the error is answered once
   and the connection closes; the error aiohttp holds until then is :class:`Malformed`, its
   classification only, never the bytes that failed;
+- ``CONNECT`` (an authority-form target, which no route can take) is a JSON 405: this server is
+  not a forward proxy; a header value that is not UTF-8 (obs-text bytes such as ``\\xff``) is a
+  JSON 400, since aiohttp's writer would drop those bytes when passing it on;
 - malformed requests (bad request line, unknown method, bad or duplicate Content-Length, bad chunk,
   too many or too long headers, an HTTP/2 preface...) are answered in the server's own JSON error
   shape (``error_body``), never echoing the raw bytes, and logged at debug level without a
@@ -236,6 +239,14 @@ class Malformed(http_exceptions.BadHttpMessage):
         return cls(code=code, text=text)
 
 
+def _not_a_proxy() -> Malformed:
+    return Malformed(
+        code="method_not_allowed",
+        text="CONNECT is not served: this server is not a forward proxy",
+        status=405,
+    )
+
+
 def describe(exc: BaseException | None) -> tuple[str, str]:
     """``(code, message)`` of a parse error, both fixed: never the client's bytes."""
     if isinstance(exc, Malformed):
@@ -249,6 +260,21 @@ def describe(exc: BaseException | None) -> tuple[str, str]:
             )
             return code, text
     return "malformed_request", "the request is not valid HTTP/1.x"
+
+
+def _utf8_values(message: Any) -> bool:
+    """Whether every header value of ``message`` is UTF-8 (ASCII, as almost all are, at once).
+
+    aiohttp's parser decodes a value with ``surrogateescape`` and its writer drops the surrogates
+    that stand for the bytes that were not UTF-8 (``caf\\xe9`` would reach a backend as ``caf``):
+    such a value is refused rather than passed on altered."""
+    for _, value in getattr(message, "raw_headers", ()):
+        if not value.isascii():
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError:
+                return False
+    return True
 
 
 class _Replaying:
@@ -312,6 +338,17 @@ class _Replaying:
             if getattr(message, "version", (1, 1))[0] != 1:  # "HTTP/2.0" in a request line
                 messages, upgraded, tail = messages[:index], False, b""
                 error = Malformed.of(http_exceptions.BadStatusLine("unsupported HTTP version"))
+                break
+            if getattr(message, "method", "") == "CONNECT":  # an authority-form target: no path
+                messages, upgraded, tail = messages[:index], False, b""
+                error = _not_a_proxy()
+                break
+            if not _utf8_values(message):
+                messages, upgraded, tail = messages[:index], False, b""
+                error = Malformed(
+                    code="malformed_request",
+                    text="a header value is not UTF-8 text, so it cannot be passed on as received",
+                )
                 break
         if messages and self._protocol.probing:
             messages, refusal = self._protocol.probe_only(messages)
@@ -544,8 +581,10 @@ class Protocol(web_protocol.RequestHandler):
         exc: BaseException | None = None,
         message: str | None = None,
     ) -> web.StreamResponse:
-        if isinstance(exc, Malformed) and exc.status >= 500:  # a refusal of ours, counted already
-            status, code, text = exc.status, exc.error_code, exc.text
+        if isinstance(exc, Malformed):
+            status = exc.status
+        if isinstance(exc, Malformed) and status >= 500:  # a refusal of ours, counted already
+            code, text = exc.error_code, exc.text
         elif status >= 500:
             self.log_exception("request failed with %d", status, exc_info=exc)
             code, text = "internal_error", "the server failed to handle the request"

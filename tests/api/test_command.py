@@ -204,3 +204,76 @@ def test_fuzz_stdin_never_raises(data: bytes) -> None:
     code, out = _run(["-"], stdin=data)
     assert code in (0, 1)
     assert out.endswith("\n") and out.splitlines()[-1]
+
+
+GATEWAY_LIMIT = """apiVersion: serving.noctaya.io/v1alpha1
+kind: LLMService
+metadata: {name: qwen, namespace: ai}
+spec:
+  model: {source: {uri: "hf://a/b"}}
+  runtime: {name: x}
+  endpoint:
+    maxConnections: 1000
+    resources:
+      limits: {memory: 256Mi}
+"""
+
+
+def test_a_gateway_memory_limit_is_checked_by_the_rule_synth_and_the_operator_run(
+    tmp_path: pathlib.Path,
+) -> None:
+    """A limit below the default bounds' worst case is valid (the bounds are derived to fit); pinned
+    bounds it cannot hold are refused at the limit's line, with every term."""
+    source = tmp_path / "a.yaml"
+    source.write_text(GATEWAY_LIMIT.replace("    maxConnections: 1000\n", ""))
+    assert _run([str(source)])[0] == 0
+    source.write_text(GATEWAY_LIMIT)
+    code, out = _run([str(source)])
+    assert code == 1
+    assert out.splitlines()[0].startswith(
+        f"{source}:10: LLMService ai/qwen: spec.endpoint.resources.limits.memory: gateway memory limit "
+        "256Mi: the gateway needs at least 488 MiB"
+    )
+    assert "maxConnections 1000 x 384 KiB" in out and "or lower the bounds set in spec.endpoint" in out
+
+
+PORTS = """apiVersion: serving.noctaya.io/v1alpha1
+kind: InferenceRuntime
+metadata: {name: llama}
+spec:
+  family: llamacpp
+  vendor: cpu
+  container:
+    image: img
+    args: [--model, "{{ .Model.Path }}", --port, "8081"]
+---
+apiVersion: serving.noctaya.io/v1alpha1
+kind: InferenceRuntime
+metadata: {name: vllm}
+spec:
+  vendor: cpu
+  container:
+    image: img
+    args: ["--port=9000"]
+    port: {containerPort: 8000}
+"""
+
+
+def test_a_port_argument_must_agree_with_the_container_port(tmp_path: pathlib.Path) -> None:
+    """A family's default port stands for an unset containerPort; a ``--port`` argument naming another
+    port is refused (the engine would never be found Ready)."""
+    source = tmp_path / "ports.yaml"
+    source.write_text(PORTS.replace('"8081"', '"8080"').replace("--port=9000", "--port=8000"))
+    assert _run([str(source)])[0] == 0
+    source.write_text(PORTS)
+    code, out = _run([str(source)])
+    assert code == 1
+    assert out.splitlines()[:2] == [
+        f"{source}:9: InferenceRuntime llama: spec.container.args[3]: --port 8081 disagrees with the "
+        "llamacpp family's default container port 8080 (spec.container.port.containerPort unset): the "
+        "engine would listen where neither its probes nor its Service look; set containerPort: 8081 or "
+        "change --port",
+        f"{source}:18: InferenceRuntime vllm: spec.container.args[0]: --port 9000 disagrees with "
+        "spec.container.port.containerPort 8000: the engine would listen where neither its probes nor its "
+        "Service look; set containerPort: 9000 or change --port",
+    ]

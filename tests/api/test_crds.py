@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import pathlib
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -145,7 +146,9 @@ def test_names_scope_subresources_and_columns() -> None:
     assert llms["spec"]["scope"] == "Namespaced" and irt["spec"]["scope"] == "Cluster"
     assert llms["spec"]["names"]["shortNames"] == ["llms"] and irt["spec"]["names"]["shortNames"] == ["irt"]
     columns = {c["name"]: c for c in llms["spec"]["versions"][0]["additionalPrinterColumns"]}
-    assert list(columns) == ["Phase", "Runtime", "Replicas", "Warm-Window", "Age"]
+    assert list(columns) == ["Phase", "Ready", "Reason", "Runtime", "Replicas", "Warm-Window", "Age"]
+    assert columns["Ready"]["jsonPath"] == '.status.conditions[?(@.type=="Ready")].status'
+    assert columns["Reason"]["jsonPath"] == '.status.conditions[?(@.type=="Ready")].reason'
     assert columns["Warm-Window"]["jsonPath"] == ".status.nextWarmWindow.window"  # extension
     assert columns["Phase"]["jsonPath"] == ".status.phase"
     assert columns["Runtime"]["jsonPath"] == ".status.resolvedRuntime"
@@ -169,10 +172,13 @@ def test_printer_column_paths_exist_in_the_schema() -> None:
         schema = _schema(crd)
         for column in crd["spec"]["versions"][0]["additionalPrinterColumns"]:
             node: dict[str, Any] = schema
-            for part in column["jsonPath"].strip(".").split("."):
+            path = re.sub(r"\[\?\(@\.(\w+)==\"[^\"]*\"\)\]", r"[]", column["jsonPath"])  # a filter: its items
+            for part in path.strip(".").split("."):
                 if part == "creationTimestamp":
                     break
-                node = node["properties"][part]
+                node = node["properties"][part.removesuffix("[]")]
+                if part.endswith("[]"):
+                    node = node["items"]
 
 
 @pytest.mark.parametrize("crd", CRDS, ids=_kind)

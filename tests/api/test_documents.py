@@ -73,7 +73,7 @@ def test_every_problem_of_a_document_is_reported_with_its_line() -> None:
     )
     problems = _problems(text)
     assert problems == [
-        "in.yaml:6: LLMService ai/qwen: spec.runtime.nme: unknown field",
+        "in.yaml:6: LLMService ai/qwen: spec.runtime.nme: unknown field (did you mean 'name'?)",
         "in.yaml:7: LLMService ai/qwen: spec.resources.accelerators: Input should be a valid integer",
         "in.yaml:7: LLMService ai/qwen: spec.resources.memory: invalid quantity '1x': use a number with an "
         "optional suffix, e.g. 500m, 2, 32Gi, 1e3",
@@ -86,11 +86,11 @@ def test_cross_field_rule_reports_the_object_path() -> None:
     [problem] = _problems(LLMS + "  scaling: {min: 3, max: 2}\n")
     assert problem == "in.yaml:7: LLMService ai/qwen: spec.scaling: min must not exceed max"
     problems = _problems(LLMS + "  scaling: {min: 3, max: 2, target: 0}\n  resources: {memory: 1x}\n")
-    assert problems == [
-        "in.yaml:8: LLMService ai/qwen: spec.resources.memory: invalid quantity '1x': use a number with an "
-        "optional suffix, e.g. 500m, 2, 32Gi, 1e3",
+    assert problems == [  # in line order
         "in.yaml:7: LLMService ai/qwen: spec.scaling.target: Input should be greater than or equal to 1",
         "in.yaml:7: LLMService ai/qwen: spec.scaling: min must not exceed max",
+        "in.yaml:8: LLMService ai/qwen: spec.resources.memory: invalid quantity '1x': use a number with an "
+        "optional suffix, e.g. 500m, 2, 32Gi, 1e3",
     ]
 
 
@@ -192,3 +192,39 @@ def test_input_files(tmp_path: pathlib.Path) -> None:
         (str(tmp_path / "empty"), None, "directory holds no *.yaml or *.yml files"),
         (str(tmp_path / "nope"), None, "no such file or directory"),
     ]
+
+
+def test_an_unknown_field_names_the_closest_known_one_at_its_depth() -> None:
+    text = (
+        LLMS
+        + "  endpoint:\n    maxQeue: 5\n    coldStart: {mdoe: reject}\n"
+        + "    resources: {limits: {memroy: 1Gi}}\n  scalng: {}\n"
+    )
+    assert _problems(text) == [
+        "in.yaml:8: LLMService ai/qwen: spec.endpoint.maxQeue: unknown field (did you mean 'maxQueue'?)",
+        "in.yaml:9: LLMService ai/qwen: spec.endpoint.coldStart.mdoe: unknown field (did you mean 'mode'?)",
+        "in.yaml:10: LLMService ai/qwen: spec.endpoint.resources.limits.memroy: unknown field (did you mean "
+        "'memory'?)",
+        "in.yaml:11: LLMService ai/qwen: spec.scalng: unknown field (did you mean 'scaling'?)",
+    ]
+    far = _problems(LLMS + "  surprise: 1\n")
+    assert far == ["in.yaml:7: LLMService ai/qwen: spec.surprise: unknown field"]
+
+
+def test_an_unknown_kind_of_our_group_is_a_problem_never_another_apis_document() -> None:
+    text = LLMS.replace("kind: LLMService", "kind: LLMServce")
+    [checked], _ = documents.check_stream(text, source="in.yaml")
+    assert not checked.foreign and [str(p) for p in checked.problems] == [
+        "in.yaml:2: LLMServce ai/qwen: kind: unknown kind 'LLMServce' (apiVersion "
+        "'serving.noctaya.io/v1alpha1'): expected LLMService or InferenceRuntime in "
+        "serving.noctaya.io/v1alpha1 (did you mean 'LLMService'?)"
+    ]
+    [widget], _ = documents.check_stream(LLMS.replace("kind: LLMService", "kind: Widget"), source="in.yaml")
+    assert not widget.foreign  # of our group: a mistake, whatever its name
+    [theirs], _ = documents.check_stream(
+        LLMS.replace("serving.noctaya.io/v1alpha1", "apps/v1").replace(
+            "kind: LLMService", "kind: Deployment"
+        ),
+        source="in.yaml",
+    )
+    assert theirs.foreign

@@ -127,7 +127,8 @@ def test_api_md_defaults_of_an_inferenceruntime() -> None:
     assert isinstance(obj, inferenceruntime.InferenceRuntime)
     spec = obj.spec
     assert spec.priority == 0 and spec.container.args == [] and spec.container.env == []
-    assert (spec.container.port.name, spec.container.port.container_port) == ("http", 8000)
+    assert (spec.container.port.name, spec.container.port.container_port) == ("http", None)
+    assert spec.serving_port == 30000  # the sglang family's port when containerPort is unset
     assert spec.accelerator is not None and spec.accelerator.sharing.supported is False
     assert spec.accelerator.node_selector == {} and spec.accelerator.tolerations == []
     assert spec.lifecycle.pre_stop_drain is False and spec.lifecycle.termination_grace_period_seconds is None

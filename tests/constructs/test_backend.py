@@ -51,6 +51,11 @@ def test_minimal_backend(synth: Synth) -> None:
                             "ports": [{"containerPort": 9000, "name": "api", "protocol": "TCP"}],
                             "readinessProbe": {"httpGet": {"path": "/health", "port": "api"}},
                             "resources": {},
+                            "securityContext": {
+                                "allowPrivilegeEscalation": False,
+                                "capabilities": {"drop": ["ALL"]},
+                                "seccompProfile": {"type": "RuntimeDefault"},
+                            },
                             "startupProbe": {
                                 "failureThreshold": 60,
                                 "httpGet": {"path": "/health", "port": "api"},

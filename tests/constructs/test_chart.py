@@ -35,7 +35,7 @@ import yaml
 
 from noctaya.api import inferenceruntime, llmservice
 from noctaya.constructs import naming, prewarm, settings, synthesis
-from noctaya.contract import scaler as scaler_config
+from noctaya.contract import scaler as scaler_contract
 
 Manifest = dict[str, Any]
 Rendered = dict[str, list[Manifest]]
@@ -90,6 +90,56 @@ def test_no_pod_mounts_a_kubernetes_api_token(rendered: Rendered) -> None:
                 )
 
 
+def _pod_security_level(manifest: Manifest) -> str:
+    """The strictest Pod Security Standard a workload's Pod template meets (the container rules of
+    ``baseline`` and ``restricted`` that a rendered Pod can break: escalation, capabilities, seccomp,
+    the user)."""
+    spec = pod(manifest)
+    pod_context = spec.get("securityContext") or {}
+    if any("hostPath" in v for v in spec.get("volumes", [])):
+        return "privileged"  # baseline forbids hostPath volumes
+    level = "restricted"
+    for container in containers(manifest):
+        ctx = container.get("securityContext") or {}
+        if ctx.get("privileged") or set(ctx.get("capabilities", {}).get("add", [])) - {"NET_BIND_SERVICE"}:
+            return "privileged"
+        non_root = ctx.get("runAsNonRoot", pod_context.get("runAsNonRoot")) is True
+        user = ctx.get("runAsUser", pod_context.get("runAsUser"))
+        seccomp = (ctx.get("seccompProfile") or pod_context.get("seccompProfile") or {}).get("type")
+        if not (
+            ctx.get("allowPrivilegeEscalation") is False
+            and ctx.get("capabilities", {}).get("drop") == ["ALL"]
+            and seccomp == "RuntimeDefault"
+            and non_root
+            and user != 0
+        ):
+            level = "baseline"
+    return level
+
+
+def test_every_workload_meets_its_documented_pod_security_level(rendered: Rendered) -> None:
+    """docs/architecture.md: gateways, scalers and the Jobs on a claim are ``restricted``; backends (the
+    engines' images run as root) ``baseline``; whatever mounts a HostPath cache ``privileged``."""
+    seen = set()
+    for name, manifests in rendered.items():
+        for m in manifests:
+            if m["kind"] not in {"Deployment", "Job"}:
+                continue
+            host_path = any("hostPath" in v for v in pod(m).get("volumes", []))
+            component = m["metadata"]["labels"].get("app.kubernetes.io/component")
+            expected = "privileged" if host_path else "baseline" if component == "backend" else "restricted"
+            assert _pod_security_level(m) == expected, (name, m["kind"], m["metadata"]["name"])
+            for container in containers(m):  # no workload escalates or keeps a capability
+                ctx = container["securityContext"]
+                assert ctx["allowPrivilegeEscalation"] is False and ctx["capabilities"] == {"drop": ["ALL"]}
+            seen.add((m["kind"], expected, host_path))
+    assert {
+        ("Deployment", "restricted", False),
+        ("Deployment", "baseline", False),
+        ("Job", "restricted", False),
+    } <= seen
+
+
 def test_scaler_ports_never_on_the_public_service(rendered: Rendered) -> None:
     for name, manifests in rendered.items():
         public = one(manifests, "Service", name)
@@ -137,7 +187,7 @@ def test_aggregate_scaler_counts_every_gateway(
 ) -> None:
     manifests = render(make_service(endpoint={"replicas": replicas}), make_runtime())
     document = yaml.safe_load(one(manifests, "ConfigMap", "qwen-scaler")["data"]["config.yaml"])
-    parsed = scaler_config.build_config(document)
+    parsed = scaler_contract.build_config(document)
     assert parsed.max_members >= replicas + 1  # all of them and the surge gateway of a rolling update
     assert parsed.max_members >= 32
 
@@ -452,7 +502,9 @@ def test_prewarm_installs_nothing_at_run_time(
     if not uri.startswith("oci://"):
         (download,) = pod(job)["containers"]
         assert download["image"] == settings.DEFAULT_IMAGE  # the Noctaya image: it ships the hub clients
-        assert download["securityContext"]["runAsUser"] == 0  # the owner of a fresh cache volume
+        # non-root on a claim: it writes through the Pod's fsGroup (restricted Pod Security)
+        assert download["securityContext"]["runAsNonRoot"] is True
+        assert pod(job)["securityContext"]["fsGroup"] == download["securityContext"]["runAsUser"]
 
 
 def test_the_noctaya_image_ships_the_hub_clients_the_download_imports() -> None:

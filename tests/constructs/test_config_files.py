@@ -18,8 +18,8 @@ import yaml
 
 from noctaya.api import inferenceruntime, llmservice
 from noctaya.constructs import process, settings, synthesis
-from noctaya.contract import gateway as gateway_config
-from noctaya.contract import scaler as scaler_config
+from noctaya.contract import gateway as gateway_contract
+from noctaya.contract import scaler as scaler_contract
 
 Rendered = dict[str, list[dict[str, Any]]]
 
@@ -31,15 +31,20 @@ def _config(manifests: list[dict[str, Any]], name: str) -> dict[str, Any]:
 
 
 def test_every_gateway_config_parses(rendered: Rendered) -> None:
+    """Each rendered file is read back by the gateway's own model into the same document: every key
+    the renderer wrote is one the gateway understands, with the value it meant."""
     for name, manifests in rendered.items():
-        parsed = gateway_config.build_config(_config(manifests, f"{name}-gateway"))
-        assert parsed is not None
+        document = _config(manifests, f"{name}-gateway")
+        parsed = gateway_contract.build_config(document)
+        assert parsed.service is not None and parsed.service.name == name
+        assert parsed.model_dump(mode="json", by_alias=True) == document, name
 
 
 def test_values_reach_the_gateway(rendered: Rendered) -> None:
     sglang = _config(rendered["deepseek-sglang"], "deepseek-sglang-gateway")
     assert (sglang["maxQueue"], sglang["heartbeatInterval"]) == (200, "5s")
-    assert gateway_config.build_config(sglang) is not None
+    parsed = gateway_contract.build_config(sglang)
+    assert (parsed.max_queue, parsed.heartbeat_interval) == (200, 5.0)
     cpu = _config(rendered["qwen-cpu"], "qwen-cpu-gateway")
     assert cpu["coldStartMode"] == "reject" and cpu["backendUrl"] == "http://qwen-cpu-backend.llm.svc:8080"
     ha = _config(rendered["qwen-ha"], "qwen-ha-gateway")
@@ -49,10 +54,10 @@ def test_values_reach_the_gateway(rendered: Rendered) -> None:
 
 def test_aggregate_scaler_config_parses(rendered: Rendered) -> None:
     document = _config(rendered["qwen-ha"], "qwen-ha-scaler")
-    parsed = scaler_config.build_config(document)
-    assert parsed is not None
-    assert document["maxMemberDemand"] == 100 + 1000
+    parsed = scaler_contract.build_config(document)
+    assert document["maxMemberDemand"] == parsed.max_member_demand == 100 + 1000
     assert document["service"] == {"name": "qwen-ha", "namespace": "llm"}
+    assert (parsed.service.name, parsed.service.namespace) == ("qwen-ha", "llm")
 
 
 @pytest.mark.parametrize(
@@ -121,11 +126,11 @@ def test_the_warm_until_annotation_reaches_every_gateway_as_warm_until(
 
     warm = rendered({llmservice.WARM_UNTIL_ANNOTATION: "2026-12-01T19:30:00+01:00"})
     assert warm["warmUntil"] == "2026-12-01T18:30:00Z"
-    assert gateway_config.build_config(warm).warm_until == "2026-12-01T18:30:00Z"
+    assert gateway_contract.build_config(warm).warm_until == "2026-12-01T18:30:00Z"
     assert rendered({})["warmUntil"] is None
     with pytest.raises(ValueError, match=r"serving.noctaya.io/warm-until\]: 'tonight' is not an RFC 3339"):
         service({llmservice.WARM_UNTIL_ANNOTATION: "tonight"})
-    assert gateway_config.LIVE_FIELDS == ("warm_until",)
+    assert gateway_contract.LIVE_FIELDS == ("warm_until",)
     unwarmed = config_hash({})
     assert config_hash({llmservice.WARM_UNTIL_ANNOTATION: "2026-12-01T19:30:00+01:00"}) == unwarmed
     assert config_hash({llmservice.WARM_UNTIL_ANNOTATION: "2027-01-01T00:00:00Z"}) == unwarmed

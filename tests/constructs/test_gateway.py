@@ -109,24 +109,53 @@ def test_zero_replicas_refused(synth: Synth) -> None:
         synth(lambda c: gateway.Gateway(c, "g", props=_props(replicas=0)))
 
 
-def test_settings_whose_worst_case_exceeds_the_memory_limit_are_refused() -> None:
-    """The renderer refuses what the gateway would be OOM-killed for under the load its bounds admit."""
+def test_pinned_bounds_whose_worst_case_exceeds_the_memory_limit_are_refused() -> None:
+    """The renderer refuses what the gateway would be OOM-killed for under the load its bounds admit,
+    when the bounds are pinned (set by the LLMService) and cannot be lowered to fit."""
     fits = gateway_contract.GatewaySettings()
-    assert fits.worst_case_memory_bytes() < 1 << 30  # the defaults fit the default 1Gi limit with room
+    assert fits.worst_case_memory_bytes() == 864 << 20  # the defaults fit the default 1Gi limit
     gateway.gateway_config(_props(settings=fits, resources={"limits": {"memory": "1Gi"}}))
     too_much = gateway_contract.GatewaySettings(max_queued_body_bytes=1 << 30)
-    with pytest.raises(ValueError, match=r"memory limit 1Gi.*maxQueuedBodyBytes"):
-        gateway.gateway_config(_props(settings=too_much, resources={"limits": {"memory": "1Gi"}}))
-    with pytest.raises(ValueError, match="maxConnections"):
+    pinned = frozenset({"max_queued_body_bytes"})
+    with pytest.raises(ValueError, match=r"memory limit 1Gi.*maxQueuedBodyBytes 1024 MiB"):
+        gateway.gateway_config(
+            _props(settings=too_much, resources={"limits": {"memory": "1Gi"}}, pinned_bounds=pinned)
+        )
+    with pytest.raises(ValueError, match="maxConnections 4096 x 384 KiB"):
         gateway.gateway_config(
             _props(
                 settings=gateway_contract.GatewaySettings(max_connections=4096),
                 resources={"limits": {"memory": "512Mi"}},
+                pinned_bounds=frozenset({"max_connections"}),
             )
         )
     # every open WebSocket may hold whole messages both ways: the two bounds multiply
     sockets = gateway_contract.GatewaySettings(websocket_max_open=64, websocket_max_message_bytes=16 << 20)
     added = sockets.worst_case_memory_bytes() - fits.worst_case_memory_bytes()
     assert added == 4 * (64 * (16 << 20) - 16 * (4 << 20))  # 4 messages a socket, over the defaults
-    with pytest.raises(ValueError, match=r"websocketMaxOpen 64 x 4 x websocketMaxMessageBytes 16384 KiB"):
-        gateway.gateway_config(_props(settings=sockets, resources={"limits": {"memory": "1Gi"}}))
+    with pytest.raises(ValueError, match=r"websocketMaxOpen 64 x 4 x websocketMaxMessageBytes 16 MiB"):
+        gateway.gateway_config(
+            _props(
+                settings=sockets,
+                resources={"limits": {"memory": "1Gi"}},
+                pinned_bounds=frozenset({"websocket_max_open", "websocket_max_message_bytes"}),
+            )
+        )
+
+
+def test_a_limit_below_the_worst_case_derives_bounds_that_fit_and_says_so(synth: Synth) -> None:
+    props = _props(resources={"limits": {"memory": "256Mi"}})
+    config = gateway.gateway_config(props)
+    assert config.worst_case_memory_bytes() <= 256 << 20
+    assert (config.max_connections, config.websocket_max_open) == (213, 3)
+    assert config.websocket_max_message_bytes == 4 << 20  # a message size is kept; fewer sockets
+    assert config.max_connections_per_peer == 213  # within the lowered maxConnections
+    manifests = synth(lambda c: gateway.Gateway(c, "g", props=props))
+    text = next(m for m in manifests if m["kind"] == "ConfigMap")["data"]["config.yaml"]
+    first = text.partition("\n")[0]
+    assert first.startswith("# bounds derived to fit the gateway memory limit 256Mi")
+    assert "maxConnections 213" in first and "websocketMaxOpen 3" in first
+    assert yaml.safe_load(text)["maxConnections"] == 213
+    # what fits is used as it is, without a statement
+    roomy = synth(lambda c: gateway.Gateway(c, "g", props=_props(resources={"limits": {"memory": "1Gi"}})))
+    assert not next(m for m in roomy if m["kind"] == "ConfigMap")["data"]["config.yaml"].startswith("#")

@@ -20,6 +20,7 @@ import yaml
 
 from noctaya.api import inferenceruntime, llmservice, servicestatus
 from noctaya.constructs import naming, settings, synthesis
+from noctaya.contract import gateway as gateway_contract
 from noctaya.operator import reconciliation
 from noctaya.runtime import selection
 
@@ -65,14 +66,15 @@ def test_a_go_user_finds_the_names_they_rely_on(service: llmservice.LLMService) 
     assert gateway_http["containerPort"] == 8080
 
     port = runtime.spec.container.port
+    serving_port = runtime.spec.serving_port
     private = one(manifests, "Service", f"{name}-backend")
     assert [(p["name"], p["port"], p["targetPort"]) for p in private["spec"]["ports"]] == [
-        ("http", port.container_port, port.name)
+        ("http", serving_port, port.name)
     ]
     assert selects(private, backend) and not selects(private, gateway)
 
     config = yaml.safe_load(one(manifests, "ConfigMap", f"{name}-gateway")["data"]["config.yaml"])
-    assert config["backendUrl"] == f"http://{name}-backend.{ns}.svc:{port.container_port}"
+    assert config["backendUrl"] == f"http://{name}-backend.{ns}.svc:{serving_port}"
     assert config["maxQueue"] == service.spec.endpoint.max_queue
     assert config["coldStartMode"] == service.spec.endpoint.cold_start.mode.value
 
@@ -99,6 +101,15 @@ def test_a_go_user_finds_the_names_they_rely_on(service: llmservice.LLMService) 
     ident = naming.ServiceIdentity(name=name, namespace=ns)
     assert reconciliation.endpoint_url(ident) == f"http://{name}.{ns}.svc/v1"
 
+    # a gateway memory limit the Go implementation accepts renders, its bounds derived to fit it
+    text = one(manifests, "ConfigMap", f"{name}-gateway")["data"]["config.yaml"]
+    limit = service.spec.endpoint.memory_limit
+    if limit is not None and int(limit) < 864 << 20:
+        assert text.startswith(f"# bounds derived to fit the gateway memory limit {limit} ")
+        assert gateway_contract.build_config(config).worst_case_memory_bytes() <= int(limit)
+    else:
+        assert not text.startswith("#")
+
 
 def test_the_examples_cover_what_a_go_user_writes() -> None:
     specs = [s.spec for s in SERVICES]
@@ -110,6 +121,8 @@ def test_the_examples_cover_what_a_go_user_writes() -> None:
     }
     assert any(s.runtime.selector for s in specs) and any(s.endpoint.replicas for s in specs)
     assert {s.endpoint.cold_start.mode.value for s in specs} == {"keepalive", "reject"}
+    limits = {str(s.endpoint.memory_limit) for s in specs if s.endpoint.resources}
+    assert limits == {"256Mi", "512Mi"}
 
 
 def test_the_condition_vocabulary_a_go_user_watches_is_declared() -> None:

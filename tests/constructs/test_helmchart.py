@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
+from noctaya.api import gatewaymemory
 from noctaya.constructs import command, helmchart, install, settings, synthesis
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -145,6 +146,15 @@ DEFAULT = install.OperatorInstallProps(image=settings.DEFAULT_IMAGE)
                 DEFAULT, resources={"requests": {"cpu": "2", "memory": "256Mi"}, "limits": {"memory": "4Gi"}}
             ),
         ),
+        (
+            ["--set", "gateway.maxQueuedBodyBytes=268435456", "--set", "gateway.websocketMaxOpen=4"],
+            dataclasses.replace(
+                DEFAULT,
+                gateway_bounds=dataclasses.replace(
+                    gatewaymemory.DEFAULTS, max_queued_body_bytes=256 << 20, websocket_max_open=4
+                ),
+            ),
+        ),
     ],
     ids=[
         "image",
@@ -156,6 +166,7 @@ DEFAULT = install.OperatorInstallProps(image=settings.DEFAULT_IMAGE)
         "log",
         "pull-secrets",
         "resources",
+        "gateway-bounds",
     ],
 )
 def test_values_change_what_the_construct_props_change(
@@ -175,6 +186,7 @@ def test_the_release_namespace_places_the_operator(helm: str) -> None:
     ("args", "message"),
     [
         (["--set", "replicas=0"], "replicas"),
+        (["--set", "gateway.maxConnections=0"], "maxConnections"),
         (["--set", "logLevel=TRACE"], "logLevel"),
         (["--set", "surprise=1"], "surprise"),
         (["--set-json", 'imagePullSecrets=["regcred"]'], "imagePullSecrets"),

@@ -14,7 +14,9 @@ import annotated_types
 import pydantic
 import pytest
 
-from noctaya.contract import documents, fields, gateway, scaler
+from noctaya.contract import documents, fields
+from noctaya.contract import gateway as gateway_contract
+from noctaya.contract import scaler as scaler_contract
 
 KEYS = ("headerTimeout", "keepAliveTimeout", "maxConnections", "maxConnectionsPerPeer")
 GATEWAY: dict[str, Any] = {"backendUrl": "http://b"}
@@ -23,16 +25,16 @@ Build = Callable[[dict[str, Any]], fields.Model]
 
 
 def _gateway(document: dict[str, Any]) -> fields.Model:
-    return gateway.build_config({**GATEWAY, **document})
+    return gateway_contract.build_config({**GATEWAY, **document})
 
 
 def _scaler(document: dict[str, Any]) -> fields.Model:
-    return scaler.build_config({**SCALER, **document})
+    return scaler_contract.build_config({**SCALER, **document})
 
 
 FILES = pytest.mark.parametrize(
     ("build", "ceiling"),
-    [(_gateway, gateway.MAX_CONNECTIONS), (_scaler, scaler.MAX_REPORT_CONNECTIONS)],
+    [(_gateway, gateway_contract.MAX_CONNECTIONS), (_scaler, scaler_contract.MAX_REPORT_CONNECTIONS)],
     ids=["gateway", "scaler"],
 )
 
@@ -77,8 +79,13 @@ def test_each_file_keeps_its_defaults() -> None:
 
 def test_the_keys_mean_the_same_in_both_files() -> None:
     for key in KEYS:
-        name = next(name for name, field in gateway.GatewayConfig.model_fields.items() if field.alias == key)
-        ours, theirs = gateway.GatewayConfig.model_fields[name], scaler.ScalerConfig.model_fields[name]
+        name = next(
+            name for name, field in gateway_contract.GatewayConfig.model_fields.items() if field.alias == key
+        )
+        ours, theirs = (
+            gateway_contract.GatewayConfig.model_fields[name],
+            scaler_contract.ScalerConfig.model_fields[name],
+        )
         assert ours.description and ours.description == theirs.description
         assert _floor(ours) == _floor(theirs) and _floor(ours)  # the ceiling is each file's own
 
@@ -91,15 +98,15 @@ def _floor(field: pydantic.fields.FieldInfo) -> list[str]:
 def test_a_renderer_is_held_to_the_same_rule() -> None:
     """``wire``, as the constructs use it, validates the bounds across the wiring and the settings."""
     with pytest.raises(ValueError, match="maxConnectionsPerPeer: must not exceed maxConnections"):
-        scaler.ScalerConfig.wire(
-            settings=scaler.ExternalScalerSettings(),
+        scaler_contract.ScalerConfig.wire(
+            settings=scaler_contract.ExternalScalerSettings(),
             service=SCALER["service"],
             max_connections=4,
             max_connections_per_peer=5,
         )
     with pytest.raises(ValueError, match="maxConnectionsPerPeer: must not exceed maxConnections"):
-        gateway.GatewayConfig.wire(
-            settings=gateway.GatewaySettings(max_connections=4, max_connections_per_peer=4),
+        gateway_contract.GatewayConfig.wire(
+            settings=gateway_contract.GatewaySettings(max_connections=4, max_connections_per_peer=4),
             backend_url="http://b",
             max_connections_per_peer=5,
         )

@@ -13,7 +13,8 @@ import pathlib
 
 import pytest
 
-from noctaya.contract import documents, gateway
+from noctaya.contract import documents
+from noctaya.contract import gateway as gateway_contract
 
 
 def test_yaml_and_json_mappings(tmp_path: pathlib.Path) -> None:
@@ -52,6 +53,6 @@ def test_missing_file(tmp_path: pathlib.Path) -> None:
 
 def test_one_line_per_problem_named_by_file_key() -> None:
     with pytest.raises(documents.ConfigError) as caught:
-        gateway.build_config({"backendUrl": "ftp://b", "maxQueue": 0, "coldStartMode": "hold"})
+        gateway_contract.build_config({"backendUrl": "ftp://b", "maxQueue": 0, "coldStartMode": "hold"})
     lines = str(caught.value).splitlines()
     assert [line.split(":")[0] for line in lines] == ["maxQueue", "coldStartMode", "backendUrl"]

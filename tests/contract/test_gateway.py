@@ -12,7 +12,9 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from noctaya.contract import documents, fields, gateway, scaler
+from noctaya.contract import documents, fields
+from noctaya.contract import gateway as gateway_contract
+from noctaya.contract import scaler as scaler_contract
 
 SERVICE = fields.ServiceRef(name="qwen", namespace="ai")
 
@@ -20,10 +22,10 @@ SERVICE = fields.ServiceRef(name="qwen", namespace="ai")
 @pytest.mark.parametrize(
     "model",
     [
-        gateway.GatewayConfig,
-        gateway.ScalerSection,
-        gateway.ReportSection,
-        scaler.ScalerConfig,
+        gateway_contract.GatewayConfig,
+        gateway_contract.ScalerSection,
+        gateway_contract.ReportSection,
+        scaler_contract.ScalerConfig,
         fields.TlsFiles,
     ],
 )
@@ -35,25 +37,29 @@ def test_every_setting_is_documented(model: type[pydantic.BaseModel]) -> None:
 
 
 def test_settings_and_wiring_make_one_file() -> None:
-    settings = gateway.GatewaySettings(max_queue=7, activation_timeout="90s", cold_start_mode="reject")
-    config = gateway.GatewayConfig.wire(
+    settings = gateway_contract.GatewaySettings(
+        max_queue=7, activation_timeout="90s", cold_start_mode="reject"
+    )
+    config = gateway_contract.GatewayConfig.wire(
         settings=settings,
         listen=":8080",
         backend_url="http://qwen-backend.ai.svc:8000/",
         service=SERVICE,
-        scaler=gateway.ScalerSection(target=3),
+        scaler=gateway_contract.ScalerSection(target=3),
     )
     document = config.document()
     assert document["activationTimeout"] == "1m30s" and document["maxQueue"] == 7
     assert document["backendUrl"] == "http://qwen-backend.ai.svc:8000"
-    assert document["scaler"]["maxStreams"] == scaler.DEFAULT_MAX_STREAMS
-    assert gateway.build_config(document) == config
+    assert document["scaler"]["maxStreams"] == scaler_contract.DEFAULT_MAX_STREAMS
+    assert gateway_contract.build_config(document) == config
     assert config.settings == settings
 
 
 def test_wiring_is_validated_with_the_settings() -> None:
     with pytest.raises(pydantic.ValidationError) as caught:
-        gateway.GatewayConfig.wire(settings=gateway.GatewaySettings(), backend_url="nowhere", listen="8080")
+        gateway_contract.GatewayConfig.wire(
+            settings=gateway_contract.GatewaySettings(), backend_url="nowhere", listen="8080"
+        )
     assert {error["loc"][0] for error in caught.value.errors()} == {"backendUrl", "listen"}
 
 
@@ -69,12 +75,14 @@ def test_wiring_is_validated_with_the_settings() -> None:
 )
 def test_scaler_sections(document: dict[str, object], problem: str) -> None:
     with pytest.raises(documents.ConfigError, match=problem):
-        gateway.build_config({"backendUrl": "http://b", **document})
+        gateway_contract.build_config({"backendUrl": "http://b", **document})
 
 
 def test_both_scalers_share_the_external_scaler_settings() -> None:
-    shared = set(scaler.ExternalScalerSettings.model_fields)
-    assert shared <= set(gateway.ScalerSection.model_fields)
-    assert shared <= set(scaler.ScalerConfig.model_fields)
+    shared = set(scaler_contract.ExternalScalerSettings.model_fields)
+    assert shared <= set(gateway_contract.ScalerSection.model_fields)
+    assert shared <= set(scaler_contract.ScalerConfig.model_fields)
     for name in shared:
-        assert repr(gateway.ScalerSection.model_fields[name]) == repr(scaler.ScalerConfig.model_fields[name])
+        assert repr(gateway_contract.ScalerSection.model_fields[name]) == repr(
+            scaler_contract.ScalerConfig.model_fields[name]
+        )

@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-from noctaya.contract import gateway as gateway_config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.dev import command, runner
 
 
@@ -32,7 +32,7 @@ def test_defaults() -> None:
     assert (s.scaling.min_replicas, s.scaling.max_replicas, s.target, s.gateways) == (0, 3, 10, 1)
     assert (s.listen_host, s.listen_port) == ("127.0.0.1", 8080)
     assert s.scaling.scale_down_window == s.scaling.cooldown == 30.0
-    assert s.gateway == gateway_config.GatewaySettings(drain_timeout=10.0)
+    assert s.gateway == gateway_contract.GatewaySettings(drain_timeout=10.0)
     assert s.api_key_file is None
 
 
@@ -51,7 +51,7 @@ def test_gateway_options_pass_through() -> None:
         "--polling-interval",
         "1s",
     )
-    assert s.gateway == gateway_config.GatewaySettings(
+    assert s.gateway == gateway_contract.GatewaySettings(
         drain_timeout=10.0, max_queue=5, cold_start_mode="reject", activation_timeout=2.0
     )
     assert s.api_key_file == "/tmp/key"

@@ -13,8 +13,8 @@ import pathlib
 
 import pytest
 
-from noctaya.contract import gateway as gateway_config
-from noctaya.contract import scaler as scaler_config
+from noctaya.contract import gateway as gateway_contract
+from noctaya.contract import scaler as scaler_contract
 from noctaya.dev import command, runner, view
 
 
@@ -26,7 +26,7 @@ def dev_runner(tmp_path: pathlib.Path, *argv: str) -> runner.DevRunner:
 
 def test_one_gateway_runs_the_colocated_scaler(tmp_path: pathlib.Path) -> None:
     dev = dev_runner(tmp_path)
-    config = gateway_config.build_config(dev.gateway_config(port=8080).document())
+    config = gateway_contract.build_config(dev.gateway_config(port=8080).document())
     assert config.report is None and config.scaler is not None
     assert config.scaler.listen == f"127.0.0.1:{dev.grpc_port}"
 
@@ -38,9 +38,9 @@ def test_member_demand_bound_is_one_gateways_bounds(
     tmp_path: pathlib.Path, options: tuple[str, ...], bound: int
 ) -> None:
     dev = dev_runner(tmp_path, "--gateways", "3", *options)
-    gateway = gateway_config.build_config(dev.gateway_config(port=8081).document())
+    gateway = gateway_contract.build_config(dev.gateway_config(port=8081).document())
     assert gateway.scaler is None and gateway.report is not None
-    scaler = scaler_config.build_config(dev.scaler_config().document())
+    scaler = scaler_contract.build_config(dev.scaler_config().document())
     assert scaler.max_member_demand == gateway.max_queue + gateway.max_in_flight == bound
     assert scaler.token_file == gateway.report.token_file
 
@@ -53,7 +53,7 @@ def test_gateways_report_at_least_four_times_per_member_expiry(
 ) -> None:
     """A member reporting less often than it expires would flap out of the aggregate between reports."""
     dev = dev_runner(tmp_path, "--gateways", "2", *ttl)
-    gateway = gateway_config.build_config(dev.gateway_config(port=8081).document())
-    scaler = scaler_config.build_config(dev.scaler_config().document())
+    gateway = gateway_contract.build_config(dev.gateway_config(port=8081).document())
+    scaler = scaler_contract.build_config(dev.scaler_config().document())
     assert gateway.report is not None
     assert gateway.report.interval == interval <= scaler.member_ttl / 4

@@ -6,8 +6,12 @@ target. The gateway, the aggregate scaler and a fake engine run on one event loo
 thread for the whole module; each example is sent with plain blocking sockets.
 
 Aspects: for any bytes on the gateway's port — mutations of valid requests (request line, headers,
-framing, bodies) as well as raw noise — every answer is a parseable HTTP response whose errors are
-OpenAI-shaped JSON, the marker the input carries never comes back, and ``/healthz`` still answers;
+framing, bodies, targets no route takes, header values that are not UTF-8) as well as raw noise —
+every answer is a parseable HTTP response whose errors are OpenAI-shaped JSON, the marker the input
+carries never comes back, and ``/healthz`` still answers; whatever follows a malformed request on
+its connection is never parsed (one error, then closed); for any sequence of connections held from
+rotating addresses, probes and other requests, the connection bounds hold and every probe is
+answered;
 for any report body the intake answers one of its documented statuses with typed JSON and the sum
 stays within its bounds; for any bytes as a gRPC request message every method answers OK or
 INVALID_ARGUMENT (never UNKNOWN or INTERNAL) and the scaler keeps serving.
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import pathlib
 import socket
@@ -31,7 +36,7 @@ from hypothesis import strategies as st
 
 from noctaya.contract import scaler as scaler_contract
 from noctaya.dev import fake_engine
-from noctaya.gateway import testing
+from noctaya.gateway import keys, testing
 from noctaya.scaler import aggregate
 
 T = TypeVar("T")
@@ -68,6 +73,9 @@ class Servers:
     gateway_port: int
     report_port: int
     grpc_port: int
+    #: a gateway with few connections, a probe reserve of 2 and one connection per peer
+    small_port: int
+    small: testing.RunningGateway
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +97,15 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
             wait_ready=True, headerTimeout="1s", keepAliveTimeout="200ms", maxBodyBytes=65536
         )
         servers.gateway_port = int(gateway.url.rsplit(":", 1)[1])
+        servers.small = await starter.start(
+            wait_ready=True,
+            headerTimeout="1s",
+            keepAliveTimeout="200ms",
+            maxConnections=6,
+            maxConnectionsPerPeer=1,
+            probeConnections=2,
+        )
+        servers.small_port = int(servers.small.url.rsplit(":", 1)[1])
         config = scaler_contract.build_config(
             {
                 "service": {"name": "qwen", "namespace": "ai"},
@@ -149,11 +166,12 @@ def responses(raw: bytes) -> list[tuple[int, dict[str, str], bytes]]:
 
 
 METHODS = st.sampled_from(
-    [b"GET", b"POST", b"PUT", b"DELETE", b"HEAD", b"OPTIONS", b"PATCH", b"BREW", b"G\x00T"]
+    [b"GET", b"POST", b"PUT", b"DELETE", b"HEAD", b"OPTIONS", b"PATCH", b"BREW", b"G\x00T", b"CONNECT"]
 )
 PATHS = st.sampled_from(
-    [b"/healthz", b"/v1/chat/completions", b"/v1/models", b"/metrics", b"/noctaya/queue", b"/v1/../x", b"*"]
-)
+    [b"/healthz", b"/v1/chat/completions", b"/v1/models", b"/metrics", b"/noctaya/queue", b"/v1/../x", b"*",
+     b"/v1/x%0ay", b"/v1/%0d%1b%07", b"host:443", b"/noctaya/%0a"]
+)  # fmt: skip
 VERSIONS = st.sampled_from([b"HTTP/1.1", b"HTTP/1.0", b"HTTP/9.9", b"HTTP/1.x", b"", b"HTTP/2.0"])
 HEADER_NAMES = st.sampled_from(
     [b"Host", b"Content-Length", b"Transfer-Encoding", b"Content-Type", b"Expect", b"Content-Encoding",
@@ -161,7 +179,21 @@ HEADER_NAMES = st.sampled_from(
 )  # fmt: skip
 NOISE = st.binary(max_size=64).map(lambda b: b + MARK)
 HEADER_VALUES = st.one_of(
-    st.sampled_from([b"chunked", b"gzip", b"100-continue", b"application/json", b"close", b"5", b"-1", b"x"]),
+    st.sampled_from(
+        [
+            b"chunked",
+            b"gzip",
+            b"100-continue",
+            b"application/json",
+            b"close",
+            b"5",
+            b"-1",
+            b"x",
+            b"caf\xe9 \xff",
+            "日本".encode(),
+            b"\xc3",
+        ]
+    ),
     NOISE,
     st.integers(min_value=0, max_value=10**30).map(lambda n: str(n).encode()),
 )
@@ -194,6 +226,80 @@ def test_any_bytes_on_the_gateway_port(servers: Servers, data: bytes) -> None:
             servers.gateway_port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
         ).split(b"\r\n")[0]
     )
+
+
+MALFORMED_HEADS = st.sampled_from(
+    [b"GARBAGE\r\n\r\n", b"\x00" * 300, b"GET / HTTP/1.1\r\nX-A: \x00\r\n\r\n",
+     b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"GET /healthz HTTP/1.1\r\nX-A: caf\xe9\r\n\r\n",
+     b"CONNECT h:1 HTTP/1.1\r\n\r\n"]
+)  # fmt: skip
+VALID = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+@FUZZ
+@given(head=MALFORMED_HEADS, tail=st.lists(st.one_of(st.just(VALID), st.binary(max_size=2048)), max_size=8))
+def test_after_a_parse_error_nothing_more_is_parsed(servers: Servers, head: bytes, tail: list[bytes]) -> None:
+    """Whatever follows a malformed request on its connection (valid requests included) is never
+    parsed: one JSON error, then the connection closes."""
+    raw = exchange(servers.gateway_port, head + b"".join(tail))
+    ((status, headers, body),) = responses(raw)
+    assert status in (400, 405) and headers["content-type"].startswith("application/json")
+    assert json.loads(body)["error"]["code"] in ("malformed_request", "method_not_allowed")
+
+
+ACTIONS = st.lists(
+    st.tuples(
+        st.sampled_from(["hold", "probe", "request", "release"]), st.integers(min_value=2, max_value=9)
+    ),
+    min_size=1,
+    max_size=24,
+)
+
+
+@settings(parent=FUZZ, max_examples=40)
+@given(actions=ACTIONS)
+def test_the_probe_is_answered_whatever_holds_the_connections(
+    servers: Servers, actions: list[tuple[str, int]]
+) -> None:
+    """Any sequence of connections held silently from rotating loopback addresses, probes, other
+    requests and releases: the connection bound holds, the reserve holds at most its share, and every
+    probe is answered 200."""
+    table = servers.small.app[keys.CONNECTIONS]
+    limits = table.limits
+    held: list[socket.socket] = []
+    try:
+        for action, address in actions:
+            if action == "hold":
+                sock = socket.create_connection(
+                    ("127.0.0.1", servers.small_port), timeout=10, source_address=(f"127.0.0.{address}", 0)
+                )
+                sock.sendall(b"GET /v1/models HTTP/1.1\r\n")
+                held.append(sock)
+            elif action == "probe":
+                ((status, _, _),) = responses(
+                    exchange(
+                        servers.small_port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    )
+                )
+                assert status == 200
+            elif action == "request":
+                with socket.create_connection(
+                    ("127.0.0.1", servers.small_port), timeout=10, source_address=(f"127.0.0.{address}", 0)
+                ) as sock:
+                    sock.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    raw = b""
+                    with contextlib.suppress(ConnectionError):
+                        while chunk := sock.recv(65536):
+                            raw += chunk
+                for status, headers, _ in responses(raw):
+                    assert status in (200, 503) and headers["content-type"].startswith("application/json")
+            elif held:
+                held.pop(address % len(held)).close()
+            assert table.open <= limits.max_connections
+            assert table.reserve_open <= limits.probe_connections
+    finally:
+        for sock in held:
+            sock.close()
 
 
 JSON_VALUES = st.recursive(

@@ -22,6 +22,11 @@ from aiohttp import web
 
 from noctaya.dev import fake_engine, service
 from noctaya.gateway import testing
+from noctaya.serving import connections
+
+# as ``noctaya gateway`` does at start: the connection bound is derived from the open-file limit, and
+# a soft limit of 1024 (a common default) would lower it, with a warning, in every gateway started here
+connections.raise_descriptor_limit()
 
 SdkFactory = Callable[..., openai.AsyncOpenAI]
 """``sdk(gateway, api_key="unused")`` -> a client with no SDK retries."""

@@ -31,7 +31,7 @@ import pytest
 from openai._legacy_response import LegacyAPIResponse
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.dev import fake_engine
 from noctaya.gateway import accesslog, keys, testing
 from tests.gateway.conftest import SdkFactory
@@ -428,8 +428,8 @@ async def test_warm_until_holds_from_the_start_until_that_time(
     await gateway.wait_for(lambda: gateway.demand.demand() == 0, within=15.0)
     past = await gateways.start(warmUntil="2020-01-01T00:00:00+02:00")
     assert (await queue(http, past))["demand"] == 0
-    with pytest.raises(config.ConfigError, match=r"warmUntil: .*not an RFC 3339 time"):
-        config.build_config({"backendUrl": "http://127.0.0.1:1", "warmUntil": "tomorrow"})
+    with pytest.raises(gateway_contract.ConfigError, match=r"warmUntil: .*not an RFC 3339 time"):
+        gateway_contract.build_config({"backendUrl": "http://127.0.0.1:1", "warmUntil": "tomorrow"})
 
 
 async def test_every_bound_of_the_cold_path_is_in_the_metrics(

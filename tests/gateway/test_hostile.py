@@ -145,7 +145,11 @@ async def test_connections_beyond_the_per_peer_bound_are_closed_at_once(
     finally:
         for _, w in held:
             w.close()
-    assert isinstance(table, connections.ConnectionTable)
+    async with asyncio.timeout(5):  # the server sees the closes: the peer's bound is free again
+        while table.open:  # noqa: ASYNC110  (the table has no event to wait on)
+            await asyncio.sleep(0.01)
+    answer = await exchange(gateway.url, request(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close"))
+    assert parse(answer)[0] == 200
 
 
 async def test_an_idle_kept_alive_connection_is_closed(gateways: testing.GatewayStarter) -> None:
@@ -254,7 +258,7 @@ async def test_healthz_answers_while_one_host_rotating_addresses_holds_every_con
         assert json.loads(body)["error"]["code"] == "connections_full"
         assert table.open <= 32  # the bound held throughout
         registry = gateway.app[keys.METRICS].registry
-        assert registry.get_sample_value("noctaya_gateway_connections_refused_total") >= 1
+        assert (registry.get_sample_value("noctaya_gateway_connections_refused_total") or 0) >= 1
     finally:
         for _, writer in held:
             writer.close()
@@ -288,3 +292,98 @@ async def test_the_documented_header_bound_is_the_effective_one(gateway: testing
     status, headers, body = parse(raw)
     assert status == 400 and headers["content-type"].startswith("application/json"), raw[:300]
     assert json.loads(body)["error"]["code"] == "malformed_request"
+
+
+@pytest.mark.parametrize(
+    ("data", "status", "code"),
+    [
+        (b"GET /v1/x%0ay HTTP/1.1\r\nHost: x", 404, "not_found"),
+        (b"POST /v1/chat/completions%0a HTTP/1.1\r\nHost: x\r\nContent-Length: 2", 404, "not_found"),
+        (b"OPTIONS * HTTP/1.1\r\nHost: x", 404, "not_found"),
+        (b"CONNECT host:443 HTTP/1.1\r\nHost: host:443", 405, "method_not_allowed"),
+        (b"CONNECT /v1/models HTTP/1.1\r\nHost: x", 405, "method_not_allowed"),
+    ],
+    ids=["encoded-lf", "encoded-lf-post", "options-asterisk", "connect-authority", "connect-path"],
+)
+async def test_targets_no_route_takes_get_the_gateways_json(
+    gateway: testing.RunningGateway, data: bytes, status: int, code: str
+) -> None:
+    raw = await exchange(gateway.url, request(data + b"\r\nConnection: close", b"{}"))
+    got, headers, body = parse(raw)
+    assert got == status and headers["content-type"].startswith("application/json"), raw[:300]
+    assert json.loads(body)["error"]["code"] == code
+    registry = gateway.app[keys.METRICS].registry
+    assert registry.get_sample_value("noctaya_gateway_rejections_total", {"reason": code}) == 1
+
+
+class RawBackend:
+    """A backend on a plain socket that records the bytes of every request head it reads."""
+
+    def __init__(self) -> None:
+        self.heads: list[bytes] = []
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                if not head.startswith(b"GET /health "):
+                    self.heads.append(head)
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+                )
+                await writer.drain()
+        writer.close()
+
+
+async def test_header_values_reach_the_backend_as_received_or_are_refused() -> None:
+    """UTF-8 header values reach the backend byte for byte; a value with obs-text bytes that are not
+    UTF-8 (``caf\\xe9 \\xff``), which aiohttp's writer would truncate, is a JSON 400 and reaches
+    no backend."""
+    raw_backend = RawBackend()
+    server = await asyncio.start_server(raw_backend.serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with testing.GatewayStarter(backend_url=f"http://127.0.0.1:{port}") as starter:
+            gateway = await starter.start(wait_ready=True)
+            value = "café 日本 \u00a0x".encode()
+            raw = await exchange(
+                gateway.url,
+                request(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Text: " + value),
+            )
+            assert parse(raw)[0] == 200, raw[:300]
+            assert len(raw_backend.heads) == 1 and b"\r\nX-Text: " + value + b"\r\n" in raw_backend.heads[0]
+            for bad in (b"caf\xe9 \xff", b"\xc3", b"ok\xed\xa0\x80"):
+                raw = await exchange(
+                    gateway.url,
+                    request(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Text: " + bad),
+                )
+                status, headers, body = parse(raw)
+                assert status == 400 and headers["content-type"].startswith("application/json"), raw[:300]
+                assert json.loads(body)["error"]["code"] == "malformed_request"
+                assert bad not in raw
+            assert len(raw_backend.heads) == 1  # none of them reached the backend
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_trusted_proxy_is_not_bound_per_peer_and_other_peers_are(
+    gateways: testing.GatewayStarter,
+) -> None:
+    """Behind an ingress every client shares its address: connections from ``trustedProxies`` count
+    only against the overall bound; another address keeps its per-peer bound."""
+    gateway = await gateways.start(
+        wait_ready=True, maxConnectionsPerPeer=2, probeConnections=0, trustedProxies=["127.0.0.2/32"]
+    )
+    host, port = gateway.url.removeprefix("http://").split(":")
+    table = gateway.app[keys.CONNECTIONS]
+    head = b"GET /v1/models HTTP/1.1\r\nHost: x\r\n"
+    held = [await _hold(host, int(port), source="127.0.0.2", head=head) for _ in range(5)]
+    others = [await _hold(host, int(port), source="127.0.0.3", head=head) for _ in range(3)]
+    try:
+        await gateway.wait_for(lambda: table.open == 7 and table.refused == 1)
+        async with asyncio.timeout(5):
+            assert await others[2][0].read() == b""  # the third from an ordinary peer: closed at once
+    finally:
+        for _, writer in [*held, *others]:
+            writer.close()

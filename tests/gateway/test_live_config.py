@@ -34,7 +34,7 @@ import pytest
 import yaml
 
 from noctaya.contract import documents
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.dev import fake_engine
 from noctaya.gateway import liveconfig, testing
 from noctaya.process import gateway as command
@@ -280,11 +280,17 @@ def test_the_command_lays_its_flags_over_a_reloaded_file(tmp_path: pathlib.Path)
     reread = source.build({"backendUrl": "http://b:8000", "warmUntil": "2030-01-01T00:00:00Z"})
     assert reread.warm_until == "2026-12-01T20:00:00Z"  # the flag still wins over the file
     assert command.config_source(command.build_parser().parse_args([])) is None
-    with pytest.raises(config.ConfigError, match=r"configReloadInterval: "):
-        config.build_config({"backendUrl": "http://b", "configReloadInterval": "10ms"})
-    with pytest.raises(config.ConfigError, match=r"configReloadInterval: "):
-        config.build_config({"backendUrl": "http://b", "configReloadInterval": "10m"})
-    assert config.build_config({"backendUrl": "http://b"}).config_reload_interval == 5.0
+    with pytest.raises(gateway_contract.ConfigError, match=r"configReloadInterval: "):
+        gateway_contract.build_config({"backendUrl": "http://b", "configReloadInterval": "10ms"})
+    with pytest.raises(gateway_contract.ConfigError, match=r"configReloadInterval: "):
+        gateway_contract.build_config({"backendUrl": "http://b", "configReloadInterval": "10m"})
+    assert gateway_contract.build_config({"backendUrl": "http://b"}).config_reload_interval == 5.0
+
+
+async def applied_once(http: aiohttp.ClientSession, url: str, until: str) -> bool:
+    """The gateway holds warm until ``until``, from the one change it applied."""
+    state = await queue(http, url)
+    return state["warmUntil"] == until and await metric(http, url, reloads("applied")) == 1
 
 
 @contextlib.asynccontextmanager
@@ -327,12 +333,10 @@ async def test_a_gateway_process_takes_a_changed_warm_until_and_still_stops_clea
     async with gateway_process(volume) as (process, url):
         until = at(600)
         rewrite(warmUntil=until)
-
-        async def applied() -> bool:
-            state = await queue(http, url)
-            return state["warmUntil"] == until and await metric(http, url, reloads("applied")) == 1
-
-        await eventually(applied, message="the process applying the swapped file's warmUntil")
+        await eventually(
+            lambda: applied_once(http, url, until),
+            message="the process applying the swapped file's warmUntil",
+        )
         process.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(process.wait(), WITHIN) == 0
 
@@ -353,14 +357,26 @@ async def test_a_fifo_at_the_config_path_blocks_neither_the_poll_nor_the_shutdow
         )
         until = at(600)
         rewrite(warmUntil=until)
-
-        async def applied() -> bool:
-            state = await queue(http, url)
-            return state["warmUntil"] == until and await metric(http, url, reloads("applied")) == 1
-
-        await eventually(applied, message="the valid file after the FIFO applied")
+        await eventually(
+            lambda: applied_once(http, url, until), message="the valid file after the FIFO applied"
+        )
         process.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(process.wait(), WITHIN) == 0
         assert process.stdout is not None
         output = (await process.stdout.read()).decode()
     assert "not a regular file" in output and "Traceback" not in output
+
+
+async def test_a_warm_until_beyond_the_ends_of_time_is_an_invalid_file(
+    rewrite: Rewrite, start: Start, http: aiohttp.ClientSession, logs: pytest.LogCaptureFixture
+) -> None:
+    until = at(600)
+    gateway = await start(warmUntil=until)
+    rewrite(warmUntil="9999-12-31T23:59:59-01:00")
+    await eventually(lambda: counted(http, gateway.url, "invalid", 1), message="the extreme time counted")
+    rewrite(warmUntil="0001-01-01T00:00:00+01:00")
+    await eventually(lambda: counted(http, gateway.url, "invalid", 2), message="the other end counted")
+    assert (await queue(http, gateway.url))["warmUntil"] == until
+    messages = [r.getMessage() for r in logs.records if r.name == liveconfig.logger.name]
+    assert sum("warmUntil: " in m and "years 1 to 9999" in m for m in messages) == 2, messages
+    assert not any(r.exc_info for r in logs.records)

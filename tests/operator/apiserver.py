@@ -19,6 +19,8 @@ itself (discovery stays kmock's):
 - owner-reference garbage collection on delete (background cascade, ``Orphan`` respected);
 - Deployment ``spec.replicas`` defaulting to 1, as the real server does;
 - an outage switch: while down, every request is ``503`` and open watches end;
+- admission refusals (:meth:`ApiServer.refuse`): writes of one resource in one namespace answered with a
+  given status and message, as a ResourceQuota, an admission webhook or a terminating namespace does;
 - ``accesses``: the distinct ``(verb, group, resource, namespace)`` of every request the operator sent
   (its User-Agent is ``noctaya-operator/…`` or kopf's), for the RBAC tests (``tests/operator/access.py``);
   a server-side apply that creates its object counts as ``patch`` and ``create``, as the real
@@ -215,6 +217,8 @@ class ApiServer(kmock.KubernetesEmulator):
     accesses: set[Access] = attrs.field(factory=set, init=False)
     #: distinct (access, object name or "", labelSelector or "") of the operator's requests on Secrets
     secret_requests: set[tuple[Access, str, str]] = attrs.field(factory=set, init=False)
+    #: (resource, namespace) -> (status, reason, message) every create/update/patch of it is refused with
+    refusals: dict[tuple[str, str | None], tuple[int, str, str]] = attrs.field(factory=dict, init=False)
 
     # ------------------------------------------------------------------ helpers for tests
     def declare(self, resource: str, *, kind: str, namespaced: bool = True, status: bool = True) -> None:
@@ -292,6 +296,14 @@ class ApiServer(kmock.KubernetesEmulator):
     def recover(self) -> None:
         self.available = True
 
+    def refuse(self, resource: str, namespace: str | None, *, status: int, reason: str, message: str) -> None:
+        """Refuse every create, update and patch of ``resource`` in ``namespace`` (not its status) with
+        this answer, as admission does, until :meth:`admit` is called."""
+        self.refusals[resource, namespace] = (status, reason, message)
+
+    def admit(self, resource: str, namespace: str | None) -> None:
+        self.refusals.pop((resource, namespace), None)
+
     # ------------------------------------------------------------------ request dispatch
     async def __call__(self, raw_request: aiohttp.web.BaseRequest) -> aiohttp.web.StreamResponse:
         """Parse and serve one request; requests are not recorded (memory stays flat in benchmarks)."""
@@ -358,6 +370,9 @@ class ApiServer(kmock.KubernetesEmulator):
         if not info.namespaced:
             ns = None
         params = dict(request.params)
+        refusal = self.refusals.get((resource, ns))
+        if refusal is not None and method in {"POST", "PUT", "PATCH"} and request.subresource is None:
+            raise ApiError(*refusal)
         if method == "GET" and params.get("watch") in {"true", "1"}:
             return await self._watch(request, resource, ns, params)
         if name is None:

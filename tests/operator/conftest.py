@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:  # the helpers are imported as tests.operator.<mod
 
 from noctaya.api import servicestatus  # noqa: E402
 from noctaya.constructs import synthesis  # noqa: E402
-from noctaya.operator import events, running, settings  # noqa: E402
+from noctaya.operator import events, reconciliation, running, settings  # noqa: E402
 from tests.operator import access  # noqa: E402
 from tests.operator.apiserver import ApiServer  # noqa: E402
 from tests.operator.cluster import SimulatedCluster, Timings  # noqa: E402
@@ -135,6 +135,11 @@ class Replica:
     stop: asyncio.Event
     task: asyncio.Task[None]
     api: k8s_client.ApiClient
+    #: every pass the replica finished, in order (its ``on_pass`` callback)
+    passes: list[reconciliation.PassRecord] = dataclasses.field(default_factory=list)
+
+    def passes_of(self, key: tuple[str, str], *, since: int = 0) -> list[reconciliation.PassRecord]:
+        return [p for p in self.passes[since:] if p.key == key]
 
     async def shutdown(self) -> None:
         self.stop.set()
@@ -184,8 +189,10 @@ async def operators(server: ApiServer) -> AsyncIterator[StartOperator]:
             fast=True,
         )
         stop = asyncio.Event()
+        passes: list[reconciliation.PassRecord] = []
+        op.on_pass(passes.append)
         task = asyncio.create_task(op.run(stop=stop), name=f"operator {identity}")
-        replica = Replica(operator=op, stop=stop, task=task, api=api)
+        replica = Replica(operator=op, stop=stop, task=task, api=api, passes=passes)
         replicas.append(replica)
         return replica
 
@@ -231,6 +238,18 @@ WaitFor = Callable[..., Awaitable[Any]]
 @pytest.fixture
 def wait_for() -> WaitFor:
     return _wait_for
+
+
+async def settled(replica: Replica, wait_for: WaitFor, key: tuple[str, str] = (NS, "qwen")) -> None:
+    """Mark ``key`` and wait until that pass has ended and nothing is queued, running or timed for it:
+    what the scenario set off before has happened, so a check that nothing more happened is not
+    vacuous (it follows a pass that would have done it)."""
+    queue = await wait_for(lambda: replica.operator.queue, message="a leadership term")
+    since = len(replica.passes)
+    queue.add(key)
+    await wait_for(
+        lambda: replica.passes_of(key, since=since) and queue.idle(key), message=f"a settled pass of {key}"
+    )
 
 
 async def ready_service(

@@ -153,23 +153,33 @@ async def test_every_grant_is_used(
     scopes = {grants.Scope.CLUSTER, grants.Scope.WATCHED, grants.Scope.LEASE} | (
         {grants.Scope.SCAN} if namespaces else set()
     )
-    table = {(g.group, g.resource, verb) for g in grants.GRANTS if g.scope in scopes for verb in g.verbs}
+    table = {
+        (g.group, g.resource, verb) for g in grants.GRANTS if g.scope in scopes and g.sent for verb in g.verbs
+    }
     assert sorted(table - used) == [], f"granted but never used: {sorted(table - used)}"
     assert sorted(used - table) == [], f"used but not granted: {sorted(used - table)}"
     # the Secrets it touched: its own tokens only (the operators fixture checks that at teardown)
     secret_verbs = {a.verb for a, _, _ in server.secret_requests}
-    assert secret_verbs == {"list", "watch", "get", "create", "delete"}, secret_verbs
+    assert secret_verbs == {"get", "create", "delete"}, secret_verbs  # by name: never listed or watched
     assert {n for a, n, _ in server.secret_requests if a.verb == "get"} >= {"taken-scaler-token"}
 
 
 async def test_the_rbac_check_refuses_what_is_not_granted() -> None:
     watched = await access.rbac(watch_namespaces=(NS,), namespace="noctaya-system", leader_election=True)
     everywhere = await access.rbac(watch_namespaces=(), namespace="noctaya-system", leader_election=False)
-    secrets_here = Access(verb="list", group="", resource="secrets", namespace=NS)
-    secrets_everywhere = Access(verb="list", group="", resource="secrets", namespace=None)
+    secrets_here = Access(verb="get", group="", resource="secrets", namespace=NS)
+    secrets_everywhere = Access(verb="get", group="", resource="secrets", namespace=None)
     assert access.refused([secrets_here], watched) == []
     assert access.refused([secrets_everywhere, secrets_here._replace(namespace="other")], watched) != []
     assert access.refused([secrets_everywhere], everywhere) == []
+    for verb in ("list", "watch"):  # no Secret is listed or watched, in a namespace or cluster-wide
+        listing = [secrets_here._replace(verb=verb), secrets_everywhere._replace(verb=verb)]
+        assert access.refused(listing, watched) == listing
+        assert access.refused(listing, everywhere) == listing
+    finalizers = Access(
+        verb="update", group="serving.noctaya.io", resource="llmservices/finalizers", namespace=NS
+    )
+    assert access.refused([finalizers], watched) == [] and access.refused([finalizers], everywhere) == []
     for verb in ("update", "deletecollection"):
         assert access.refused(
             [Access(verb=verb, group="apps", resource="deployments", namespace=NS)], everywhere

@@ -7,6 +7,7 @@ text format.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -14,7 +15,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from noctaya.operator import command, metrics, probing
+from noctaya.operator import command, metrics, probing, settings
 
 
 def test_help(capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,3 +71,17 @@ async def test_health_and_metrics(health_server: tuple[str, dict[str, Any], metr
     assert rsp.headers["Content-Type"].startswith("text/plain")
     assert 'noctaya_activation_phase_seconds_count{phase="ready"} 1.0' in text
     assert "noctaya_workqueue_depth" in text and "noctaya_leader" in text
+
+
+@pytest.mark.parametrize(("level", "kopf_level"), [("INFO", logging.WARNING), ("DEBUG", logging.DEBUG)])
+def test_kopf_chatter_stays_below_the_operators_info_lines(level: str, kopf_level: int) -> None:
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level, logging.getLogger("kopf").level
+    try:
+        command.configure_logging(settings.OperatorSettings(gateway_image="x", log_level=level))
+        assert logging.getLogger("kopf.objects").getEffectiveLevel() == kopf_level
+        assert logging.getLogger("noctaya.operator.reconciliation").isEnabledFor(logging.INFO)
+    finally:
+        root.handlers[:], _, _ = saved
+        root.setLevel(saved[1])
+        logging.getLogger("kopf").setLevel(saved[2])

@@ -302,3 +302,41 @@ def test_pods_that_do_not_fit_the_node_of_the_cache_are_named() -> None:
     assert free.node_full is None  # not pinned: an ordinary scheduling delay
     fits = health.assess(deployment=pinned, pods=[READY_POD], prewarm_job=None)
     assert fits.node_full is None
+
+
+def test_a_pod_waiting_for_an_unbound_claim_names_the_claim_not_a_full_node() -> None:
+    pinned = deployment(1)
+    pinned["spec"]["template"] = {
+        "spec": {
+            "affinity": {
+                "podAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": {"matchLabels": SELECTOR}, "topologyKey": "kubernetes.io/hostname"}
+                    ]
+                }
+            }
+        }
+    }
+    waiting = pod(
+        phase="Pending",
+        conditions=[
+            cond(
+                "PodScheduled",
+                "False",
+                reason="Unschedulable",
+                message="0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.",
+            )
+        ],
+    )
+    claim = {"metadata": {"name": "qwen-cache"}, "spec": {}, "status": {"phase": "Pending"}}
+    h = health.assess(deployment=pinned, pods=[waiting], prewarm_job=None, claims=[claim])
+    assert h.node_full is None
+    assert h.claim_unbound is not None and h.claim_unbound.reason == health.Reason.CACHE_CLAIM_UNBOUND
+    assert "qwen-cache" in h.claim_unbound.message and "no StorageClass" in h.claim_unbound.message
+    claim["spec"]["storageClassName"] = "fast-ssd"
+    h = health.assess(deployment=pinned, pods=[waiting], prewarm_job=None, claims=[claim])
+    assert h.claim_unbound is not None and "'fast-ssd'" in h.claim_unbound.message
+    assert (
+        health.assess(deployment=pinned, pods=[READY_POD], prewarm_job=None, claims=[claim]).claim_unbound
+        is None
+    )

@@ -42,8 +42,7 @@ def holder(server: ApiServer) -> str | None:
 
 
 def passes(replica: Replica) -> list[tuple[float, float]]:
-    reconciler = replica.operator.reconciler
-    return [] if reconciler is None else [(start, end) for _, start, end in reconciler.passes]
+    return [(p.started, p.ended) for p in replica.passes]
 
 
 def change_queue(server: ApiServer, name: str, max_queue: int) -> None:
@@ -64,7 +63,7 @@ async def two_replicas(
     for i in range(services):
         await wait_for(lambda i=i: status_of(server, f"svc-{i}").get("phase") == "Ready")
     await asyncio.sleep(0.5)  # several renewals and acquisition attempts
-    assert a.operator.leading and not b.operator.leading
+    assert a.operator.state()["leader"] and not b.operator.state()["leader"]
     assert b.operator.reconciler is None  # the standby never reconciled
     return a, b
 
@@ -77,7 +76,7 @@ async def test_graceful_exit_hands_over_at_once(
     await a.shutdown()
     stopped = loop.time()
     assert holder(server) == ""  # released
-    await wait_for(lambda: b.operator.leading, within=5, message="op-b leads")
+    await wait_for(lambda: b.operator.state()["leader"], within=5, message="op-b leads")
     assert loop.time() - stopped < 1.4  # released: no waiting for the 1.5 s lease to expire
     assert holder(server) == "op-b"
 
@@ -96,7 +95,7 @@ async def test_crashed_leader_is_replaced_after_expiry(
     await a.crash()
     crashed = loop.time()
     assert holder(server) == "op-a"  # not released
-    await wait_for(lambda: b.operator.leading, within=6, message="op-b leads after expiry")
+    await wait_for(lambda: b.operator.state()["leader"], within=6, message="op-b leads after expiry")
     waited = loop.time() - crashed
     assert 1.0 <= waited < 4.0, waited  # the lease lasts 1.5 s from the last renewal observed by op-b
     change_queue(server, "svc-0", 11)
@@ -113,12 +112,12 @@ async def test_losing_the_lease_stops_reconciling_at_once(
     lease = copy.deepcopy(server.must(LEASES, "noctaya-system", "noctaya-operator"))
     lease["spec"].update(holderIdentity="intruder", leaseDurationSeconds=3, renewTime=leadership.micro_time())
     server.upsert(LEASES, lease)
-    await wait_for(lambda: not a.operator.leading, within=1.5, message="op-a steps down")
+    await wait_for(lambda: not a.operator.state()["leader"], within=1.5, message="op-a steps down")
     assert not a.operator.may_write()
     change_queue(server, "svc-0", 13)
     await asyncio.sleep(0.5)
     assert max_queue(server, "svc-0") == 100  # nobody reconciles
-    await wait_for(lambda: a.operator.leading, within=8, message="op-a leads again after expiry")
+    await wait_for(lambda: a.operator.state()["leader"], within=8, message="op-a leads again after expiry")
     await wait_for(lambda: max_queue(server, "svc-0") == 13)
     assert a.operator.terms == 2
 
@@ -169,7 +168,7 @@ async def test_a_partitioned_leader_stops_writing_before_the_standby_starts(
         while "b" not in moments:
             if "a" not in moments and not a.operator.may_write():
                 moments["a"] = loop.time()
-            if b.operator.leading:
+            if b.operator.state()["leader"]:
                 moments["b"] = loop.time()
             await asyncio.sleep(0.005)
 
@@ -189,7 +188,7 @@ async def test_a_replica_without_an_api_server_stands_by(
     replica = await operators(server=url)
     await asyncio.sleep(1.0)  # several acquisition attempts
     assert not replica.task.done(), "the replica exited during an API outage"
-    assert not replica.operator.leading
+    assert not replica.operator.state()["leader"]
 
 
 async def test_an_unexpected_elector_failure_is_not_a_silent_stop(

@@ -187,3 +187,68 @@ def test_needs_a_worker() -> None:
 
     with pytest.raises(ValueError):
         queueing.WorkQueue(process=process, workers=0)
+
+
+async def test_a_backoff_holds_against_marks_and_a_reset_ends_it() -> None:
+    times: list[float] = []
+    loop = asyncio.get_running_loop()
+    ran = asyncio.Event()
+
+    async def process(key: str) -> None:
+        times.append(loop.time())
+        ran.set()
+        if len(times) <= 2:
+            raise queueing.Failed("refused (reported)")
+
+    async def next_pass() -> None:
+        await ran.wait()
+        ran.clear()
+
+    async with running(process, base=1.0, cap=4.0) as queue:
+        start = loop.time()
+        queue.add("a")
+        await next_pass()
+        for _ in range(20):  # watch events during the backoff
+            queue.add("a")
+            await asyncio.sleep(0.02)
+        assert len(times) == 1 and queue.backing_off == 1 and not queue.idle("a")
+        await next_pass()
+        assert times[1] - times[0] == pytest.approx(1.0, abs=1e-6)  # the logged 1.0 s, marks or not
+        queue.add("a", reset=True)  # a spec change: at once, and the streak starts over
+        await next_pass()
+        assert times[2] - times[1] < 0.01
+        await idle(queue)
+        assert queue.backing_off == 0 and queue.idle("a")
+    assert times[0] == pytest.approx(start, abs=1e-6)
+
+
+async def test_failures_log_without_a_traceback_but_the_first_unexpected_one(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    errors: list[Exception] = [
+        queueing.Failed("quota"),
+        ValueError("bug"),
+        ValueError("bug"),
+        OSError("down"),
+    ]
+    done = asyncio.Event()
+
+    async def process(key: str) -> None:
+        if errors:
+            raise errors.pop(0)
+        done.set()
+
+    queue: queueing.WorkQueue[str] = queueing.WorkQueue(
+        process=process, workers=1, base_backoff=0.01, max_backoff=0.01, expected=(OSError,)
+    )
+    task = asyncio.create_task(queue.run())
+    try:
+        queue.add("a")
+        await done.wait()
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    tracebacks = [r for r in caplog.records if r.exc_info]
+    assert len(tracebacks) == 1 and "bug" in str(tracebacks[0].exc_info)
+    assert all("quota" not in r.getMessage() for r in caplog.records if r.levelno >= 20)
+    assert any("down" in r.getMessage() and not r.exc_info for r in caplog.records)

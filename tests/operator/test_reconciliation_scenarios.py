@@ -21,12 +21,24 @@ import copy
 from typing import Any
 
 import pytest
+from kubernetes_asyncio import client as k8s_client
 
 from noctaya.api import llmservice
-from noctaya.operator import applying, running
+from noctaya.constructs import synthesis
+from noctaya.operator import (
+    apiclient,
+    applying,
+    discovery,
+    inventory,
+    metrics,
+    reconciliation,
+    rendering,
+    running,
+)
+from noctaya.operator import events as events_
 from tests.operator.apiserver import ApiServer
 from tests.operator.cluster import Failure, SimulatedCluster
-from tests.operator.conftest import StartOperator, WaitFor, declare_keda, ready_service
+from tests.operator.conftest import StartOperator, WaitFor, declare_keda, ready_service, settled
 from tests.operator.scenario import (
     LLMSERVICES,
     NS,
@@ -74,7 +86,7 @@ def update_spec(server: ApiServer, name: str = "qwen", **changes: Any) -> None:
 async def test_create_applies_every_object_and_reports_ready(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
-    await ready_service(server, operators, wait_for)
+    replica = await ready_service(server, operators, wait_for)
 
     service = server.must(LLMSERVICES, NS, "qwen")
     kinds = {resource for resource, _ in owned(server)}
@@ -109,7 +121,7 @@ async def test_create_applies_every_object_and_reports_ready(
     assert all(c["observedGeneration"] == service["metadata"]["generation"] for c in status["conditions"])
     llmservice.LLMServiceStatus.model_validate(status)  # what we write is what the API defines
     await wait_for(lambda: [e["reason"] for e in events(server, "Available")] == ["Available"])
-    await asyncio.sleep(0.2)
+    await settled(replica, wait_for)
     assert len(events(server, "Available")) == 1
 
 
@@ -119,13 +131,14 @@ async def test_resync_skips_unchanged_objects(
     replica = await ready_service(server, operators, wait_for)
     op = replica.operator
     assert op.queue is not None
-    await asyncio.sleep(0.3)
+    await settled(replica, wait_for)  # the echoes of the first applies are in
     seen = []
     server.subscribe(lambda t, r, o: seen.append((t, r, o["metadata"]["name"], o.get("status"))))
+    since = len(replica.passes)
     for _ in range(5):
         op.queue.add((NS, "qwen"))
-    await wait_for(lambda: op.queue.depth == 0 and op.queue.in_flight == 0)
-    await asyncio.sleep(0.2)
+    await settled(replica, wait_for)
+    assert replica.passes_of((NS, "qwen"), since=since)  # the marks ran (deduplicated)
     assert [s for s in seen if "leases" not in s[1]] == []  # nothing applied, no status written
 
 
@@ -227,10 +240,11 @@ async def test_runtime_change_requeues_its_users_only(
     server.upsert(LLMSERVICES, service_body("llama", runtime={"name": "other"}))
     replica = await operators()
     await wait_for(lambda: phase(server, "qwen") == "Ready" and phase(server, "llama") == "Ready")
-    reconciler = replica.operator.reconciler
-    assert reconciler is not None
-    await asyncio.sleep(0.3)
-    before = len(reconciler.passes)
+    await settled(replica, wait_for, (NS, "qwen"))
+    await settled(replica, wait_for, (NS, "llama"))
+    queue = replica.operator.queue
+    assert queue is not None
+    before = len(replica.passes)
     server.upsert(RUNTIMES, runtime_body("vllm", image="vllm/vllm-openai:v0.7.0"))
 
     def image() -> list[str]:
@@ -238,8 +252,10 @@ async def test_runtime_change_requeues_its_users_only(
         return [c["image"] for c in dep["spec"]["template"]["spec"]["containers"]]
 
     await wait_for(lambda: "vllm/vllm-openai:v0.7.0" in image(), message="new image rolled out")
-    await asyncio.sleep(0.3)
-    touched = {key for key, _, _ in reconciler.passes[before:]}
+    # the runtime's handler marked every user at once, before qwen's pass could run: once nothing is
+    # pending for llama, a llama pass it caused would be recorded
+    await wait_for(lambda: queue.idle((NS, "llama")) and queue.idle((NS, "qwen")))
+    touched = {p.key for p in replica.passes[before:]}
     assert (NS, "qwen") in touched
     assert (NS, "llama") not in touched
 
@@ -283,21 +299,17 @@ async def test_a_rejected_object_becomes_a_condition(
     replica = await operators()
     await wait_for(lambda: condition(server, "Reconciled").get("reason") == "InvalidSpec")
     message = condition(server, "Reconciled")["message"]
+    assert condition(server, "AutoscalingReady")["status"] == "False"  # no ScaledObject was applied
     assert "PersistentVolumeClaim ai/qwen-cache" in message and "storageClassName" in message
     assert phase(server) == "Degraded"
     assert server.obj(DEPLOYMENTS, NS, "qwen-backend") is None  # the backend would wait for the claim forever
     queue = replica.operator.queue
     assert queue is not None
-    passes = queue.processed
-    for _ in range(40):  # the echoes of what was applied settle (on a loaded machine, later)
-        await asyncio.sleep(0.25)
-        if queue.processed == passes:
-            break
-        passes = queue.processed
-    else:
-        raise AssertionError(f"the queue never settled ({passes} passes): a retry loop")
-    await asyncio.sleep(0.5)
-    assert queue.processed == passes  # no retry loop: the next spec change triggers the next pass
+    # no retry loop: once the echoes of what was applied have been handled, nothing is queued, timed
+    # or backing off for the service; the next spec change triggers the next pass
+    await settled(replica, wait_for)
+    assert queue.idle((NS, "qwen")) and queue.backing_off == 0
+    assert condition(server, "Reconciled").get("reason") == "InvalidSpec"
     obj = copy.deepcopy(server.must(LLMSERVICES, NS, "qwen"))
     obj["spec"]["cache"]["storageClassName"] = "fast-ssd"
     server.upsert(LLMSERVICES, obj)
@@ -364,13 +376,13 @@ async def test_prewarm_failure_is_reported(
     cluster.fail_job(NS, "qwen-prewarm")
     server.upsert(RUNTIMES, runtime_body())
     server.upsert(LLMSERVICES, service_body(cache={"strategy": "SharedPVC", "prewarm": True}))
-    await operators()
+    replica = await operators()
     await wait_for(lambda: condition(server, "Degraded").get("reason") == "PrewarmFailed")
     assert condition(server, "CacheReady")["reason"] == "PrewarmFailed"
     assert "qwen-prewarm" in condition(server, "Degraded")["message"]
     assert phase(server) == "Degraded"
     await wait_for(lambda: len(events(server, "PrewarmFailed")) == 1)
-    await asyncio.sleep(0.3)
+    await settled(replica, wait_for)
     (event,) = events(server, "PrewarmFailed")  # one event for the transition, never repeated
     assert event["type"] == "Warning"
     assert event["message"].startswith("Degraded=True")
@@ -557,11 +569,10 @@ async def test_hand_edits_are_repaired_and_resync_runs(
     edited["data"] = {"config.yaml": "maxQueue: 1\n"}  # the applied-hash annotation is kept
     server.upsert("v1/configmaps", edited)
     await wait_for(lambda: max_queue(server) == 100, message="hand edit reverted")
-    reconciler = replica.operator.reconciler
-    assert reconciler is not None
-    before = len(reconciler.passes)
-    await asyncio.sleep(1.0)
-    assert len(reconciler.passes) - before >= 2  # periodic resync passes, with nothing changed
+    before = len(replica.passes)
+    await wait_for(  # periodic resync passes, with nothing changed
+        lambda: len(replica.passes_of((NS, "qwen"), since=before)) >= 2, message="two resync passes"
+    )
 
 
 async def test_runtime_deleted_keeps_the_workload_and_says_so(
@@ -580,29 +591,68 @@ async def test_a_failing_term_task_is_logged(
 ) -> None:
     calls = 0
 
-    async def broken_resync(*args: object) -> None:
+    async def broken_renewal() -> None:
         nonlocal calls
         calls += 1
-        raise RuntimeError("resync bug")
+        raise RuntimeError("renewal bug")
 
-    replica = await operators(leader_election=False)
-    replica.operator._resync = broken_resync  # type: ignore[method-assign,assignment]
-    await wait_for(lambda: calls >= 1 and "resync bug" in caplog.text, message="the failure logged")
-    assert "periodic resync failed; the term ends" in caplog.text
+    replica = await operators()
+    assert replica.operator.elector is not None
+    replica.operator.elector.hold = broken_renewal  # type: ignore[method-assign]  # before the first term
+    await wait_for(lambda: calls >= 1 and "renewal bug" in caplog.text, message="the failure logged")
+    assert "lease renewal failed; the term ends" in caplog.text
     assert not replica.task.done()
 
 
 async def test_no_status_write_once_the_replica_may_not_write(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
+    """A pass that finds something to report after its replica lost the right to write (the moment
+    leadership is lost, before the term has ended) stops at the status write; the same pass allowed
+    to write reports it, so the check is not vacuous."""
     replica = await ready_service(server, operators, wait_for, leader_election=False)
-    replica.operator.leading = False  # the moment leadership is lost, before the term has ended
-    passes = replica.operator.queue.processed if replica.operator.queue else 0
-    cluster.fail(NS, "qwen-backend", Failure.CRASH_LOOP)  # only the Pods change: nothing needs applying
-    await wait_for(lambda: replica.operator.queue is not None and replica.operator.queue.processed > passes)
-    await asyncio.sleep(0.5)
-    assert phase(server) == "Ready"  # the status was left alone
-    assert condition(server, "Degraded")["status"] == "False"
+    await replica.shutdown()  # the simulated cluster goes on; the passes below are run by hand
+    allowed = True
+    api = k8s_client.ApiClient(k8s_client.Configuration(host=str(server.url).rstrip("/")))
+    client = apiclient.Client(api=api)
+    metrics_ = metrics.Metrics()
+    inv = inventory.Inventory()
+
+    def observe() -> None:
+        inv.put_service(server.must(LLMSERVICES, NS, "qwen"))
+        inv.put_runtime(server.must(RUNTIMES, None, "vllm"))
+        for (resource, ns, _), obj in list(server.store.items()):
+            if ns == NS and resource != LLMSERVICES:
+                inv.put_owned(obj)
+
+    reconciler = reconciliation.Reconciler(
+        client=client,
+        inventory=inv,
+        applier=applying.Applier(client=client, field_manager="noctaya-operator", may_write=lambda: allowed),
+        renderer=rendering.Renderer(render=synthesis.render_llmservice),
+        recorder=events_.EventRecorder(client=client, instance="by-hand", metrics=metrics_),
+        discovery=discovery.Discovery(client=client),
+        metrics=metrics_,
+        config=reconciliation.ReconcileConfig(
+            gateway_image="ghcr.io/noctaya/noctaya:test", default_gateway_replicas=1
+        ),
+    )
+    try:
+        observe()
+        await reconciler((NS, "qwen"))  # this applier has applied everything once: nothing left to apply
+        cluster.fail(NS, "qwen-backend", Failure.CRASH_LOOP)  # only the Pods change
+        await wait_for(lambda: "CrashLoopBackOff" in str(server.items("v1/pods", NS)), message="crash loop")
+        observe()
+        allowed = False
+        with pytest.raises(applying.NotLeaderError):
+            await reconciler((NS, "qwen"))
+        assert phase(server) == "Ready"  # the status was left alone
+        assert condition(server, "Degraded")["status"] == "False"
+        allowed = True
+        await reconciler((NS, "qwen"))
+        assert condition(server, "Degraded")["status"] == "True"
+    finally:
+        await api.close()
 
 
 async def test_replicas_beyond_the_node_of_a_read_write_once_cache_are_explained(

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from noctaya.operator import settings
+from noctaya.api import gatewaymemory
+from noctaya.operator import reconciliation, settings
 
 
 def test_defaults() -> None:
@@ -90,6 +91,12 @@ def test_environment_and_precedence() -> None:
         (["--health-listen", "nowhere"], {}, "--health-listen"),
         ([], {"NOCTAYA_LEADER_ELECTION": "maybe"}, "NOCTAYA_LEADER_ELECTION"),
         ([], {"NOCTAYA_WORKERS": "many"}, "many"),
+        (["--gateway-max-connections", "0"], {}, "--gateway-max-connections"),
+        (
+            [],
+            {"NOCTAYA_GATEWAY_WEBSOCKET_MAX_MESSAGE_BYTES": str(1 << 30)},
+            "--gateway-websocket-max-message",
+        ),
     ],
 )
 def test_bad_values_are_usage_errors(
@@ -99,3 +106,29 @@ def test_bad_values_are_usage_errors(
         settings.load(argv, env=env)
     assert exc.value.code == 2
     assert fragment in capsys.readouterr().err
+
+
+def test_the_gateway_memory_bounds_from_flags_and_environment_reach_the_rendered_gateways() -> None:
+    """``--gateway-*`` (or NOCTAYA_GATEWAY_*, what the install and the chart set) are the bounds where an
+    LLMService sets none; a lowered maxConnections lowers the per-peer bound with it."""
+    s = settings.load(
+        ["--gateway-max-connections", "100", "--gateway-websocket-max-open", "2"],
+        env={"NOCTAYA_GATEWAY_MAX_QUEUED_BODY_BYTES": "1048576", "NOCTAYA_GATEWAY_MAX_CONNECTIONS": "7"},
+    )
+    bounds = settings.gateway_bounds(s)
+    assert bounds == gatewaymemory.Bounds(
+        max_queued_body_bytes=1 << 20,
+        max_connections=100,
+        websocket_max_open=2,
+        websocket_max_message_bytes=4 << 20,
+    )
+    config = reconciliation.ReconcileConfig(
+        gateway_image="i", default_gateway_replicas=1, gateway_bounds=bounds
+    )
+    gateway = config.gateway_settings
+    assert (gateway.max_connections, gateway.max_connections_per_peer, gateway.max_queued_body_bytes) == (
+        100,
+        100,
+        1 << 20,
+    )
+    assert settings.gateway_bounds(settings.load([], env={})) == gatewaymemory.DEFAULTS

@@ -10,9 +10,13 @@ none for repeats and none for the initial healthy ``Degraded``; equality ignorin
 
 from __future__ import annotations
 
+import pathlib
+import re
 from typing import Any
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from noctaya.operator import health, status
 
@@ -69,7 +73,7 @@ def compose(
         (h(progress=F(reason=R.SCALED_TO_ZERO, message="")), status.Outcome(), "ScaledToZero"),
         (h(progress=F(reason=R.MODEL_LOADING, message="")), status.Outcome(), "Loading"),
         (h(progress=F(reason=R.SCHEDULING_DELAYED, message="")), status.Outcome(), "Loading"),
-        (h(progress=F(reason=R.ACTIVATING, message="")), status.Outcome(), "Pending"),
+        (h(progress=F(reason=R.ACTIVATING, message="")), status.Outcome(), "Loading"),
         (h(failure=F(reason=R.OOM_KILLED, message="")), status.Outcome(), "Degraded"),
         (h(ready=1, failure=F(reason=R.OOM_KILLED, message="")), status.Outcome(), "Degraded"),
         (h(desired=None), status.Outcome(blocked=F(reason=R.INVALID_SPEC, message="")), "Degraded"),
@@ -82,7 +86,7 @@ def compose(
     ],
 )
 def test_phase(health_: health.Health, outcome: status.Outcome, phase: str) -> None:
-    assert status.phase_of(health=health_, outcome=outcome) == phase
+    assert compose(health_, outcome=outcome)["phase"] == phase
 
 
 def test_ready_service() -> None:
@@ -267,3 +271,81 @@ def test_the_writer_takes_only_declared_types_and_reasons() -> None:
         )
     with pytest.raises(ValueError):
         status.transitions(None, {"conditions": [{"type": "Reconciled", "status": "True", "reason": "Nope"}]})
+
+
+TROUBLESHOOTING = pathlib.Path(__file__).resolve().parents[2] / "docs" / "troubleshooting.md"
+
+
+def _documented() -> dict[str, tuple[set[str], set[str]]]:
+    """Per reason section of docs/troubleshooting.md: the `Type=Status` and phases of its first paragraph."""
+    text = TROUBLESHOOTING.read_text(encoding="utf-8")
+    found = {}
+    for match in re.finditer(r"^### (\w+)\n\n(.*?)\n\n", text, re.M | re.S):
+        paragraph = match.group(2)
+        pairs = set(
+            re.findall(
+                r"`((?:Ready|Degraded|AutoscalingReady|Reconciled|CacheReady)=(?:True|False))`", paragraph
+            )
+        )
+        phases = set(re.findall(r"phase `(\w+)`", paragraph))
+        found[match.group(1)] = (pairs, phases)
+    return found
+
+
+def test_troubleshooting_names_every_condition_the_operator_writes_and_no_other() -> None:
+    documented = _documented()
+    for reason in R:
+        pairs = {f"{t}={'True' if ok else 'False'}" for t, ok, r in status.WRITES if r == reason}
+        phases = {str(status.PHASE_OF[reason])} if reason in status.PHASE_OF else set()
+        if reason == R.AVAILABLE:
+            phases = {"Ready"}
+        assert reason.value in documented, f"no section for {reason}"
+        assert documented[reason.value] == (pairs, phases), reason
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(
+    ready=st.integers(0, 2),
+    desired=st.one_of(st.none(), st.integers(0, 2)),
+    progress=st.one_of(st.none(), st.sampled_from([*status.PHASE_OF][:5])),
+    failure=st.one_of(st.none(), st.sampled_from(sorted(status.FAILURES))),
+    prewarm=st.one_of(st.none(), st.sampled_from([R.PREWARMING, R.PREWARMED, R.PREWARM_FAILED])),
+    blocked=st.one_of(st.none(), st.sampled_from(sorted(status.BLOCKING))),
+    autoscaling=st.one_of(st.none(), st.sampled_from([R.AUTOSCALING_UNAVAILABLE, R.SCALED_OBJECT_NOT_READY])),
+    placed=st.sampled_from(list(status.ScaledObject)),
+    kept=st.booleans(),
+)
+def test_phase_and_conditions_agree_whatever_the_pass_found(
+    ready: int,
+    desired: int | None,
+    progress: Any,
+    failure: Any,
+    prewarm: Any,
+    blocked: Any,
+    autoscaling: Any,
+    placed: status.ScaledObject,
+    kept: bool,
+) -> None:
+    def f(reason: Any) -> F | None:
+        return None if reason is None else F(reason=reason, message=str(reason))
+
+    outcome = status.Outcome(
+        blocked=f(blocked),
+        autoscaling=f(autoscaling),
+        scaled_object=placed,
+        kept_runtime=f(R.RUNTIME_KEPT) if kept else None,
+    )
+    s = compose(
+        h(ready=ready, desired=desired, progress=f(progress), failure=f(failure), prewarm=f(prewarm)),
+        outcome=outcome,
+    )
+    c = conditions(s)
+    for type_, (state, reason) in c.items():
+        assert (T(type_), state == "True", R(reason)) in status.WRITES
+    assert (s["phase"] == "Degraded") == (c["Degraded"][0] == "True")
+    if s["phase"] not in ("Degraded",):
+        assert (s["phase"] == "Ready") == (c["Ready"][0] == "True")
+    if placed is status.ScaledObject.ABSENT:  # nothing applied: no "applied" claim
+        assert c["AutoscalingReady"][0] == "False"
+    if blocked is not None:
+        assert c["Reconciled"] == ("False", str(blocked))

@@ -22,14 +22,14 @@ import sys
 import aiohttp
 import pytest
 
-from noctaya.contract import gateway as config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.process import gateway as command
 
 PYTHON = sys.executable
 
 
 def test_defaults_match_the_documented_contract() -> None:
-    parsed = config.build_config({"backendUrl": "http://qwen.ai.svc:8000/"})
+    parsed = gateway_contract.build_config({"backendUrl": "http://qwen.ai.svc:8000/"})
     assert parsed.backend_url == "http://qwen.ai.svc:8000"
     assert (parsed.listen_address.bind_host, parsed.listen_address.port) == ("0.0.0.0", 8080)
     assert (parsed.max_queue, parsed.max_in_flight, parsed.max_body_bytes) == (100, 1000, 16 * 1024 * 1024)
@@ -49,13 +49,13 @@ def test_full_file_with_sections(tmp_path: pathlib.Path) -> None:
         "scaler: {listen: ':9090', target: 3, metricName: queueDepth,"
         " tls: {certFile: /c, keyFile: /k, caFile: /ca}}\n"
     )
-    parsed = config.load_config(path)
+    parsed = gateway_contract.load_config(path)
     assert parsed.heartbeat_interval == 90 and parsed.activation_timeout == 3600 and parsed.retry_after == 0.5
     assert parsed.service is not None and parsed.service.name == "qwen"
     assert parsed.scaler is not None and parsed.scaler.target == 3
     assert parsed.scaler.tls is not None and parsed.scaler.tls.ca_file == "/ca"
     assert parsed.model_dump(by_alias=True)["heartbeatInterval"] == "1m30s"
-    report = config.build_config(
+    report = gateway_contract.build_config(
         {
             "backendUrl": "http://b",
             "service": {"name": "qwen", "namespace": "ai"},
@@ -90,8 +90,8 @@ def test_full_file_with_sections(tmp_path: pathlib.Path) -> None:
     ],
 )
 def test_bad_values_name_the_field(document: dict[str, object], field: str) -> None:
-    with pytest.raises(config.ConfigError) as caught:
-        config.build_config(document)
+    with pytest.raises(gateway_contract.ConfigError) as caught:
+        gateway_contract.build_config(document)
     assert (
         str(caught.value).startswith(field) or f"\n{field}" in str(caught.value) or field in str(caught.value)
     )
@@ -132,6 +132,8 @@ def test_flags_override_the_file(tmp_path: pathlib.Path) -> None:
         ("backendUrl: [unclosed\n", [], "not valid YAML"),
         (None, [], "cannot read"),
         ("backendUrl: http://b\n", ["--cold-start-mode", "maybe"], "coldStartMode"),
+        ("backendUrl: http://b\nwarmUntil: '0001-01-01T00:00:00+01:00'\n", [], "warmUntil: "),
+        ("backendUrl: http://b\n", ["--warm-until", "9999-12-31T23:59:59-01:00"], "warmUntil: "),
         ("backendUrl: http://b\nx: " + "[" * 100_000 + "]" * 100_000 + "\n", [], "nested deeper"),
         ("".join(f"{'  ' * i}k{i}:\n" for i in range(200)) + "  " * 200 + "v: 1\n", [], "nested deeper"),
     ],

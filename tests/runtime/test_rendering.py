@@ -177,3 +177,30 @@ def test_cpu_runtime_requests_no_device(make_service: MakeService, make_runtime:
     recipe = _recipe(make_service(runtime={"selector": {"vendor": ["cpu"]}}), runtime)
     assert dict(recipe.placement.resources) == {}
     assert recipe.family.name == "llamacpp"
+
+
+@pytest.mark.parametrize(
+    ("family", "port"), [("vllm", 8000), ("sglang", 30000), ("tgi", 80), ("llamacpp", 8080)]
+)
+def test_an_unset_container_port_is_the_familys_port(
+    make_service: MakeService, make_runtime: MakeRuntime, family: str, port: int
+) -> None:
+    recipe = _recipe(make_service(), make_runtime(family=family))
+    assert recipe.port == port
+    given = make_runtime(family=family, container={"port": {"containerPort": 9000}})
+    assert _recipe(make_service(), given).port == 9000
+
+
+def test_a_port_argument_that_disagrees_with_the_container_port_is_a_render_error(
+    make_service: MakeService, make_runtime: MakeRuntime
+) -> None:
+    """What the operator and synth refuse: llama.cpp told ``--port 8081`` while its Service and probes
+    look at 8080 would never become Ready."""
+    args = ["-m", "{{ .Model.Path }}", "--port", "8081"]
+    runtime = make_runtime("llama", vendor="cpu", family="llamacpp", container={"args": args})
+    with pytest.raises(
+        rendering.RenderError, match=r"InferenceRuntime llama: spec\.container\.args\[3\]: --port 8081"
+    ):
+        _recipe(make_service(), runtime)
+    agrees = make_runtime("llama", vendor="cpu", family="llamacpp", container={"args": [*args[:3], "8080"]})
+    assert _recipe(make_service(), agrees).port == 8080

@@ -24,7 +24,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from noctaya.contract import fields
-from noctaya.contract import scaler as config_mod
+from noctaya.contract import scaler as scaler_contract
 from noctaya.scaler import aggregate, intake
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
@@ -44,7 +44,7 @@ def token_file(tmp_path: pathlib.Path) -> pathlib.Path:
 
 @pytest.fixture
 async def scaler(token_file: pathlib.Path) -> AsyncIterator[aggregate.AggregateScaler]:
-    config = config_mod.build_config(
+    config = scaler_contract.build_config(
         {
             "service": SERVICE,
             "grpcListen": "127.0.0.1:0",
@@ -243,12 +243,12 @@ def test_schema_accepts_what_the_scaler_accepts() -> None:
 
 
 def test_config_errors_name_the_field() -> None:
-    with pytest.raises(config_mod.ConfigError) as info:
-        config_mod.build_config({"service": SERVICE, "maxMembers": 0, "memberTtl": "soon", "bogus": 1})
+    with pytest.raises(scaler_contract.ConfigError) as info:
+        scaler_contract.build_config({"service": SERVICE, "maxMembers": 0, "memberTtl": "soon", "bogus": 1})
     text = str(info.value)
     for field in ("maxMembers", "memberTtl", "bogus"):
         assert field in text
-    config = config_mod.build_config({"service": SERVICE})
+    config = scaler_contract.build_config({"service": SERVICE})
     assert (config.grpc_listen, config.report_listen, config.member_ttl, config.max_members) == (
         ":9090",
         ":9091",

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from noctaya.contract import scaler as config_mod
+from noctaya.contract import scaler as scaler_contract
 from noctaya.scaler import aggregate
 from noctaya.scaler._pb import externalscaler_pb2 as pb
 from noctaya.scaler._pb import externalscaler_pb2_grpc as pb_grpc
@@ -39,7 +39,7 @@ TOKEN = "s3cret-token-0123456789abcdef"
 async def scaler(tmp_path: pathlib.Path) -> AsyncIterator[aggregate.AggregateScaler]:
     token = tmp_path / "token"
     token.write_text(TOKEN)
-    config = config_mod.build_config(
+    config = scaler_contract.build_config(
         {
             "service": SERVICE,
             "grpcListen": "127.0.0.1:0",
@@ -138,7 +138,7 @@ async def test_report_port_connections_are_bounded_and_timed(tmp_path: pathlib.P
     one after ``headerTimeout``; a reporter from the same address gets in once they are gone."""
     token = tmp_path / "token"
     token.write_text(TOKEN)
-    config = config_mod.build_config(
+    config = scaler_contract.build_config(
         {
             "service": SERVICE,
             "grpcListen": "127.0.0.1:0",

@@ -22,8 +22,8 @@ import prometheus_client
 import pytest
 from aiohttp import web
 
-from noctaya.contract import gateway as gateway_config
-from noctaya.contract import scaler as scaler_config
+from noctaya.contract import gateway as gateway_contract
+from noctaya.contract import scaler as scaler_contract
 from noctaya.gateway import app as gateway_app
 from noctaya.gateway import keys
 from noctaya.scaler import aggregate, hosting
@@ -34,9 +34,9 @@ REF = pb.ScaledObjectRef(name="qwen", namespace="ai")
 TOKEN = "s3cret-token-0123456789abcdef"
 
 
-def gateway(reserve_port: Callable[[], int], **fields: Any) -> gateway_config.GatewayConfig:
+def gateway(reserve_port: Callable[[], int], **fields: Any) -> gateway_contract.GatewayConfig:
     """A gateway config on a reserved port, its backend a reserved port nobody listens on."""
-    return gateway_config.build_config(
+    return gateway_contract.build_config(
         {
             "listen": f"127.0.0.1:{reserve_port()}",
             "backendUrl": f"http://127.0.0.1:{reserve_port()}",
@@ -48,7 +48,7 @@ def gateway(reserve_port: Callable[[], int], **fields: Any) -> gateway_config.Ga
 
 
 @contextlib.asynccontextmanager
-async def running(config: gateway_config.GatewayConfig) -> AsyncIterator[web.Application]:
+async def running(config: gateway_contract.GatewayConfig) -> AsyncIterator[web.Application]:
     app = gateway_app.make_app(config, sidecars=hosting.gateway_sidecars(config))
     runner = web.AppRunner(
         app, handle_signals=False, access_log=None, shutdown_timeout=0.5, handler_cancellation=True
@@ -69,7 +69,7 @@ async def until(predicate: Callable[[], bool], within: float = 3.0) -> None:
 
 
 @contextlib.asynccontextmanager
-async def cold_request(config: gateway_config.GatewayConfig) -> AsyncIterator[None]:
+async def cold_request(config: gateway_contract.GatewayConfig) -> AsyncIterator[None]:
     """One non-streaming request held in the gateway's cold queue while the context is open."""
     async with aiohttp.ClientSession() as session:
         host, port = config.listen_address
@@ -116,7 +116,7 @@ async def test_reporter_publishes_gateway_demand_and_withdraws(
 ) -> None:
     token = tmp_path / "token"
     token.write_text(TOKEN)
-    sconfig = scaler_config.build_config(
+    sconfig = scaler_contract.build_config(
         {
             "service": {"name": "qwen", "namespace": "ai"},
             "grpcListen": "127.0.0.1:0",
@@ -152,8 +152,8 @@ def test_contexts_by_mode_and_configuration_errors(
 ) -> None:
     assert hosting.gateway_sidecars(gateway(reserve_port)) == []
     assert len(hosting.gateway_sidecars(gateway(reserve_port, scaler={}))) == 1
-    with pytest.raises(gateway_config.ConfigError, match="service"):
+    with pytest.raises(gateway_contract.ConfigError, match="service"):
         gateway(reserve_port, scaler={}, service=None)
     bad_tls = {"certFile": str(tmp_path / "missing.crt"), "keyFile": str(tmp_path / "missing.key")}
-    with pytest.raises(gateway_config.ConfigError, match=r"scaler\.tls: .*missing"):
+    with pytest.raises(gateway_contract.ConfigError, match=r"scaler\.tls: .*missing"):
         hosting.gateway_sidecars(gateway(reserve_port, scaler={"tls": bad_tls}))

@@ -23,7 +23,7 @@ import prometheus_client
 import pytest
 
 from noctaya.contract import demand, fields
-from noctaya.contract import scaler as config_mod
+from noctaya.contract import scaler as scaler_contract
 from noctaya.scaler import aggregate, intake, metrics, reporter
 
 TOKEN = "s3cret-token-0123456789abcdef"
@@ -37,8 +37,8 @@ def token_file(tmp_path: pathlib.Path) -> pathlib.Path:
     return path
 
 
-def scaler_config(token_file: pathlib.Path, port: int) -> config_mod.ScalerConfig:
-    return config_mod.build_config(
+def scaler_config(token_file: pathlib.Path, port: int) -> scaler_contract.ScalerConfig:
+    return scaler_contract.build_config(
         {
             "service": {"name": "qwen", "namespace": "ai"},
             "grpcListen": "127.0.0.1:0",
