@@ -7,9 +7,11 @@ Like ``aiohttp.test_utils`` and ``kopf.testing``: real sockets, the same runner 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
-from collections.abc import Callable
-from typing import Any
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -17,6 +19,8 @@ from noctaya.contract import documents
 from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import activation, admission, demand, keys, liveconfig
 from noctaya.gateway import app as app_
+
+T = TypeVar("T")
 
 
 async def serve(
@@ -73,6 +77,25 @@ class RunningGateway:
 
     async def stop(self) -> None:
         await self.runner.cleanup()
+
+
+class BackgroundLoop:
+    """An event loop in a thread of its own, for servers that blocking clients (plain sockets, a
+    property-test driver) talk to; ``run`` waits for a coroutine on it, ``close`` stops it."""
+
+    def __init__(self, *, name: str = "noctaya-background-loop") -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 30) -> T:
+        future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        return future.result(timeout)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
 
 
 #: Millisecond-scale timings so tests of cold starts, heartbeats and timeouts run fast.
