@@ -84,6 +84,7 @@ class Scaling:
 class Observation:
     """What the loop saw last; shown in the terminal view."""
 
+    #: the ScaledObject is active: the last IsActive, an active cron trigger, or a push since that poll
     active: bool = False
     metric: float = 0.0
     target: float = 0.0
@@ -150,6 +151,7 @@ class LocalKeda:
                     self.seen.stream_connected = True
                     if message.result:
                         self.seen.pushes += 1
+                        self.seen.active = True  # until the next poll, as the ScaledObject is
                         self._activate(reason="push")
                 self.seen.stream_connected = False
                 backoff = BACKOFF_FIRST  # ended with OK: the backoff resets
@@ -205,8 +207,9 @@ class LocalKeda:
         except ValueError as exc:
             self._error(f"polling: {exc}")
             return
-        self.seen.active, self.seen.metric, self.seen.target = active, metric, target
         scheduled = self.scheduled()
+        # an active cron trigger makes the ScaledObject active whatever IsActive says
+        self.seen.active, self.seen.metric, self.seen.target = active or bool(scheduled), metric, target
         self.decide(active=active, metric=metric, target=target, now=time.monotonic(), scheduled=scheduled)
 
     def scheduled(self) -> int:

@@ -1,13 +1,16 @@
 """What ``noctaya dev`` shows: events as lines, and the live state.
 
-On a terminal the state is one line rewritten in place below the scrolling events; when stdout is
-not a terminal (a pipe, a log file, CI) every change of state is printed as a plain line instead,
-at most once per ``min_interval``, so the output reads well in a log.
+On a terminal the state is one line rewritten in place below the scrolling events, cut to the
+terminal's width (read at every redraw, so a resized window is followed) and ended with ``…`` when
+cut: a line that wrapped could not be erased by ``\r`` and a line clear, and would leave fragments.
+When stdout is not a terminal (a pipe, a log file, CI) every change of state is printed whole as a
+plain line instead, at most once per ``min_interval``, so the output reads well in a log.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 import time
 from typing import TextIO
@@ -84,13 +87,29 @@ class View:
         self.live = self.out.isatty() if live is None else live
         self.min_interval = min_interval
         self._status = ""
+        self._shown = ""
         self._printed = ""
         self._printed_at = 0.0
+
+    def columns(self) -> int | None:
+        """The terminal's width now; None when the output is no terminal."""
+        try:
+            return os.get_terminal_size(self.out.fileno()).columns or None
+        except (OSError, ValueError, AttributeError):  # not a terminal, or a stream without a descriptor
+            return None
+
+    def fitted(self, line: str) -> str:
+        """``line`` cut to one column less than the terminal (the cursor stays on the line)."""
+        columns = self.columns()
+        if columns is None:
+            return line
+        width = max(columns - 1, 2)
+        return line if len(line) <= width else line[: width - 1] + "…"
 
     def event(self, message: str) -> None:
         stamp = time.strftime("%H:%M:%S")
         if self.live:
-            self.out.write(f"\r\x1b[2K{stamp} {message}\n{self._status}")
+            self.out.write(f"\r\x1b[2K{stamp} {message}\n{self.fitted(self._status)}")
         else:
             self.out.write(f"{stamp} {message}\n")
         self.out.flush()
@@ -98,10 +117,11 @@ class View:
     def status(self, snapshot: Snapshot) -> None:
         line = snapshot.line()
         if self.live:
-            if line == self._status:
+            shown = self.fitted(line)
+            if shown == self._shown:
                 return
-            self._status = line
-            self.out.write(f"\r\x1b[2K{line}")
+            self._status, self._shown = line, shown
+            self.out.write(f"\r\x1b[2K{shown}")
             self.out.flush()
             return
         self._status = line

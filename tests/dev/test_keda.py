@@ -92,6 +92,7 @@ async def test_push_activates_at_once_and_only_once() -> None:
             # max(min, 1); the next poll is an hour away, so only the push can have done it (a bound
             # of its own would time the loaded machine, not tell a push from a poll)
             await until(lambda: target.desired == 1)
+            assert local.seen.active  # a push holds the ScaledObject active until the next poll says
             for value in (3, 7, 2):
                 signal.set(value)
             await asyncio.sleep(0.1)
@@ -280,9 +281,11 @@ async def test_a_schedule_that_opens_a_minute_from_now_scales_up_then_down_on_a_
         await local.poll_once(stub)
         assert target.desired == 0  # 11:59:59: not yet
         clock.advance(seconds=1)
+        assert not local.seen.active
         await local.poll_once(stub)
         assert target.calls == [1]  # 12:00: activated from 0 like any trigger
         assert local.seen.scheduled == 2 and local.seen.schedule == "lunch active (2)"
+        assert local.seen.active  # the open window holds it active though IsActive says false
         await local.poll_once(stub)
         assert target.calls == [1, 2]  # then the HPA takes the trigger's desiredReplicas
     assert any("cron triggers active: lunch (desiredReplicas 2)" in e for e in events)

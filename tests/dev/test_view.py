@@ -2,13 +2,19 @@
 
 Aspects: not a terminal -> plain timestamped lines, a status line only when it changed (and at most
 once per interval); a terminal -> the status line is rewritten in place and events scroll above it;
-failures are shown with counts and their last reason; README.md explains the very line the view writes.
+failures are shown with counts and their last reason; README.md explains the very line the view writes;
+in a real pseudo-terminal the line is cut to the terminal's width, so it never wraps or leaves fragments.
 """
 
 from __future__ import annotations
 
+import fcntl
 import io
+import os
 import pathlib
+import select
+import struct
+import termios
 
 from noctaya.dev import view
 
@@ -98,3 +104,35 @@ def test_the_readme_explains_the_line_the_view_writes() -> None:
     for field in example.split(" | "):
         lead = " ".join(field.split()[:1])  # replicas, gateway, keda, scale-ups, gateways, ...
         assert any(f"`{lead}" in row for row in explained), field
+
+
+def test_the_live_line_fits_an_80_column_terminal_and_leaves_no_fragment() -> None:
+    """In a real pseudo-terminal of 80 columns, every redraw of a 200-character status line is cut to
+    79 columns (ending in ``…``), so ``\\r`` and a line clear erase all of it: no row is ever written
+    past the width (which would wrap and leave the wrapped part behind)."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    received = bytearray()
+    try:
+        with os.fdopen(slave, "w", encoding="utf-8", closefd=False) as terminal:
+            v = view.View(out=terminal)
+            assert v.live and v.columns() == 80
+            long = dict(failed_requests=12, last_request_failure="queue_full " * 6, gateways=3, gateways_up=3)
+            for demand in range(5):
+                v.status(view.Snapshot(replicas_desired=2, replicas_ready=1, demand=demand, **long))
+                v.event(f"replica-{demand}: ready after 1.0s")
+            v.close()
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if not ready:
+                break
+            received += os.read(master, 65536)
+    finally:
+        os.close(master)
+        os.close(slave)
+    text = received.decode("utf-8").replace("\r\n", "\n")  # the terminal's output processing adds \r
+    statuses = [part.split("\n")[-1] for part in text.split("\r\x1b[2K") if part]
+    assert len(view.Snapshot(**long).line()) > 150
+    rows = [row for part in text.split("\r\x1b[2K") for row in part.split("\n")]
+    assert rows and max(len(row) for row in rows) <= 79
+    assert any(s.startswith("replicas 1/2 ready | gateway demand 4") and s.endswith("…") for s in statuses)
