@@ -16,7 +16,7 @@ from typing import Annotated, Any, Final
 
 import pydantic
 
-from noctaya.contract import connections, documents, fields
+from noctaya.contract import connections, documents, engines, fields
 
 MAX_TARGET: Final = 1_000_000
 #: KEDA opens one stream per ScaledObject trigger; a few more cover reconnect overlap
@@ -64,6 +64,10 @@ class ExternalScalerSettings(fields.Model):
     ] = DEFAULT_MAX_STREAMS_PER_PEER
     tls: Annotated[
         fields.TlsFiles | None, pydantic.Field(description="gRPC server credentials; none means plaintext")
+    ] = None
+    engine: Annotated[
+        engines.EngineSignalSection | None,
+        pydantic.Field(description="read the engines' own queue and KV-cache use (noctaya.contract.engines)"),
     ] = None
 
     @pydantic.model_validator(mode="after")

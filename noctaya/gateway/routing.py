@@ -411,7 +411,7 @@ def queue_state(app: web.Application) -> dict[str, object]:
     config = app[keys.CONFIG]
     deadline = lease.deadline
     remaining = None if deadline is None else max(0.0, deadline - asyncio.get_running_loop().time())
-    return {
+    state: dict[str, object] = {
         "queued": admission.queued,
         "inFlight": admission.in_flight,
         "maxQueue": admission.max_queue,
@@ -432,6 +432,10 @@ def queue_state(app: web.Application) -> dict[str, object]:
         "warmUntil": _wall(lease.warm_until),
         "failures": app[keys.METRICS].failures.document(),
     }
+    engine = app[keys.ENGINE].document()
+    if engine is not None:  # this gateway's co-located scaler reads the engines
+        state["engine"] = engine
+    return state
 
 
 def _wall(loop_time: float | None) -> str | None:

@@ -21,8 +21,8 @@ import aiohttp
 import prometheus_client
 
 from noctaya.contract import demand as demand_mod
-from noctaya.contract import documents, gateway
-from noctaya.scaler import credentials, metrics, reporter, server, servicer
+from noctaya.contract import documents, engines, gateway
+from noctaya.scaler import credentials, enginemetrics, metrics, reporter, server, servicer, signal
 
 
 def colocated_scaler(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
@@ -43,19 +43,28 @@ def colocated_scaler(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
 
     @contextlib.asynccontextmanager
     async def sidecar(
-        *, demand: demand_mod.DemandSource, registry: prometheus_client.CollectorRegistry
+        *,
+        demand: demand_mod.DemandSource,
+        registry: prometheus_client.CollectorRegistry,
+        engine: engines.Board,
     ) -> AsyncIterator[None]:
-        svc = servicer.ExternalScalerServicer(
-            source=demand,
-            service=service,
-            metric_name=section.metric_name,
-            target=section.target,
-            max_streams=section.max_streams,
-            max_streams_per_peer=section.max_streams_per_peer,
-            metrics=metrics.ScalerMetrics(registry=registry),
-        )
-        async with server.ScalerServer(servicer=svc, listen=section.listen, tls=files):
-            yield
+        async with engine_signal(
+            section=section.engine, demand=demand, target=section.target, registry=registry
+        ) as combined:
+            if combined is not None:
+                engine.source = combined.document
+            svc = servicer.ExternalScalerServicer(
+                source=demand,
+                service=service,
+                metric_name=section.metric_name,
+                target=section.target if combined is None else combined.served_target,
+                max_streams=section.max_streams,
+                max_streams_per_peer=section.max_streams_per_peer,
+                metrics=metrics.ScalerMetrics(registry=registry),
+                metric=None if combined is None else combined.value,
+            )
+            async with server.ScalerServer(servicer=svc, listen=section.listen, tls=files):
+                yield
 
     return sidecar
 
@@ -67,7 +76,10 @@ def demand_reporter(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
 
     @contextlib.asynccontextmanager
     async def sidecar(
-        *, demand: demand_mod.DemandSource, registry: prometheus_client.CollectorRegistry
+        *,
+        demand: demand_mod.DemandSource,
+        registry: prometheus_client.CollectorRegistry,
+        engine: engines.Board,
     ) -> AsyncIterator[None]:
         rep = reporter.Reporter(
             source=demand,
@@ -88,6 +100,31 @@ def demand_reporter(config: gateway.GatewayConfig) -> demand_mod.Sidecar:
                 await rep.withdraw(session=session)
 
     return sidecar
+
+
+@contextlib.asynccontextmanager
+async def engine_signal(
+    *,
+    section: engines.EngineSignalSection | None,
+    demand: demand_mod.DemandSource,
+    target: float,
+    registry: prometheus_client.CollectorRegistry,
+) -> AsyncIterator[signal.CombinedSignal | None]:
+    """The engine reader running, and the signal combining it with ``demand`` (None: no section).
+    The co-located and the aggregate scaler both serve KEDA through this one function."""
+    if section is None:
+        yield None
+        return
+    reader = enginemetrics.EngineReader(
+        section=section, metrics=enginemetrics.EngineMetrics(registry=registry)
+    )
+    task = asyncio.create_task(reader.run(), name="noctaya-engine-reader")
+    try:
+        yield signal.CombinedSignal(demand=demand, target=target, section=section, reader=reader)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 def gateway_sidecars(config: gateway.GatewayConfig) -> list[demand_mod.Sidecar]:
