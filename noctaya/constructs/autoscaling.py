@@ -63,8 +63,8 @@ class AutoscalingProps:
     max_replicas: int = 1
     #: ``spec.scaling.scaleDownStabilization`` in whole seconds (cooldown and HPA window)
     scale_down_stabilization_seconds: int = 300
-    #: queue-depth target per backend replica and its metric name
-    target: int = 10
+    #: the served metric's target per backend replica (queue depth, or a KV-cache fraction) and its name
+    target: float = 10
     metric_name: str = "queueDepth"
     #: KEDA polling of IsActive/GetMetrics, the Go implementation's 5 s: scaling 1 -> N follows queue
     #: growth within seconds. Activation 0 -> 1 never waits for it (the StreamIsActive push does)
@@ -133,7 +133,7 @@ class Autoscaling(constructs.Construct):
                         metadata={
                             "scalerAddress": props.scaler_address,
                             "metricName": props.metric_name,
-                            "target": str(props.target),
+                            "target": f"{props.target:g}",
                         },
                         authentication_ref=auth,
                     ),

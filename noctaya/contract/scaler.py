@@ -70,6 +70,15 @@ class ExternalScalerSettings(fields.Model):
         pydantic.Field(description="read the engines' own queue and KV-cache use (noctaya.contract.engines)"),
     ] = None
 
+    @pydantic.model_serializer(mode="wrap")
+    def _without_unused_engine(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Without an engine signal the ``engine`` key is left out of the file (files rendered before
+        it existed stay as they were, and so does their config hash)."""
+        dumped: dict[str, Any] = handler(self)
+        if dumped.get("engine", ...) is None:
+            dumped.pop("engine")
+        return dumped
+
     @pydantic.model_validator(mode="after")
     def _stream_bounds_agree(self) -> ExternalScalerSettings:
         if self.max_streams_per_peer > self.max_streams:
