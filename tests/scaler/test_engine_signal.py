@@ -515,3 +515,25 @@ def test_the_section_refuses_what_cannot_work() -> None:
         with pytest.raises(ValueError, match=words):
             engines.EngineSignalSection.model_validate({**base, **broken})
     assert json.loads(json.dumps(engines.EngineSignalSection.model_validate(base).document()))
+
+
+async def test_the_headless_service_name_is_resolved_each_round() -> None:
+    """A name's every address is a replica (an IP literal resolves to itself); a name that does not
+    exist — a headless Service with no Ready Pod — means no replica and no read, not a failure."""
+    async with fake_engine.running(fake_engine.FakeEngine(kv_cache_usage=0.5)) as replica:
+        port = int(replica.url.rpartition(":")[2])
+        found = engines.EngineSignalSection(
+            host="127.0.0.1", port=port, kv_cache_metrics=VLLM_KV, kv_cache_target=0.8
+        )
+        missing = found.model_copy(update={"host": "no-ready-replica.invalid"})
+        for one_section, replicas, kv in ((found, 1, 0.5), (missing, 0, 0.0)):
+            reader = enginemetrics.EngineReader(section=one_section)
+            async with reader:
+                result = await reader.read_once()
+            reader.close()
+            assert (result.replicas, result.kv_cache, result.problem, result.failures) == (
+                replicas,
+                kv,
+                None,
+                (),
+            )
