@@ -198,7 +198,7 @@ async def cpu_per_replica(*, replicas: int, seconds: float, tmp: pathlib.Path) -
                 sys.executable, "-m", "noctaya", "gateway", "--config", str(path), "--log-level", "ERROR"
             )
             try:
-                await asyncio.to_thread(processes.wait_http, f"http://{doc['listen']}/healthz")
+                await asyncio.to_thread(processes.wait_http, f"http://{doc['listen']}/healthz", within=90.0)
                 await asyncio.sleep(1.0)  # past the start
                 before = processes.cpu_seconds(child.pid)
                 await asyncio.sleep(seconds)

@@ -48,7 +48,8 @@ class CombinedSignal:
         self.section = section
         self.reader = reader
         self._clock = clock
-        self._falling_back: bool | None = None
+        if reader.metrics is not None:  # read at scrape time, whether KEDA polls or not
+            reader.metrics.fallback.set_function(lambda: int(self.falling_back))
 
     @property
     def served_target(self) -> float:
@@ -79,20 +80,17 @@ class CombinedSignal:
 
     def value(self) -> float:
         """The metric served now, in units of :attr:`served_target`."""
-        terms = self.terms()
-        self._note_fallback(len(terms) == 1)
-        wanted = max(terms.values())
+        wanted = max(self.terms().values())
         return wanted * self.served_target if math.isfinite(wanted) else 0.0
 
     @property
     def falling_back(self) -> bool:
+        """Replicas are there but the engine terms do not count (unreadable, invalid or stale);
+        not while no replica is Ready (nothing to read) or before the first round."""
+        latest = self.reader.latest
+        if latest is None or (latest.replicas == 0 and latest.problem is None):
+            return False
         return self.usable_round() is None
-
-    def _note_fallback(self, falling_back: bool) -> None:
-        metrics = self.reader.metrics
-        if metrics is not None and falling_back != self._falling_back:
-            metrics.fallback.set(int(falling_back))
-        self._falling_back = falling_back
 
     def document(self) -> dict[str, object]:
         """The engine signal as ``/noctaya/queue`` and the aggregate scaler's ``/healthz`` show it."""

@@ -537,3 +537,20 @@ async def test_the_headless_service_name_is_resolved_each_round() -> None:
                 None,
                 (),
             )
+
+
+def test_no_ready_replica_is_no_fallback() -> None:
+    """Scaled to zero there is nothing to read: the gateways' count is served and the fallback gauge
+    (what an alert would read) stays 0; a round that found replicas but could not use them sets it."""
+    registry = prometheus_client.CollectorRegistry()
+    kv = section(pathlib.Path("/unused"))
+    reader = enginemetrics.EngineReader(section=kv, metrics=enginemetrics.EngineMetrics(registry=registry))
+    combined = signal.CombinedSignal(
+        demand=demand_mod.DemandSignal(), target=10, section=kv, reader=reader, clock=Clock()
+    )
+    reader.latest = enginemetrics.Round(at=0.0, replicas=0)
+    assert registry.get_sample_value("noctaya_engine_fallback") == 0
+    assert combined.document()["state"] == "noReplicas"
+    reader.latest = enginemetrics.Round(at=0.0, replicas=1, problem="DNS lookup of x: failure")
+    assert registry.get_sample_value("noctaya_engine_fallback") == 1
+    reader.close()
