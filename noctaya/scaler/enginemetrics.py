@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
+import io
 import logging
 import math
 import socket
@@ -150,7 +151,7 @@ def parse_values(
     names = frozenset((*queue_metrics, *kv_cache_metrics))
     kept: list[str] = []
     series = 0
-    for raw in text.split("\n"):
+    for raw in io.StringIO(text):  # lazily: a page of a million series stops at the bound
         line = raw.strip()
         if not line:
             continue

@@ -117,6 +117,11 @@ def test_series_and_line_bounds() -> None:
     assert parse(other) == enginemetrics.Values(queue=0.0, kv_cache=0.0)
 
 
+def test_a_million_series_stop_at_the_bound() -> None:
+    text = "s 1\n" * 1_000_000 + "vllm:num_requests_waiting 0\nvllm:kv_cache_usage_perc 0\n"
+    assert reason_of(text, max_series=50_000) == "too_many_series"
+
+
 def test_lines_the_parser_is_quadratic_on_never_reach_it() -> None:
     """A comment of 4 MiB of blanks (the parser's ``_split_quoted`` copies the rest of the line per
     blank) and a sample of 100k labels (``parse_labels`` copies the rest per label) of other names
