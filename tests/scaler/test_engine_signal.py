@@ -288,6 +288,17 @@ async def test_every_failing_replica_is_bounded_counted_and_named(
     assert result.document()["failures"] == [{"reason": reason, "detail": result.failures[0].detail}]
 
 
+async def test_no_proxy_from_the_environment_is_used(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, reserve_port: Callable[[], int]
+) -> None:
+    """aiohttp would take ``HTTP_PROXY`` with ``trust_env``; the reader goes to the Pod itself."""
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{reserve_port()}")  # nobody listens there
+    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{reserve_port()}")
+    async with fake_engine.running() as replica:
+        result = await one_round(tmp_path, [replica.url.removeprefix("http://")])
+    assert result.complete
+
+
 async def test_an_unreachable_replica_and_a_bad_endpoints_file(
     tmp_path: pathlib.Path, reserve_port: Callable[[], int]
 ) -> None:
@@ -442,6 +453,7 @@ async def test_kv_cache_util_scales_out_above_its_target_and_not_at_or_below(
                 await local.poll_once(stub)
                 assert (usage, target.desired) == (usage, replicas)
                 assert local.seen.target == 0.8
+                assert local.seen.active is False  # reading the engine is never demand
             async with aiohttp.ClientSession() as session:
                 host, port = config.listen_address
                 async with session.get(f"http://{host}:{port}/noctaya/queue") as response:
