@@ -108,7 +108,8 @@ class GatewayProps:
     #: Secrets the Pods pull their images with. Default: none.
     image_pull_secrets: tuple[str, ...] = ()
     #: the memory bounds of ``settings`` that must be kept as they are (set by the LLMService); the
-    #: others are lowered to fit the memory limit in ``resources`` (``noctaya.api.gatewaymemory``)
+    #: others are lowered to fit the memory limit in ``resources`` (``noctaya.api.gatewaymemory``).
+    #: Default: none.
     pinned_bounds: frozenset[str] = frozenset()
 
     @property

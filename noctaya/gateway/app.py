@@ -38,6 +38,7 @@ import aiohttp
 from aiohttp import web
 
 from noctaya.contract import demand as demand_mod
+from noctaya.contract import engines
 from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import (
     accesslog,
@@ -222,6 +223,7 @@ def make_app(
         max_key_bytes=connections.max_header_value(the_connections.limits, "Bearer "),
     )
     app[keys.CONNECTIONS] = the_connections
+    app[keys.ENGINE] = engines.Board()  # the co-located scaler posts the engine signal here
     app[keys.DRAIN] = the_drain
     app[keys.METRICS] = the_metrics
     app[keys.HISTORY] = the_history
@@ -288,7 +290,9 @@ def make_app(
 
 def _sidecar_context(sidecar: demand_mod.Sidecar) -> CleanupContext:
     async def context(app: web.Application) -> AsyncIterator[None]:
-        async with sidecar(demand=app[keys.DEMAND], registry=app[keys.METRICS].registry):
+        async with sidecar(
+            demand=app[keys.DEMAND], registry=app[keys.METRICS].registry, engine=app[keys.ENGINE]
+        ):
             yield
 
     return context

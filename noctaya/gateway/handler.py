@@ -274,7 +274,7 @@ class ProxyHandler:
                     if ticket is None:  # warm: in flight already
                         if arrived is None:
                             arrived = asyncio.get_running_loop().time()
-                    else:  # cold: the wait is awaited here, not in a helper coroutine (see below)
+                    else:  # cold: the wait is awaited here, in no coroutine of its own (see below)
                         arrived = ticket.enqueued_at
                         try:
                             if charge is None:

@@ -26,7 +26,7 @@ from noctaya.api import llmservice, meta
 from noctaya.contract import documents, fields
 from noctaya.contract import gateway as gateway_contract
 
-FUZZ = settings(max_examples=300, derandomize=True, database=None, deadline=None)
+FUZZ = settings(max_examples=150, derandomize=True, database=None, deadline=None)
 EXTREMES = ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00Z",
             "9999-12-31T23:59:59Z", "0001-01-01T00:59:59+01:00", "9999-12-31T23:00:00-00:59"]  # fmt: skip
 
