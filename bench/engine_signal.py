@@ -38,7 +38,7 @@ import grpc
 from aiohttp import web
 
 from bench import processes, reporting
-from noctaya.contract import gateway as gateway_config
+from noctaya.contract import gateway as gateway_contract
 from noctaya.dev import fake_engine
 from noctaya.gateway import app as gateway_app
 from noctaya.scaler import hosting
@@ -102,7 +102,7 @@ async def until_below(stub: pb_grpc.ExternalScalerStub, *, value: float, within:
 
 @contextlib.asynccontextmanager
 async def gateway(document: dict[str, Any]) -> AsyncIterator[pb_grpc.ExternalScalerStub]:
-    config = gateway_config.build_config(document)
+    config = gateway_contract.build_config(document)
     app = gateway_app.make_app(config, sidecars=hosting.gateway_sidecars(config))
     runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=0.2)
     await runner.setup()
@@ -117,11 +117,11 @@ async def gateway(document: dict[str, Any]) -> AsyncIterator[pb_grpc.ExternalSca
 
 
 def document(*, backend: str, engine: dict[str, Any] | None) -> dict[str, Any]:
-    scaler: dict[str, Any] = {"listen": f"127.0.0.1:{processes.free_port()}", "target": 1}
+    scaler: dict[str, Any] = {"listen": f"127.0.0.1:{processes.reserved_port()}", "target": 1}
     if engine is not None:
         scaler["engine"] = engine
     return {
-        "listen": f"127.0.0.1:{processes.free_port()}",
+        "listen": f"127.0.0.1:{processes.reserved_port()}",
         "backendUrl": backend,
         "service": SERVICE,
         "scaler": scaler,
@@ -191,7 +191,7 @@ async def cpu_per_replica(*, replicas: int, seconds: float, tmp: pathlib.Path) -
     try:
         results = []
         for engine in (section, None):
-            doc = document(backend=f"http://127.0.0.1:{processes.free_port()}", engine=engine)
+            doc = document(backend=f"http://127.0.0.1:{processes.reserved_port()}", engine=engine)
             path = tmp / f"gateway-{replicas}-{engine is not None}.json"
             path.write_text(json.dumps(doc))
             child = await asyncio.create_subprocess_exec(
