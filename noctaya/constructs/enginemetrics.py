@@ -23,7 +23,7 @@ from cdk8s_plus_28 import k8s
 
 from noctaya.api import inferenceruntime, llmservice
 from noctaya.constructs import backend, kube, naming
-from noctaya.contract import engines as engines_contract
+from noctaya.contract import engines
 from noctaya.runtime import rendering
 
 SUFFIX: Final = "-engines"
@@ -101,7 +101,7 @@ def section(
     runtime: inferenceruntime.InferenceRuntime,
     recipe: rendering.ServerRecipe,
     host: str,
-) -> engines_contract.EngineSignalSection:
+) -> engines.EngineSignalSection:
     """The scaler's ``engine`` section for this LLMService and runtime."""
     family = recipe.family
     metrics = runtime.spec.metrics
@@ -117,7 +117,7 @@ def section(
                 f"{family.name} exports none; set the InferenceRuntime's spec.metrics.kvCacheUtil"
             )
         kv_target = scaling.kv_cache_target / 100
-    return engines_contract.EngineSignalSection(
+    return engines.EngineSignalSection(
         host=host,
         port=metrics_port(runtime=runtime, recipe=recipe),
         path=metrics.path if metrics is not None else family.metrics_path,

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pydantic
 
-from noctaya.contract import documents, fields, flags
-from noctaya.contract import engines as engines_contract
+from noctaya.contract import documents, engines, fields, flags
 from noctaya.contract import gateway as gateway_contract
 from noctaya.contract import scaler as scaler_contract
 from noctaya.dev import certificates, gateways, replicas, view
@@ -313,7 +312,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
     )
 
 
-def _engine_signal(args: argparse.Namespace) -> engines_contract.EngineSignalSection | None:
+def _engine_signal(args: argparse.Namespace) -> engines.EngineSignalSection | None:
     """The engine section the scaler reads the local replicas with (None: the gateways' count alone)."""
     kv = args.metric == "kvCacheUtil"
     if not kv and args.engine_queue_target is None:
@@ -324,7 +323,7 @@ def _engine_signal(args: argparse.Namespace) -> engines_contract.EngineSignalSec
     except ValueError as exc:
         raise ValueError(f"--engine-interval: {exc}") from None
     try:
-        return engines_contract.EngineSignalSection(
+        return engines.EngineSignalSection(
             endpoints_file=ENDPOINTS_PLACEHOLDER,
             path=args.engine_metrics_path,
             interval=interval,

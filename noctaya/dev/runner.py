@@ -39,8 +39,7 @@ from typing import Any
 
 import aiohttp
 
-from noctaya.contract import engines as engines_contract
-from noctaya.contract import fields
+from noctaya.contract import engines, fields
 from noctaya.contract import gateway as gateway_contract
 from noctaya.contract import scaler as scaler_contract
 from noctaya.dev import certificates, gateways, keda, processes, replicas, service, view
@@ -83,7 +82,7 @@ class Settings:
     log_level: str = "WARNING"
     #: read the engines' own metrics (its ``endpointsFile`` is replaced by the runner's file of Ready
     #: replicas); None: the gateways' count alone
-    engine: engines_contract.EngineSignalSection | None = None
+    engine: engines.EngineSignalSection | None = None
 
 
 def _python_command(*args: str) -> list[str]:
@@ -220,7 +219,7 @@ class DevRunner:
         return s.gateway.model_copy(update={"readiness_path": s.readiness_path})
 
     @property
-    def engine_section(self) -> engines_contract.EngineSignalSection | None:
+    def engine_section(self) -> engines.EngineSignalSection | None:
         engine = self.settings.engine
         if engine is None:
             return None

@@ -40,7 +40,7 @@ import aiohttp
 import prometheus_client
 from prometheus_client import parser
 
-from noctaya.contract import engines as engines_contract
+from noctaya.contract import engines
 
 logger = logging.getLogger(__name__)
 
@@ -309,7 +309,7 @@ class EngineReader:
     def __init__(
         self,
         *,
-        section: engines_contract.EngineSignalSection,
+        section: engines.EngineSignalSection,
         metrics: EngineMetrics | None = None,  # None when nobody scrapes (tests, bench)
     ) -> None:
         self.section = section

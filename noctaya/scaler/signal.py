@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable
 
 from noctaya.contract import demand as demand_mod
-from noctaya.contract import engines as engines_contract
+from noctaya.contract import engines
 from noctaya.scaler import enginemetrics
 
 
@@ -37,7 +37,7 @@ class CombinedSignal:
         *,
         demand: demand_mod.DemandSource,
         target: float,
-        section: engines_contract.EngineSignalSection,
+        section: engines.EngineSignalSection,
         reader: enginemetrics.EngineReader,
         clock: Callable[[], float] | None = None,  # None: the running loop's clock
     ) -> None:

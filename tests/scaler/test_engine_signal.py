@@ -30,8 +30,8 @@ from aiohttp import web
 
 from noctaya.contract import demand as demand_mod
 from noctaya.contract import engines
-from noctaya.contract import gateway as gateway_config
-from noctaya.contract import scaler as scaler_config
+from noctaya.contract import gateway as gateway_contract
+from noctaya.contract import scaler as scaler_contract
 from noctaya.dev import fake_engine, keda
 from noctaya.gateway import app as gateway_app
 from noctaya.gateway import keys
@@ -374,7 +374,7 @@ class Target:
 
 
 @contextlib.asynccontextmanager
-async def gateway(config: gateway_config.GatewayConfig) -> AsyncIterator[web.Application]:
+async def gateway(config: gateway_contract.GatewayConfig) -> AsyncIterator[web.Application]:
     app = gateway_app.make_app(config, sidecars=hosting.gateway_sidecars(config))
     runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=0.5)
     await runner.setup()
@@ -419,7 +419,7 @@ async def test_kv_cache_util_scales_out_above_its_target_and_not_at_or_below(
     async with fake_engine.running(engine) as replica:
         file = write_endpoints(tmp_path / "endpoints", [replica.url.removeprefix("http://")])
         grpc_port = reserve_port()
-        config = gateway_config.build_config(
+        config = gateway_contract.build_config(
             {
                 "listen": f"127.0.0.1:{reserve_port()}",
                 "backendUrl": replica.url,
@@ -482,7 +482,7 @@ async def test_the_colocated_and_the_aggregate_scaler_agree(
         file = write_endpoints(tmp_path / "endpoints", [r.url.removeprefix("http://") for r in replicas])
         signal_section = section(file, queueTarget=1).document()
         colocated_port = reserve_port()
-        config = gateway_config.build_config(
+        config = gateway_contract.build_config(
             {
                 "listen": f"127.0.0.1:{reserve_port()}",
                 "backendUrl": replicas[0].url,
@@ -492,7 +492,7 @@ async def test_the_colocated_and_the_aggregate_scaler_agree(
         )
         token = tmp_path / "token"
         token.write_text("s3cret-token-0123456789abcdef")
-        scaler = scaler_config.build_config(
+        scaler = scaler_contract.build_config(
             {
                 "service": {"name": "qwen", "namespace": "ai"},
                 "grpcListen": "127.0.0.1:0",
