@@ -18,8 +18,9 @@ The parts and who owns what:
   :class:`~noctaya.gateway.metrics.Metrics`.
 
 ``sidecars`` (``noctaya.contract.demand.Sidecar``: the co-located ExternalScaler or the aggregate
-reporter) are entered after the gateway's own parts have started, with the gateway's demand and
-metrics registry, and left before those parts stop; ``extra_contexts`` (plain cleanup contexts) come
+reporter) are entered after the gateway's own parts have started, with the gateway's demand, its
+metrics registry and its engine board (``keys.ENGINE``, shown in ``/noctaya/queue``), and left before
+those parts stop; ``extra_contexts`` (plain cleanup contexts) come
 after them. Neither is imported here: the gateway knows the contract, not the scaler.
 
 The server must run with ``handler_cancellation=True`` (as ``noctaya.process.gateway`` does) so a
