@@ -79,7 +79,7 @@ class EngineSignalSection(fields.Model):
     ] = ()
     queue_target: Annotated[
         float | None,
-        pydantic.Field(gt=0, le=1_000_000, description="engine's waiting requests per replica"),
+        pydantic.Field(ge=0.01, le=1_000_000, description="engine's waiting requests per replica"),
     ] = None
     kv_cache_metrics: Annotated[
         MetricNames,
@@ -87,7 +87,9 @@ class EngineSignalSection(fields.Model):
     ] = ()
     kv_cache_target: Annotated[
         float | None,
-        pydantic.Field(gt=0, le=1, description="KV-cache use per replica (0..1); the served metric's target"),
+        pydantic.Field(
+            ge=0.01, le=1, description="KV-cache use per replica (0..1); the served metric's target"
+        ),
     ] = None
     interval: Annotated[
         fields.Seconds, pydantic.Field(ge=0.05, le=300, description="period of one read of every replica")
