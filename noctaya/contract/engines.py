@@ -138,14 +138,14 @@ class EngineSignalSection(fields.Model):
 class Board:
     """Where the process serving KEDA posts the engine signal for its status page.
 
-    The gateway holds one and passes it to its sidecars; the co-located scaler, when it reads the
-    engines, sets :attr:`source`; ``/noctaya/queue`` shows :meth:`document` (``None``: not read
-    here)."""
+    The gateway holds one and passes it to its sidecars: the co-located scaler, when it reads the
+    engines, or the reporter (what the aggregate scaler answered) sets :attr:`source`;
+    ``/noctaya/queue`` shows :meth:`document` (``None``: nobody reads the engines)."""
 
     __slots__ = ("source",)
 
     def __init__(self) -> None:
-        self.source: Callable[[], dict[str, object]] | None = None
+        self.source: Callable[[], dict[str, object] | None] | None = None
 
     def document(self) -> dict[str, object] | None:
         return None if self.source is None else self.source()
