@@ -79,7 +79,7 @@ class EngineSignalSection(fields.Model):
     ] = ()
     queue_target: Annotated[
         float | None,
-        pydantic.Field(gt=0, le=1_000_000, description="engine's waiting requests per replica"),
+        pydantic.Field(ge=0.01, le=1_000_000, description="engine's waiting requests per replica"),
     ] = None
     kv_cache_metrics: Annotated[
         MetricNames,
@@ -87,7 +87,9 @@ class EngineSignalSection(fields.Model):
     ] = ()
     kv_cache_target: Annotated[
         float | None,
-        pydantic.Field(gt=0, le=1, description="KV-cache use per replica (0..1); the served metric's target"),
+        pydantic.Field(
+            ge=0.01, le=1, description="KV-cache use per replica (0..1); the served metric's target"
+        ),
     ] = None
     interval: Annotated[
         fields.Seconds, pydantic.Field(ge=0.05, le=300, description="period of one read of every replica")
@@ -136,14 +138,14 @@ class EngineSignalSection(fields.Model):
 class Board:
     """Where the process serving KEDA posts the engine signal for its status page.
 
-    The gateway holds one and passes it to its sidecars; the co-located scaler, when it reads the
-    engines, sets :attr:`source`; ``/noctaya/queue`` shows :meth:`document` (``None``: not read
-    here)."""
+    The gateway holds one and passes it to its sidecars: the co-located scaler, when it reads the
+    engines, or the reporter (what the aggregate scaler answered) sets :attr:`source`;
+    ``/noctaya/queue`` shows :meth:`document` (``None``: nobody reads the engines)."""
 
     __slots__ = ("source",)
 
     def __init__(self) -> None:
-        self.source: Callable[[], dict[str, object]] | None = None
+        self.source: Callable[[], dict[str, object] | None] | None = None
 
     def document(self) -> dict[str, object] | None:
         return None if self.source is None else self.source()

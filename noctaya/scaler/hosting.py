@@ -92,6 +92,7 @@ def demand_reporter(config: gateway_contract.GatewayConfig) -> demand_mod.Sideca
             interval=section.interval,
             metrics=metrics.ReporterMetrics(registry=registry),
         )
+        engine.source = lambda: rep.engine  # what the aggregate scaler answered, when it reads them
         async with aiohttp.ClientSession() as session:
             task = asyncio.create_task(rep.run(session=session), name="noctaya-demand-reporter")
             try:

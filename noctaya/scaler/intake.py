@@ -169,9 +169,14 @@ class Intake:
         if outcome is not membership_mod.Outcome.ACCEPTED:
             raise Refused(_STATUS[outcome], outcome.value, _describe(outcome, self.membership))
         self.metrics.reports.labels(outcome="accepted", reason="").inc()
-        return web.json_response(
-            {"accepted": True, "members": len(self.membership), "demand": self.membership.demand()}
-        )
+        answer: dict[str, Any] = {
+            "accepted": True,
+            "members": len(self.membership),
+            "demand": self.membership.demand(),
+        }
+        if self.engine_document is not None:  # the gateways show it on their /noctaya/queue
+            answer["engine"] = self.engine_document()
+        return web.json_response(answer)
 
     def _refuse(self, refusal: Refused) -> web.Response:
         self.metrics.reports.labels(outcome="refused", reason=refusal.reason).inc()

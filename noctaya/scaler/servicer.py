@@ -39,6 +39,8 @@ from noctaya.serving import peers as peers_
 logger = logging.getLogger(__name__)
 
 SERVICE_NAME = "externalscaler.ExternalScaler"
+#: the integer metric value's ceiling (an int64 field; the float beside it is the precise one)
+MAX_METRIC_VALUE = 2**62
 
 
 @dataclasses.dataclass(eq=False)
@@ -238,7 +240,9 @@ class ExternalScalerServicer:
         self._count("GetMetrics", "OK")
         served = float(self._demand) if self._metric is None else self._metric()
         value = pb.MetricValue(
-            metricName=self._metric_name, metricValue=math.ceil(served), metricValueFloat=served
+            metricName=self._metric_name,
+            metricValue=min(math.ceil(served), MAX_METRIC_VALUE),
+            metricValueFloat=served,
         )
         return pb.GetMetricsResponse(metricValues=[value])
 

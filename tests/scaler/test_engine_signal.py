@@ -516,6 +516,26 @@ async def test_the_colocated_and_the_aggregate_scaler_agree(
         ):
             health = await response.json()
         assert health["engine"]["replicasWanted"] == {"gateway": 0.0, "engineQueue": 2.0, "kvCache": 1.375}
+        # a gateway reporting to the aggregate scaler shows what it answered on its /noctaya/queue
+        reporting = gateway_config.build_config(
+            {
+                "listen": f"127.0.0.1:{reserve_port()}",
+                "backendUrl": replicas[0].url,
+                "service": {"name": "qwen", "namespace": "ai"},
+                "report": {"url": f"http://127.0.0.1:{agg.report_port}", "tokenFile": str(token)},
+            }
+        )
+        await stack.enter_async_context(gateway(reporting))
+        host, port = reporting.listen_address
+        queue: dict[str, Any] = {}
+        async with aiohttp.ClientSession() as session:
+            for _ in range(200):
+                async with session.get(f"http://{host}:{port}/noctaya/queue") as response:
+                    queue = await response.json()
+                if "engine" in queue:
+                    break
+                await asyncio.sleep(0.01)
+        assert queue["engine"]["replicasWanted"]["engineQueue"] == 2.0
 
 
 def test_the_section_refuses_what_cannot_work() -> None:
