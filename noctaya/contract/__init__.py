@@ -30,7 +30,8 @@ import fields``):
                  failure contract of a listener
 - ``engines``    ``EngineSignalSection`` (the ``engine`` section of either scaler: which replicas are
                  read, which gauges, against which targets, within which bounds) and ``Board``, where
-                 the gateway's co-located scaler posts that signal for ``/noctaya/queue``
+                 a gateway's sidecar (the co-located scaler, or the reporter with what the aggregate
+                 scaler answered) posts that signal for ``/noctaya/queue``
 
 Must not import: anything of ``noctaya`` but ``noctaya.api.durations`` (the one Go-duration
 implementation) and ``noctaya.api.gatewaymemory`` (the one rule of what a memory limit admits), nor

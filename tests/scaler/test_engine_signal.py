@@ -517,7 +517,7 @@ async def test_the_colocated_and_the_aggregate_scaler_agree(
             health = await response.json()
         assert health["engine"]["replicasWanted"] == {"gateway": 0.0, "engineQueue": 2.0, "kvCache": 1.375}
         # a gateway reporting to the aggregate scaler shows what it answered on its /noctaya/queue
-        reporting = gateway_config.build_config(
+        reporting = gateway_contract.build_config(
             {
                 "listen": f"127.0.0.1:{reserve_port()}",
                 "backendUrl": replicas[0].url,
