@@ -14,6 +14,7 @@ import prometheus_client
 
 from noctaya.gateway import metrics as gateway_metrics
 from noctaya.operator import metrics as operator_metrics
+from noctaya.scaler import enginemetrics
 from noctaya.scaler import metrics as scaler_metrics
 from noctaya.serving import connections
 
@@ -58,11 +59,14 @@ def test_every_registered_metric_is_documented_and_nothing_else() -> None:
     scaler_metrics.ConnectionMetrics(
         registry=report_port, table=connections.ConnectionTable(limits=connections.Limits())
     )
+    engine = prometheus_client.CollectorRegistry()
+    enginemetrics.EngineMetrics(registry=engine)
     operator = operator_metrics.Metrics().registry
     expected = {
         "Gateway": registered(gateway),
         "Gateway: demand reporter": registered(reporter),
         "ExternalScaler (co-located or aggregate)": registered(scaler),
+        "ExternalScaler: engine signal": registered(engine),
         "Aggregate scaler: report port": registered(report_port),
         "Operator": registered(operator),
     }

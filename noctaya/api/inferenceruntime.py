@@ -412,7 +412,9 @@ class Lifecycle(meta.ApiModel):
 
 
 class Metrics(meta.ApiModel):
-    """Scrape metadata: where the engine's metrics are and what its queue metric is called."""
+    """Where the engine's metrics are and what its gauges are called: the engine signal reads them from
+    every Ready replica (LLMService spec.scaling.engineQueueTarget, metric kvCacheUtil); unset, the
+    family's names apply."""
 
     path: Annotated[str, pydantic.Field(min_length=1, pattern=r"^/")] = "/metrics"
     """Metrics path of the engine."""
@@ -421,7 +423,7 @@ class Metrics(meta.ApiModel):
     queue_depth: Annotated[str, pydantic.Field(min_length=1, max_length=253)]
     """Engine metric of waiting requests, e.g. vllm:num_requests_waiting."""
     kv_cache_util: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
-    """Engine metric of KV-cache utilization."""
+    """Engine metric of KV-cache utilization (0..1), e.g. vllm:kv_cache_usage_perc."""
     running: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None
     """Engine metric of running requests."""
     ttft: Annotated[str | None, pydantic.Field(min_length=1, max_length=253)] = None

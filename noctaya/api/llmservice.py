@@ -18,7 +18,7 @@ the CRD carries its CEL, so both refuse the same documents with the same words):
 - ``resources.sharedMemory`` (extension): whole ``Mi`` or ``Gi`` (``16Gi``, ``512Mi``), a pattern the
   CRD checks too (no CEL quantity library needed).
 - reserved (parse, then ``reserved_field_problems()`` reports them): ``model.catalogRef``,
-  ``resources.fraction``, ``cache.strategy: BakedImage``, ``scaling.metric: kvCacheUtil``.
+  ``resources.fraction``, ``cache.strategy: BakedImage``.
 - ``metadata.name``: a DNS-1035 label of at most 55 characters (the owned Services are
   ``<name>``, ``<name>-backend`` and ``<name>-scaler``, which must stay DNS labels).
 """
@@ -216,7 +216,7 @@ class Resources(meta.ApiModel):
 # ----------------------------------------------------------------------------------------------- scaling
 class ScalingMetric(enum.StrEnum):
     QUEUE_DEPTH = "queueDepth"
-    KV_CACHE_UTIL = "kvCacheUtil"  # reserved: only queueDepth is implemented
+    KV_CACHE_UTIL = "kvCacheUtil"
 
 
 class AuthenticationKind(enum.StrEnum):
@@ -375,9 +375,16 @@ class Scaling(meta.ApiModel):
     max: Annotated[int, pydantic.Field(ge=1)] = 1
     """Most backend replicas; at least min."""
     metric: ScalingMetric = ScalingMetric.QUEUE_DEPTH
-    """Scaling metric; only queueDepth is implemented (kvCacheUtil is reserved)."""
+    """Scaling metric: queueDepth (requests the gateways hold, queued and in flight; with
+    engineQueueTarget also the engines' own waiting queue) or kvCacheUtil (the replicas' KV-cache use
+    against kvCacheTarget, the gateways' count still a floor)."""
     target: Annotated[int, pydantic.Field(ge=1)] = 10
-    """Queue-depth target per backend replica."""
+    """Queue-depth target per backend replica (requests held by the gateways)."""
+    engine_queue_target: Annotated[int | None, pydantic.Field(ge=1, le=1_000_000)] = None
+    """Extension: the engines' waiting requests per backend replica, read from every Ready replica's
+    metrics; unset, the engines' queue is not read. The larger demand of this and target wins."""
+    kv_cache_target: Annotated[int, pydantic.Field(ge=1, le=100)] = 80
+    """Extension: with metric kvCacheUtil, the KV-cache use per backend replica, in percent."""
     activation_timeout: rules.PositiveDuration = durations.Duration.of(minutes=5)
     """How long a cold request waits for a Ready backend; demand stops after it."""
     scale_down_stabilization: rules.StabilizationWindow = durations.Duration.of(minutes=5)
@@ -644,8 +651,6 @@ class LLMService(meta.ApiModel):
             reserved("spec.resources.fraction", "fractional accelerators (resources.fraction)")
         if spec.cache.strategy is CacheStrategy.BAKED_IMAGE:
             reserved("spec.cache.strategy", "cache strategy BakedImage")
-        if spec.scaling.metric is ScalingMetric.KV_CACHE_UTIL:
-            reserved("spec.scaling.metric", "scaling metric kvCacheUtil (only queueDepth is implemented)")
         return problems
 
     def gateway_memory_problems(self) -> list[meta.FieldProblem]:

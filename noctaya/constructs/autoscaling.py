@@ -65,8 +65,8 @@ class AutoscalingProps:
     max_replicas: int = 1
     #: ``spec.scaling.scaleDownStabilization`` in whole seconds (cooldown and HPA window). Default: ``300``.
     scale_down_stabilization_seconds: int = 300
-    #: queue-depth target per backend replica. Default: ``10``.
-    target: int = 10
+    #: the served metric's target per backend replica (queue depth, or a KV-cache fraction). Default: ``10``.
+    target: float = 10
     #: the metric KEDA asks the ExternalScaler for. Default: ``"queueDepth"``.
     metric_name: str = "queueDepth"
     #: KEDA polling of IsActive/GetMetrics, the Go implementation's 5 s: scaling 1 -> N follows queue growth
@@ -138,7 +138,7 @@ class Autoscaling(constructs.Construct):
                         metadata={
                             "scalerAddress": props.scaler_address,
                             "metricName": props.metric_name,
-                            "target": str(props.target),
+                            "target": f"{props.target:g}",
                         },
                         authentication_ref=auth,
                     ),

@@ -6,7 +6,8 @@
 
 The chart selects nothing (the caller passes the selected runtime, see
 ``noctaya.runtime.selection``), renders the server recipe (``noctaya.runtime.rendering``) and adds, in
-this order: cache PVC, prewarm Job, backend, aggregate scaler (gateways > 1), gateway, ScaledObject.
+this order: cache PVC, prewarm Job, backend, the engines' headless Service (when scaling reads them),
+aggregate scaler (gateways > 1), gateway, ScaledObject.
 Names are deterministic (``disable_resource_name_hashes``), every object carries the LLMService label
 and the owner references of the settings.
 """
@@ -19,7 +20,17 @@ import cdk8s
 import constructs
 
 from noctaya.api import inferenceruntime, llmservice
-from noctaya.constructs import autoscaling, backend, cache, gateway, naming, prewarm, scaler, settings
+from noctaya.constructs import (
+    autoscaling,
+    backend,
+    cache,
+    enginemetrics,
+    gateway,
+    naming,
+    prewarm,
+    scaler,
+    settings,
+)
 from noctaya.contract import scaler as scaler_contract
 from noctaya.runtime import rendering
 
@@ -178,6 +189,22 @@ class LLMServiceChart(cdk8s.Chart):
         scaler_settings = gateway.overlay(
             scaler_contract.ExternalScalerSettings(), target=scaling.target, metric_name=scaling.metric.value
         )
+        # scaling on what the engines report: a headless Service of the Ready backend Pods, read by
+        # the process serving KEDA
+        self.engine_metrics: enginemetrics.EngineMetrics | None = None
+        served_target: float = scaling.target
+        if enginemetrics.wanted(scaling):
+            port = enginemetrics.metrics_port(runtime=runtime, recipe=recipe)
+            self.engine_metrics = enginemetrics.EngineMetrics(
+                self,
+                "EngineMetrics",
+                props=enginemetrics.EngineMetricsProps(identity=ident, port=port, target_port=port),
+            )
+            engine = enginemetrics.section(
+                scaling=scaling, runtime=runtime, recipe=recipe, host=self.engine_metrics.host
+            )
+            scaler_settings = gateway.overlay(scaler_settings, engine=engine)
+            served_target = engine.kv_cache_target or scaling.target
         self.scaler: scaler.AggregateScaler | None = None
         if replicas > 1:
             self.scaler = scaler.AggregateScaler(
@@ -224,7 +251,7 @@ class LLMServiceChart(cdk8s.Chart):
                 min_replicas=scaling.min,
                 max_replicas=scaling.max,
                 scale_down_stabilization_seconds=int(scaling.scale_down_stabilization.total_seconds),
-                target=scaling.target,
+                target=served_target,
                 metric_name=scaling.metric.value,
                 authentication_ref=autoscaling.AuthenticationRef(
                     name=tls.authentication_ref.name, kind=tls.authentication_ref.kind.value

@@ -12,7 +12,8 @@ constructs only wire what exists:
   - aggregate scaler Pods: gRPC 9090 from KEDA's namespace; reports 9091 from this service's gateways
     (demand reports, which carry the service's token) and the monitoring namespace (``/metrics`` is
     on the same port and the ServiceMonitor scrapes it);
-  - backend Pods: the serving port only from this service's gateways and the monitoring namespace.
+  - backend Pods: the serving port only from this service's gateways, its aggregate scaler (which
+    reads the engines' metrics when scaling on them) and the monitoring namespace.
 """
 
 from __future__ import annotations
@@ -99,6 +100,9 @@ class ScalerSecurity(constructs.Construct):
         gateways = k8s.NetworkPolicyPeer(
             pod_selector=k8s.LabelSelector(match_labels=ident.selector_labels("gateway"))
         )
+        scalers = k8s.NetworkPolicyPeer(
+            pod_selector=k8s.LabelSelector(match_labels=ident.selector_labels("scaler"))
+        )
         self._policy(
             "GatewayPolicy",
             f"{ident.gateway}-ingress",
@@ -127,7 +131,7 @@ class ScalerSecurity(constructs.Construct):
             [
                 k8s.NetworkPolicyIngressRule(
                     ports=[_port(props.backend_port)],
-                    from_=[gateways, _from_namespace(props.monitoring_namespace)],
+                    from_=[gateways, scalers, _from_namespace(props.monitoring_namespace)],
                 ),
             ],
         )

@@ -7,7 +7,7 @@ types of KEDA's HTTP add-on, a setting is defined here once, with its bound and 
 both its producer and its consumer build on that definition.
 
 Owns: the gateway and aggregate scaler config files (their fields, bounds, defaults and one-line
-errors), the connection bounds of a listener, and the demand signal.
+errors), the connection bounds of a listener, the demand signal and the engine signal's section.
 
 Modules (import the module, under one name everywhere: ``from noctaya.contract import gateway as
 gateway_contract``, ``scaler as scaler_contract``, the others as themselves: ``from noctaya.contract
@@ -28,6 +28,10 @@ import fields``):
                  shares with the gateway's co-located scaler
 - ``demand``     ``DemandSource`` and ``DemandSignal``: one number, its change notifications and the
                  failure contract of a listener
+- ``engines``    ``EngineSignalSection`` (the ``engine`` section of either scaler: which replicas are
+                 read, which gauges, against which targets, within which bounds) and ``Board``, where
+                 a gateway's sidecar (the co-located scaler, or the reporter with what the aggregate
+                 scaler answered) posts that signal for ``/noctaya/queue``
 
 Must not import: anything of ``noctaya`` but ``noctaya.api.durations`` (the one Go-duration
 implementation) and ``noctaya.api.gatewaymemory`` (the one rule of what a memory limit admits), nor

@@ -21,6 +21,8 @@ from typing import Protocol, runtime_checkable
 
 import prometheus_client
 
+from noctaya.contract import engines
+
 logger = logging.getLogger(__name__)
 
 Listener = Callable[[int], None]
@@ -86,8 +88,13 @@ class Sidecar(Protocol):
     co-located ExternalScaler or the demand reporter. Its metrics go into the gateway's registry.
 
     The gateway enters the returned context after its own parts have started and leaves it before
-    they stop (after its drain), so demand stays served while in-flight requests finish."""
+    they stop (after its drain), so demand stays served while in-flight requests finish. ``engine`` is
+    where a sidecar that reads the engines posts that signal for the gateway's status page."""
 
     def __call__(
-        self, *, demand: DemandSource, registry: prometheus_client.CollectorRegistry
+        self,
+        *,
+        demand: DemandSource,
+        registry: prometheus_client.CollectorRegistry,
+        engine: engines.Board,
     ) -> contextlib.AbstractAsyncContextManager[None]: ...

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Final
 
 import pydantic
 
-from noctaya.contract import connections, documents, fields
+from noctaya.contract import connections, documents, engines, fields
 
 MAX_TARGET: Final = 1_000_000
 #: KEDA opens one stream per ScaledObject trigger; a few more cover reconnect overlap
@@ -65,6 +65,19 @@ class ExternalScalerSettings(fields.Model):
     tls: Annotated[
         fields.TlsFiles | None, pydantic.Field(description="gRPC server credentials; none means plaintext")
     ] = None
+    engine: Annotated[
+        engines.EngineSignalSection | None,
+        pydantic.Field(description="read the engines' own queue and KV-cache use (noctaya.contract.engines)"),
+    ] = None
+
+    @pydantic.model_serializer(mode="wrap")
+    def _without_unused_engine(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Without an engine signal the ``engine`` key is left out of the file (files rendered before
+        it existed stay as they were, and so does their config hash)."""
+        dumped: dict[str, Any] = handler(self)
+        if dumped.get("engine", ...) is None:
+            dumped.pop("engine")
+        return dumped
 
     @pydantic.model_validator(mode="after")
     def _stream_bounds_agree(self) -> ExternalScalerSettings:

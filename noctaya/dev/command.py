@@ -16,11 +16,11 @@ import pathlib
 import shlex
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import pydantic
 
-from noctaya.contract import documents, fields, flags
+from noctaya.contract import documents, engines, fields, flags
 from noctaya.contract import gateway as gateway_contract
 from noctaya.contract import scaler as scaler_contract
 from noctaya.dev import certificates, gateways, replicas, view
@@ -41,6 +41,9 @@ DEFAULT_BACKEND = (
 DEV_GATEWAY_DEFAULTS: dict[str, Any] = {"drain_timeout": 10.0}
 #: gateway tunables with a flag of their own above (the replicas probe the same readiness path)
 OWN_FLAGS = {"readiness_path"}
+#: the runner writes the file of Ready replicas into its run directory and puts its path here
+ENDPOINTS_PLACEHOLDER: Final = "engines"
+DEFAULT_KV_METRICS: Final = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
 
 
 def _gateway_help(name: str) -> str:
@@ -100,6 +103,47 @@ def build_parser() -> argparse.ArgumentParser:
         type=_count(1, 1_000_000),
         default=10,
         help="per-replica demand target for 1 -> N (default 10)",
+    )
+    p.add_argument(
+        "--metric",
+        choices=("queueDepth", "kvCacheUtil"),
+        default="queueDepth",
+        help="scaling metric, as spec.scaling.metric: kvCacheUtil reads the replicas' KV-cache use "
+        "(default queueDepth)",
+    )
+    p.add_argument(
+        "--engine-queue-target",
+        type=_count(1, 1_000_000),
+        default=None,
+        help="also scale on the engines' own waiting queue, this many per replica, read from every "
+        "Ready replica's metrics (default: not read)",
+    )
+    p.add_argument(
+        "--kv-cache-target",
+        type=_count(1, 100),
+        default=80,
+        help="with --metric kvCacheUtil, the KV-cache use per replica in percent (default 80)",
+    )
+    p.add_argument(
+        "--engine-queue-metric",
+        default="vllm:num_requests_waiting",
+        help="the engines' waiting-requests gauge (default vllm:num_requests_waiting; llama.cpp: "
+        "llamacpp:requests_deferred)",
+    )
+    p.add_argument(
+        "--engine-kv-metric",
+        action="append",
+        default=None,
+        help="the engines' KV-cache use gauge, repeatable, the first exported counts "
+        "(default vllm:kv_cache_usage_perc, then vllm:gpu_cache_usage_perc)",
+    )
+    p.add_argument(
+        "--engine-metrics-path", default="/metrics", help="the replicas' metrics path (default /metrics)"
+    )
+    p.add_argument(
+        "--engine-interval",
+        default="1s",
+        help="how often every Ready replica's metrics are read, a duration (default 1s)",
     )
     p.add_argument(
         "--cooldown", type=_duration, default=30.0, help="idle time before 1 -> 0, a duration (default 30s)"
@@ -244,6 +288,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         cooldown=args.cooldown,
         scale_down_window=args.cooldown if args.scale_down_window is None else args.scale_down_window,
         schedules=windows,
+        metric_name=args.metric,
     )
     return runner.Settings(
         backend_cmd=args.backend_cmd,
@@ -263,7 +308,33 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         keep_run_dir=args.keep_run_dir,
         state_file=args.state_file,
         log_level=args.log_level,
+        engine=_engine_signal(args),
     )
+
+
+def _engine_signal(args: argparse.Namespace) -> engines.EngineSignalSection | None:
+    """The engine section the scaler reads the local replicas with (None: the gateways' count alone)."""
+    kv = args.metric == "kvCacheUtil"
+    if not kv and args.engine_queue_target is None:
+        return None
+    queue = args.engine_queue_target is not None
+    try:
+        interval = fields.parse_seconds(args.engine_interval)
+    except ValueError as exc:
+        raise ValueError(f"--engine-interval: {exc}") from None
+    try:
+        return engines.EngineSignalSection(
+            endpoints_file=ENDPOINTS_PLACEHOLDER,
+            path=args.engine_metrics_path,
+            interval=interval,
+            timeout=min(1.0, 2 * interval),  # a read ends before its round is stale
+            queue_metrics=(args.engine_queue_metric,) if queue else (),
+            queue_target=float(args.engine_queue_target) if queue else None,
+            kv_cache_metrics=tuple(args.engine_kv_metric or DEFAULT_KV_METRICS) if kv else (),
+            kv_cache_target=args.kv_cache_target / 100 if kv else None,
+        )
+    except pydantic.ValidationError as exc:
+        raise ValueError(f"engine options: {_flag_errors(exc)}") from None
 
 
 def _schedule(text: str, *, index: int, max_replicas: int) -> keda.CronTrigger:

@@ -6,8 +6,9 @@ It speaks the OpenAI wire format closely enough for the ``openai`` SDK to parse 
 also has what a model server has around that: ``/v1/realtime``, a WebSocket that echoes every text
 and binary message (the text ``close <code>`` closes it with that code), ``/health`` that turns
 ready after ``ready_delay`` (503 before), ``/metrics`` with a queue-depth gauge (and vLLM's
-``vllm:num_requests_running`` and ``vllm:num_requests_waiting``), and a graceful SIGTERM (health
-turns 503, in-flight requests finish, exit 0).
+``vllm:num_requests_running``, ``vllm:num_requests_waiting`` — requests beyond ``slots`` — and a
+KV-cache gauge, v1's ``vllm:kv_cache_usage_perc`` or v0's ``vllm:gpu_cache_usage_perc``), and a
+graceful SIGTERM (health turns 503, in-flight requests finish, exit 0).
 
 The answer is ``tokens`` words (capped by the request's ``max_tokens``), one SSE chunk per word,
 ``token_delay`` apart. Failure modes: ``crash-mid-stream`` (the connection is cut after
@@ -67,6 +68,12 @@ class FakeEngine:
     crash_after: int = 2
     embedding_dim: int = 8
     ready_override: bool | None = None  # force ready (True) or not ready (False); None = by delay
+    #: requests reported as running at once; more are reported waiting (0: every one runs)
+    slots: int = 0
+    #: the KV-cache use reported (0..1, or any float a test wants an engine to claim)
+    kv_cache_usage: float = 0.0
+    #: the KV-cache gauge's name: vLLM v1's (``vllm:kv_cache_usage_perc``) or v0's
+    kv_cache_metric: str = "vllm:kv_cache_usage_perc"
     started_at: float = dataclasses.field(default_factory=time.monotonic)
     active: int = 0
     served: int = 0
@@ -305,6 +312,8 @@ async def _realtime(request: web.Request) -> web.StreamResponse:
 
 async def _metrics(request: web.Request) -> web.Response:
     engine = request.app[ENGINE]
+    running = min(engine.active, engine.slots) if engine.slots else engine.active
+    model = engine.model.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     text = (
         "# HELP fake_engine_queue_depth Requests being processed\n# TYPE fake_engine_queue_depth gauge\n"
         f"fake_engine_queue_depth {engine.active}\n"
@@ -312,13 +321,16 @@ async def _metrics(request: web.Request) -> web.Response:
         f"fake_engine_requests_total {engine.served}\n"
         "# HELP fake_engine_ready 1 when the health endpoint reports ready\n# TYPE fake_engine_ready gauge\n"
         f"fake_engine_ready {int(engine.ready)}\n"
-        # vLLM's names, so alert rules and dashboards written for vLLM read this engine too; it serves
-        # every request at once, so none ever waits
+        # vLLM's names, so alert rules, dashboards and the engine signal read this engine too; it
+        # serves every request at once, and reports those beyond ``slots`` as waiting
         "# HELP vllm:num_requests_running Requests being processed\n# TYPE vllm:num_requests_running gauge\n"
-        f"vllm:num_requests_running {engine.active}\n"
+        f'vllm:num_requests_running{{model_name="{model}"}} {running}\n'
         "# HELP vllm:num_requests_waiting Requests waiting to be processed\n"
         "# TYPE vllm:num_requests_waiting gauge\n"
-        "vllm:num_requests_waiting 0\n"
+        f'vllm:num_requests_waiting{{model_name="{model}"}} {engine.active - running}\n'
+        f"# HELP {engine.kv_cache_metric} KV-cache usage. 1 means 100 percent usage.\n"
+        f"# TYPE {engine.kv_cache_metric} gauge\n"
+        f'{engine.kv_cache_metric}{{model_name="{model}"}} {engine.kv_cache_usage!r}\n'
     )
     return web.Response(text=text, content_type="text/plain", charset="utf-8")
 
@@ -425,6 +437,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--drain-timeout", default="30s", help="longest wait for in-flight requests on SIGTERM"
     )
+    parser.add_argument(
+        "--slots", type=int, default=0, help="requests reported running; more wait (0: all run)"
+    )
+    parser.add_argument("--kv-cache-usage", type=float, default=0.0, help="KV-cache use reported (0..1)")
+    parser.add_argument(
+        "--kv-cache-metric",
+        default="vllm:kv_cache_usage_perc",
+        choices=("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
+        help="the KV-cache gauge's name: vLLM v1's or v0's",
+    )
     args = parser.parse_args(argv)
     try:
         engine = FakeEngine(
@@ -434,6 +456,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             token_delay=fields.parse_seconds(args.token_delay),
             failure=args.failure,
             crash_after=args.crash_after,
+            slots=max(0, args.slots),
+            kv_cache_usage=args.kv_cache_usage,
+            kv_cache_metric=args.kv_cache_metric,
         )
         drain = fields.parse_seconds(args.drain_timeout)
     except ValueError as exc:

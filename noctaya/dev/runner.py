@@ -39,7 +39,7 @@ from typing import Any
 
 import aiohttp
 
-from noctaya.contract import fields
+from noctaya.contract import engines, fields
 from noctaya.contract import gateway as gateway_contract
 from noctaya.contract import scaler as scaler_contract
 from noctaya.dev import certificates, gateways, keda, processes, replicas, service, view
@@ -80,6 +80,9 @@ class Settings:
     keep_run_dir: bool = False
     state_file: pathlib.Path | None = None
     log_level: str = "WARNING"
+    #: read the engines' own metrics (its ``endpointsFile`` is replaced by the runner's file of Ready
+    #: replicas); None: the gateways' count alone
+    engine: engines.EngineSignalSection | None = None
 
 
 def _python_command(*args: str) -> list[str]:
@@ -118,6 +121,10 @@ class DevRunner:
         self.scaler_report_port = 0
         self._ports: list[processes.PortReservation] = []  # held until the runner stops
         self.grpc_port = self._reserve_port()
+        #: the Ready replicas' host:port, one a line: what a headless Service's DNS answers in a cluster
+        self.endpoints_file = self.run_dir / "engine-endpoints"
+        self._endpoints: list[str] | None = None
+        self.engine: dict[str, Any] | None = None  # the last engine signal seen
         self.keda: keda.LocalKeda | None = None
         self.bundle: certificates.Bundle | None = None
         self._session: aiohttp.ClientSession | None = None
@@ -211,6 +218,25 @@ class DevRunner:
         s = self.settings
         return s.gateway.model_copy(update={"readiness_path": s.readiness_path})
 
+    @property
+    def engine_section(self) -> engines.EngineSignalSection | None:
+        engine = self.settings.engine
+        if engine is None:
+            return None
+        return engine.model_copy(update={"endpoints_file": str(self.endpoints_file)})
+
+    def write_endpoints(self) -> None:
+        """Keep the file of Ready replicas current (replaced whole, so a reader never sees half)."""
+        ready = sorted(
+            f"127.0.0.1:{r.port}" for r in self.deployment.replicas if r.phase is replicas.Phase.READY
+        )
+        if ready == self._endpoints:
+            return
+        tmp = self.endpoints_file.with_name(self.endpoints_file.name + ".tmp")
+        tmp.write_text("".join(f"{e}\n" for e in ready))
+        tmp.replace(self.endpoints_file)
+        self._endpoints = ready
+
     def scaler_config(self) -> scaler_contract.ScalerConfig:
         """The aggregate scaler's config; a member's demand is bounded by one gateway's own bounds."""
         s = self.settings
@@ -225,6 +251,7 @@ class DevRunner:
             max_member_demand=gateway.max_queue + gateway.max_in_flight,
             member_ttl=fields.parse_seconds(s.member_ttl),
             tls=self._tls(),
+            engine=self.engine_section,
         )
 
     async def _start_scaler(self, *, session: aiohttp.ClientSession) -> None:
@@ -263,6 +290,7 @@ class DevRunner:
                 target=s.target,
                 metric_name=s.scaling.metric_name,
                 tls=self._tls(),
+                engine=self.engine_section,
             )
         return gateway_contract.GatewayConfig.wire(
             settings=self.gateway_settings,
@@ -304,12 +332,31 @@ class DevRunner:
     # ---------------------------------------------------------------- running
     async def _status_forever(self, *, session: aiohttp.ClientSession) -> None:
         while True:
+            if self.settings.engine is not None:
+                self.write_endpoints()
             await self.gateways.refresh(session=session)
+            if self.settings.engine is not None:
+                self.engine = await self._engine_document(session=session)
             snapshot = self.snapshot()
             self.view.status(snapshot)
             if self.settings.state_file is not None:
                 self._write_state(snapshot)
             await asyncio.sleep(STATUS_INTERVAL)
+
+    async def _engine_document(self, *, session: aiohttp.ClientSession) -> dict[str, Any] | None:
+        """The engine signal as the process serving KEDA shows it: the only gateway's
+        ``/noctaya/queue``, or the aggregate scaler's ``/healthz``."""
+        if self.scaler is None:
+            queues = [g.queue for g in self.gateways.members if g.queue]
+            found = queues[0].get("engine") if queues else None
+            return found if isinstance(found, dict) else None
+        try:
+            async with session.get(f"http://127.0.0.1:{self.scaler_report_port}/healthz") as response:
+                body = await response.json(content_type=None)
+        except (aiohttp.ClientError, TimeoutError, ValueError):
+            return None
+        found = body.get("engine") if isinstance(body, dict) else None
+        return found if isinstance(found, dict) else None
 
     def snapshot(self) -> view.Snapshot:
         d = self.deployment
@@ -334,6 +381,7 @@ class DevRunner:
             ),
             **_failures(queues),
             next_warm_window=seen.schedule or None,
+            engine=view.engine_summary(self.engine),
         )
 
     def state(self, snapshot: view.Snapshot) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import dataclasses
 import os
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 
 @dataclasses.dataclass
@@ -40,6 +40,8 @@ class Snapshot:
     failed_activations: int = 0
     last_activation_failure: str | None = None
     next_warm_window: str | None = None
+    #: the engine signal beside the gateways' count (None: not read)
+    engine: str | None = None
 
     def line(self) -> str:
         replicas = f"replicas {self.replicas_ready}/{self.replicas_desired} ready"
@@ -58,6 +60,8 @@ class Snapshot:
             f"scale-ups from 0: {self.activations}",
             f"gateways {self.gateways_up}/{self.gateways} up",
         ]
+        if self.engine:
+            parts.append(self.engine)
         if self.next_warm_window:
             parts.append(f"schedule: {self.next_warm_window}")
         failures = []
@@ -72,6 +76,25 @@ class Snapshot:
         if self.readiness:
             parts.append(self.readiness)
         return " | ".join(parts)
+
+
+def engine_summary(document: dict[str, Any] | None) -> str | None:
+    """The engine signal of a status page (``/noctaya/queue``, the aggregate scaler's ``/healthz``) as
+    one status-line part: each source's replicas wanted, the engines' sums and what was read."""
+    if not document:
+        return None
+    try:
+        wanted = document.get("replicasWanted") or {}
+        sources = ", ".join(f"{name} {float(value):g}" for name, value in wanted.items())
+        round_ = document.get("round") or {}
+        read = f"{int(round_.get('read', 0))}/{int(round_.get('replicas', 0))} read"
+        sums = f"queue {float(round_.get('queue', 0)):g}, kv {float(round_.get('kvCache', 0)):g}"
+        failures = round_.get("failures") or []
+        why = f", {failures[0].get('reason')}" if failures else ""
+        problem = f", {round_['problem']}" if round_.get("problem") else ""
+        return f"engine {document.get('state')}{why}{problem}: wants {sources} ({sums}; {read})"
+    except (AttributeError, TypeError, ValueError):
+        return "engine: unreadable status"
 
 
 def counted(n: int, noun: str) -> str:

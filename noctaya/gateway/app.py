@@ -18,8 +18,9 @@ The parts and who owns what:
   :class:`~noctaya.gateway.metrics.Metrics`.
 
 ``sidecars`` (``noctaya.contract.demand.Sidecar``: the co-located ExternalScaler or the aggregate
-reporter) are entered after the gateway's own parts have started, with the gateway's demand and
-metrics registry, and left before those parts stop; ``extra_contexts`` (plain cleanup contexts) come
+reporter) are entered after the gateway's own parts have started, with the gateway's demand, its
+metrics registry and its engine board (``keys.ENGINE``, shown in ``/noctaya/queue``), and left before
+those parts stop; ``extra_contexts`` (plain cleanup contexts) come
 after them. Neither is imported here: the gateway knows the contract, not the scaler.
 
 The server must run with ``handler_cancellation=True`` (as ``noctaya.process.gateway`` does) so a
@@ -38,6 +39,7 @@ import aiohttp
 from aiohttp import web
 
 from noctaya.contract import demand as demand_mod
+from noctaya.contract import engines
 from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import (
     accesslog,
@@ -222,6 +224,7 @@ def make_app(
         max_key_bytes=connections.max_header_value(the_connections.limits, "Bearer "),
     )
     app[keys.CONNECTIONS] = the_connections
+    app[keys.ENGINE] = engines.Board()  # the co-located scaler posts the engine signal here
     app[keys.DRAIN] = the_drain
     app[keys.METRICS] = the_metrics
     app[keys.HISTORY] = the_history
@@ -288,7 +291,9 @@ def make_app(
 
 def _sidecar_context(sidecar: demand_mod.Sidecar) -> CleanupContext:
     async def context(app: web.Application) -> AsyncIterator[None]:
-        async with sidecar(demand=app[keys.DEMAND], registry=app[keys.METRICS].registry):
+        async with sidecar(
+            demand=app[keys.DEMAND], registry=app[keys.METRICS].registry, engine=app[keys.ENGINE]
+        ):
             yield
 
     return context

@@ -23,7 +23,7 @@ def queue_state(app: web.Application) -> dict[str, object]:
     config = app[keys.CONFIG]
     deadline = lease.deadline
     remaining = None if deadline is None else max(0.0, deadline - asyncio.get_running_loop().time())
-    return {
+    state: dict[str, object] = {
         "queued": admission.queued,
         "inFlight": admission.in_flight,
         "maxQueue": admission.max_queue,
@@ -44,6 +44,10 @@ def queue_state(app: web.Application) -> dict[str, object]:
         "warmUntil": wall(lease.warm_until),
         "failures": app[keys.METRICS].failures.document(),
     }
+    engine = app[keys.ENGINE].document()
+    if engine is not None:  # this gateway's co-located scaler reads the engines
+        state["engine"] = engine
+    return state
 
 
 async def queue_handler(request: web.Request) -> web.Response:

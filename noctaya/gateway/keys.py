@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from noctaya.contract import engines
 from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import activation, admission, auth, demand, draining, history, metrics, readiness
 from noctaya.serving import connections
@@ -23,3 +24,4 @@ DRAIN = web.AppKey("noctaya.gateway.drain", draining.Drain)
 METRICS = web.AppKey("noctaya.gateway.metrics", metrics.Metrics)
 HISTORY = web.AppKey("noctaya.gateway.history", history.ActivationHistory)
 CONNECTIONS = web.AppKey("noctaya.gateway.connections", connections.ConnectionTable)
+ENGINE = web.AppKey("noctaya.gateway.engine", engines.Board)

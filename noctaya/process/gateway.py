@@ -84,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
         )
     for section, model in _SECTIONS.items():
         for name, field in model.model_fields.items():
+            if name == "engine":  # a structured section: the config file only
+                continue
             if name == "tls":
                 for tls_name, tls_field in fields.TlsFiles.model_fields.items():
                     parser.add_argument(

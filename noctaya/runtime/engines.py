@@ -32,7 +32,12 @@ class EngineFamily:
     - ``port``: the container port the engine listens on by default in Noctaya's runtimes.
     - ``readiness_path`` / ``startup_path``: HTTP GET paths that answer 200 once the model is loaded.
     - ``metrics_path``: Prometheus exposition path on the same port.
-    - ``queue_depth_metric`` (and friends): engine metric names, for scrape metadata and alerts.
+    - ``queue_depth_metric`` (and friends): engine metric names, for scrape metadata, alerts and the
+      engine signal (``spec.scaling.engineQueueTarget``, ``metric: kvCacheUtil``).
+    - ``kv_cache_util_metrics``: KV-cache use gauges (0..1), tried in order: vLLM v1's name first,
+      then v0's. TGI exports none; nor does the llama.cpp server Noctaya builds (its
+      ``kv_cache_usage_ratio`` gauge is gone from current llama.cpp): ``kvCacheUtil`` with those
+      families needs InferenceRuntime ``spec.metrics.kvCacheUtil``.
     - ``modelscope_env``: environment that switches the engine's hub client to ModelScope.
     """
 
@@ -43,7 +48,7 @@ class EngineFamily:
     metrics_path: str = "/metrics"
     queue_depth_metric: str | None = None
     running_metric: str | None = None
-    kv_cache_util_metric: str | None = None
+    kv_cache_util_metrics: tuple[str, ...] = ()
     modelscope_env: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
@@ -55,7 +60,7 @@ FAMILIES: Final[Mapping[str, EngineFamily]] = {
             port=inferenceruntime.FAMILY_PORTS[inferenceruntime.Family("vllm")],
             queue_depth_metric="vllm:num_requests_waiting",
             running_metric="vllm:num_requests_running",
-            kv_cache_util_metric="vllm:gpu_cache_usage_perc",
+            kv_cache_util_metrics=("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
             modelscope_env={"VLLM_USE_MODELSCOPE": "True"},
         ),
         EngineFamily(
@@ -63,7 +68,7 @@ FAMILIES: Final[Mapping[str, EngineFamily]] = {
             port=inferenceruntime.FAMILY_PORTS[inferenceruntime.Family("sglang")],
             queue_depth_metric="sglang:num_queue_reqs",
             running_metric="sglang:num_running_reqs",
-            kv_cache_util_metric="sglang:token_usage",
+            kv_cache_util_metrics=("sglang:token_usage",),
             modelscope_env={"SGLANG_USE_MODELSCOPE": "true"},
         ),
         EngineFamily(
@@ -77,7 +82,6 @@ FAMILIES: Final[Mapping[str, EngineFamily]] = {
             port=inferenceruntime.FAMILY_PORTS[inferenceruntime.Family("llamacpp")],
             queue_depth_metric="llamacpp:requests_deferred",
             running_metric="llamacpp:requests_processing",
-            kv_cache_util_metric="llamacpp:kv_cache_usage_ratio",
         ),
     )
 }

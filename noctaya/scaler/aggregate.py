@@ -6,6 +6,8 @@ member; the same ExternalScaler the gateway co-locates serves that sum to KEDA. 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import types
 
@@ -14,7 +16,17 @@ from aiohttp import web
 
 from noctaya.contract import fields
 from noctaya.contract import scaler as scaler_contract
-from noctaya.scaler import credentials, intake, membership, metrics, server, servicer, tokens
+from noctaya.scaler import (
+    credentials,
+    enginemetrics,
+    intake,
+    membership,
+    metrics,
+    server,
+    servicer,
+    signal,
+    tokens,
+)
 from noctaya.serving import connections, peers
 
 logger = logging.getLogger(__name__)
@@ -41,6 +53,17 @@ class AggregateScaler:
             metrics=self.metrics,
             registry=self.registry,
         )
+        # the engines are read here, once for the service, beside the members' summed reports
+        self.engine: signal.CombinedSignal | None = None
+        if config.engine is not None:
+            reader = enginemetrics.EngineReader(
+                section=config.engine, metrics=enginemetrics.EngineMetrics(registry=self.registry)
+            )
+            self.engine = signal.CombinedSignal(
+                demand=self.membership, target=config.target, section=config.engine, reader=reader
+            )
+            self.intake.engine_document = self.engine.document
+        self._engine_task: asyncio.Task[None] | None = None
         tls = config.tls
         the_peers = peers.Peers(
             ipv6_prefix=config.peer_ipv6_prefix, trusted_proxies=peers.parse_networks(config.trusted_proxies)
@@ -50,11 +73,12 @@ class AggregateScaler:
                 source=self.membership,
                 service=service,
                 metric_name=config.metric_name,
-                target=config.target,
+                target=config.target if self.engine is None else self.engine.served_target,
                 max_streams=config.max_streams,
                 max_streams_per_peer=config.max_streams_per_peer,
                 metrics=self.metrics,
                 peers=the_peers,
+                metric=None if self.engine is None else self.engine.value,
             ),
             listen=config.grpc_listen,
             tls=None
@@ -81,6 +105,8 @@ class AggregateScaler:
         return self.grpc.port
 
     async def __aenter__(self) -> AggregateScaler:
+        if self.engine is not None:
+            self._engine_task = asyncio.create_task(self.engine.reader.run(), name="noctaya-engine-reader")
         await self.grpc.start()
         try:
             runner = connections.Runner(
@@ -109,6 +135,11 @@ class AggregateScaler:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: types.TracebackType | None
     ) -> None:
         await self.grpc.stop()
+        task, self._engine_task = self._engine_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()

@@ -21,9 +21,9 @@ import aiohttp
 import prometheus_client
 
 from noctaya.contract import demand as demand_mod
-from noctaya.contract import documents
+from noctaya.contract import documents, engines
 from noctaya.contract import gateway as gateway_contract
-from noctaya.scaler import credentials, metrics, reporter, server, servicer
+from noctaya.scaler import credentials, enginemetrics, metrics, reporter, server, servicer, signal
 from noctaya.serving import peers
 
 
@@ -45,20 +45,29 @@ def colocated_scaler(config: gateway_contract.GatewayConfig) -> demand_mod.Sidec
 
     @contextlib.asynccontextmanager
     async def sidecar(
-        *, demand: demand_mod.DemandSource, registry: prometheus_client.CollectorRegistry
+        *,
+        demand: demand_mod.DemandSource,
+        registry: prometheus_client.CollectorRegistry,
+        engine: engines.Board,
     ) -> AsyncIterator[None]:
-        svc = servicer.ExternalScalerServicer(
-            source=demand,
-            service=service,
-            metric_name=section.metric_name,
-            target=section.target,
-            max_streams=section.max_streams,
-            max_streams_per_peer=section.max_streams_per_peer,
-            metrics=metrics.ScalerMetrics(registry=registry),
-            peers=peers.Peers(ipv6_prefix=config.peer_ipv6_prefix),
-        )
-        async with server.ScalerServer(servicer=svc, listen=section.listen, tls=files):
-            yield
+        async with engine_signal(
+            section=section.engine, demand=demand, target=section.target, registry=registry
+        ) as combined:
+            if combined is not None:
+                engine.source = combined.document
+            svc = servicer.ExternalScalerServicer(
+                source=demand,
+                service=service,
+                metric_name=section.metric_name,
+                target=section.target if combined is None else combined.served_target,
+                max_streams=section.max_streams,
+                max_streams_per_peer=section.max_streams_per_peer,
+                metrics=metrics.ScalerMetrics(registry=registry),
+                peers=peers.Peers(ipv6_prefix=config.peer_ipv6_prefix),
+                metric=None if combined is None else combined.value,
+            )
+            async with server.ScalerServer(servicer=svc, listen=section.listen, tls=files):
+                yield
 
     return sidecar
 
@@ -70,7 +79,10 @@ def demand_reporter(config: gateway_contract.GatewayConfig) -> demand_mod.Sideca
 
     @contextlib.asynccontextmanager
     async def sidecar(
-        *, demand: demand_mod.DemandSource, registry: prometheus_client.CollectorRegistry
+        *,
+        demand: demand_mod.DemandSource,
+        registry: prometheus_client.CollectorRegistry,
+        engine: engines.Board,
     ) -> AsyncIterator[None]:
         rep = reporter.Reporter(
             source=demand,
@@ -80,6 +92,7 @@ def demand_reporter(config: gateway_contract.GatewayConfig) -> demand_mod.Sideca
             interval=section.interval,
             metrics=metrics.ReporterMetrics(registry=registry),
         )
+        engine.source = lambda: rep.engine  # what the aggregate scaler answered, when it reads them
         async with aiohttp.ClientSession() as session:
             task = asyncio.create_task(rep.run(session=session), name="noctaya-demand-reporter")
             try:
@@ -91,6 +104,31 @@ def demand_reporter(config: gateway_contract.GatewayConfig) -> demand_mod.Sideca
                 await rep.withdraw(session=session)
 
     return sidecar
+
+
+@contextlib.asynccontextmanager
+async def engine_signal(
+    *,
+    section: engines.EngineSignalSection | None,
+    demand: demand_mod.DemandSource,
+    target: float,
+    registry: prometheus_client.CollectorRegistry,
+) -> AsyncIterator[signal.CombinedSignal | None]:
+    """The engine reader running, and the signal combining it with ``demand`` (None: no section).
+    The co-located and the aggregate scaler both serve KEDA through this one function."""
+    if section is None:
+        yield None
+        return
+    reader = enginemetrics.EngineReader(
+        section=section, metrics=enginemetrics.EngineMetrics(registry=registry)
+    )
+    task = asyncio.create_task(reader.run(), name="noctaya-engine-reader")
+    try:
+        yield signal.CombinedSignal(demand=demand, target=target, section=section, reader=reader)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 def gateway_sidecars(config: gateway_contract.GatewayConfig) -> list[demand_mod.Sidecar]:

@@ -123,6 +123,8 @@ class Intake:
         self.metrics = metrics
         self.registry = registry
         self._in_flight = 0
+        #: the engine signal for ``/healthz`` when this scaler reads the engines
+        self.engine_document: Callable[[], dict[str, Any]] | None = None
         metrics.max_reports_in_flight.set(max_concurrent)
         metrics.max_members.set(membership.max_members)
         metrics.reports_in_flight.set_function(lambda: self._in_flight)  # read at scrape time
@@ -167,9 +169,14 @@ class Intake:
         if outcome is not membership_mod.Outcome.ACCEPTED:
             raise Refused(_STATUS[outcome], outcome.value, _describe(outcome, self.membership))
         self.metrics.reports.labels(outcome="accepted", reason="").inc()
-        return web.json_response(
-            {"accepted": True, "members": len(self.membership), "demand": self.membership.demand()}
-        )
+        answer: dict[str, Any] = {
+            "accepted": True,
+            "members": len(self.membership),
+            "demand": self.membership.demand(),
+        }
+        if self.engine_document is not None:  # the gateways show it on their /noctaya/queue
+            answer["engine"] = self.engine_document()
+        return web.json_response(answer)
 
     def _refuse(self, refusal: Refused) -> web.Response:
         self.metrics.reports.labels(outcome="refused", reason=refusal.reason).inc()
@@ -180,9 +187,14 @@ class Intake:
         return web.json_response(body, status=refusal.status, headers=headers)
 
     async def handle_health(self, request: web.Request) -> web.Response:
-        return web.json_response(
-            {"status": "ok", "members": len(self.membership), "demand": self.membership.demand()}
-        )
+        body: dict[str, Any] = {
+            "status": "ok",
+            "members": len(self.membership),
+            "demand": self.membership.demand(),
+        }
+        if self.engine_document is not None:  # this scaler reads the engines
+            body["engine"] = self.engine_document()
+        return web.json_response(body)
 
     async def handle_metrics(self, request: web.Request) -> web.Response:
         return web.Response(

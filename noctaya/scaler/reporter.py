@@ -14,6 +14,7 @@ gateway's metrics (``ReporterMetrics``).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import re
@@ -31,6 +32,8 @@ from noctaya.scaler import tokens as tokens_mod
 logger = logging.getLogger(__name__)
 
 FIRST_BACKOFF = 0.1
+#: the largest answer of the scaler read (it carries the engine signal when the scaler reads it)
+MAX_ANSWER_BYTES = 16 * 1024
 MIN_GAP = 0.25  # level changes while active are reported at most this often
 WITHDRAW_TIMEOUT = 1.0
 
@@ -66,6 +69,8 @@ class Reporter:
         self.sequence = 0
         self.sent = 0
         self.failures = 0  # consecutive
+        #: the engine signal the aggregate scaler last answered with (None: it does not read one)
+        self.engine: dict[str, object] | None = None
         self._changed = asyncio.Event()  # demand changed since the last report
         self._transition = asyncio.Event()  # ... and crossed between idle and active
         self._active = source.demand() > 0
@@ -137,6 +142,12 @@ class Reporter:
                 if response.status != 200:
                     detail = (await response.content.read(512)).decode("utf-8", "replace")
                     raise RuntimeError(f"HTTP {response.status}: {detail}")
+                answer = b""
+                while len(answer) <= MAX_ANSWER_BYTES and (
+                    chunk := await response.content.read(MAX_ANSWER_BYTES + 1 - len(answer))
+                ):
+                    answer += chunk
+                self.engine = _engine_of(answer) if len(answer) <= MAX_ANSWER_BYTES else None
         except (aiohttp.ClientError, TimeoutError, RuntimeError, tokens_mod.TokenError) as exc:
             if self.failures == 0:
                 logger.warning(
@@ -155,3 +166,13 @@ class Reporter:
         if self.metrics is not None:
             self.metrics.reports.labels(result="accepted").inc()
         return True
+
+
+def _engine_of(answer: bytes) -> dict[str, object] | None:
+    """The ``engine`` object of an accepted report's answer (anything else: none)."""
+    try:
+        body = json.loads(answer)
+    except (ValueError, RecursionError):
+        return None
+    engine = body.get("engine") if isinstance(body, dict) else None
+    return engine if isinstance(engine, dict) else None

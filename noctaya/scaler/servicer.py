@@ -7,7 +7,8 @@ at once) and afterwards only changes: ``true`` on every inactive -> active trans
 the way back. The transition is pushed from the demand listener, on the event loop, with no ticker.
 
 ``IsActive`` answers from the same state the streams push, so polling and pushing always agree.
-``GetMetrics`` is the current demand and ``GetMetricSpec`` the per-replica target (an empty list
+``GetMetrics`` is the current demand (or, with an engine signal, the combined value of
+``noctaya.scaler.signal``) and ``GetMetricSpec`` the per-replica target (an empty list
 is an error to KEDA, so there is always exactly one spec). The metric name in ``GetMetrics`` is
 matched without regard to case: KEDA passes on the name the HPA asked for, and the HPA's external
 metrics client lowercases it (``queueDepth`` arrives as ``queuedepth``, kedacore/keda#4954).
@@ -38,6 +39,8 @@ from noctaya.serving import peers as peers_
 logger = logging.getLogger(__name__)
 
 SERVICE_NAME = "externalscaler.ExternalScaler"
+#: the integer metric value's ceiling (an int64 field; the float beside it is the precise one)
+MAX_METRIC_VALUE = 2**62
 
 
 @dataclasses.dataclass(eq=False)
@@ -99,6 +102,7 @@ class ExternalScalerServicer:
         max_streams_per_peer: int,
         metrics: metrics_mod.ScalerMetrics | None = None,  # None when nobody scrapes (tests, bench)
         peers: peers_.Peers = peers_.DEFAULT,
+        metric: Callable[[], float] | None = None,  # what GetMetrics serves; None: the demand
     ) -> None:
         if not target > 0 or not math.isfinite(target):
             raise ValueError(f"target must be a positive number, got {target}")
@@ -117,6 +121,7 @@ class ExternalScalerServicer:
         self._max_per_peer = max_streams_per_peer
         self._peers = peers
         self._metrics = metrics
+        self._metric = metric
         self._streams: set[_Stream] = set()
         self._demand = source.demand()
         self._active = self._demand > 0
@@ -233,8 +238,11 @@ class ExternalScalerServicer:
                 f"unknown metricName {request.metricName[:64]!r}; this scaler serves {self._metric_name!r}",
             )
         self._count("GetMetrics", "OK")
+        served = float(self._demand) if self._metric is None else self._metric()
         value = pb.MetricValue(
-            metricName=self._metric_name, metricValue=self._demand, metricValueFloat=float(self._demand)
+            metricName=self._metric_name,
+            metricValue=min(math.ceil(served), MAX_METRIC_VALUE),
+            metricValueFloat=served,
         )
         return pb.GetMetricsResponse(metricValues=[value])
 

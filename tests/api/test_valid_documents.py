@@ -223,7 +223,6 @@ def test_noctaya_validate_reports_every_reserved_field() -> None:
         "spec.model.catalogRef",
         "spec.resources.fraction",
         "spec.cache.strategy",
-        "spec.scaling.metric",
         "spec.accelerator.sharing.supported",
     ]:
         [line] = [line for line in text.splitlines() if f": {path}: " in line]
