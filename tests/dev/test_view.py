@@ -15,6 +15,7 @@ import pathlib
 import select
 import struct
 import termios
+from typing import Any
 
 from noctaya.dev import view
 
@@ -117,7 +118,9 @@ def test_the_live_line_fits_an_80_column_terminal_and_leaves_no_fragment() -> No
         with os.fdopen(slave, "w", encoding="utf-8", closefd=False) as terminal:
             v = view.View(out=terminal)
             assert v.live and v.columns() == 80
-            long = dict(failed_requests=12, last_request_failure="queue_full " * 6, gateways=3, gateways_up=3)
+            long: dict[str, Any] = dict(
+                failed_requests=12, last_request_failure="queue_full " * 6, gateways=3, gateways_up=3
+            )
             for demand in range(5):
                 v.status(view.Snapshot(replicas_desired=2, replicas_ready=1, demand=demand, **long))
                 v.event(f"replica-{demand}: ready after 1.0s")
