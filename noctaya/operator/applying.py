@@ -30,6 +30,15 @@
   pass is applied or pruned — a backend Deployment or public Service that is not ours must never be
   scaled, selected or replaced by us. Objects missing from the watch cache are read once (a create
   is rare), so the check costs nothing on a resync.
+- **Initial replicas**: a Deployment rendered without ``replicas`` but annotated
+  ``serving.noctaya.io/initial-replicas`` (the backend: KEDA owns its replicas) is created with that
+  many, so a service with ``min: 0`` starts no Pod before its first request. The field is then handed to
+  a field manager of its own (:data:`INITIAL_REPLICAS_MANAGER`, which applies only ``spec.replicas``,
+  never forced) and the object applied without it: the operator's field manager never owns
+  ``replicas`` after the creating apply, so its applies never reset what KEDA or the HPA scale to. The
+  hand-over is repeated on this replica's first apply of an existing Deployment (an operator stopped
+  between the creating apply and the hand-over), with the live value; a conflict there means another
+  manager (KEDA, the HPA) holds the field already.
 - **Fencing**: before every write ``may_write()`` is asked; when leadership is lost the pass stops.
 """
 
@@ -50,6 +59,10 @@ CACHE_KINDS: Final = frozenset({("v1", "PersistentVolumeClaim"), ("batch/v1", "J
 #: rendered object carries no spec hash of its own
 CREATE_ONCE_KINDS: Final = CACHE_KINDS
 JOB: Final = ("batch/v1", "Job")
+DEPLOYMENT: Final = ("apps/v1", "Deployment")
+INITIAL_REPLICAS: Final = naming.INITIAL_REPLICAS_ANNOTATION
+#: the field manager holding a Deployment's ``replicas`` from its creation until KEDA or the HPA scale it
+INITIAL_REPLICAS_MANAGER: Final = "noctaya-initial-replicas"
 PRUNABLE: Final = frozenset(
     {
         ("v1", "ConfigMap"),
@@ -280,6 +293,12 @@ class Applier:
             report.skipped.append(key)
             return
         meta.setdefault("annotations", {})[APPLIED_HASH] = wanted_hash
+        initial = annotations_of(obj).get(INITIAL_REPLICAS) if key[:2] == DEPLOYMENT else None
+        handed = initial is None or (live is not None and known is not None)
+        if not handed and not await self._hand_over_replicas(
+            namespace, key, obj, live, initial or "0", report
+        ):
+            return
         self.fence()
         try:
             result = await self._client.apply(obj, field_manager=self._manager)
@@ -289,6 +308,45 @@ class Applier:
         report.live[key] = result
         applied[key] = fingerprint(result)
         (report.created if live is None else report.applied).append(key)
+
+    async def _hand_over_replicas(
+        self,
+        namespace: str,
+        key: ObjectKey,
+        obj: Body,
+        live: Mapping[str, Any] | None,
+        initial: str,
+        report: Report,
+    ) -> bool:
+        """Create an absent Deployment with its initial replicas, then give ``replicas`` to
+        :data:`INITIAL_REPLICAS_MANAGER` (see the module docstring); False when the object was refused."""
+        if live is None:
+            replicas = int(initial) if initial.isdecimal() else 0
+            self.fence()
+            try:
+                live = await self._client.apply(
+                    {**obj, "spec": {**(obj.get("spec") or {}), "replicas": replicas}},
+                    field_manager=self._manager,
+                )
+            except apiclient.ApiError as e:
+                _reject_or_raise(e, key=key, namespace=namespace, report=report)
+                return False
+        current = (live.get("spec") or {}).get("replicas")
+        if not isinstance(current, int):
+            return True
+        only_replicas = {
+            "apiVersion": obj["apiVersion"],
+            "kind": obj["kind"],
+            "metadata": {"name": key[2], "namespace": namespace},
+            "spec": {"replicas": current},
+        }
+        self.fence()
+        try:
+            await self._client.apply(only_replicas, field_manager=INITIAL_REPLICAS_MANAGER, force=False)
+        except apiclient.ApiError as e:
+            if e.status != 409:  # 409: another manager (KEDA, the HPA) holds the field: nothing to hand over
+                raise
+        return True
 
     async def _create_once(
         self,
