@@ -208,8 +208,11 @@ class DevRunner:
 
     @property
     def gateway_settings(self) -> gateway_config.GatewaySettings:
+        """The gateways' tunables; a cold ``GET /v1/models`` answers ``--served-model`` or, as the
+        operator renders it, the service's name, and never wakes the backend."""
         s = self.settings
-        return s.gateway.model_copy(update={"readiness_path": s.readiness_path})
+        served = s.gateway.served_model or s.scaling.name
+        return s.gateway.model_copy(update={"readiness_path": s.readiness_path, "served_model": served})
 
     def scaler_config(self) -> scaler_config.ScalerConfig:
         """The aggregate scaler's config; a member's demand is bounded by one gateway's own bounds."""
