@@ -35,10 +35,11 @@
   many, so a service with ``min: 0`` starts no Pod before its first request. The field is then handed to
   a field manager of its own (:data:`INITIAL_REPLICAS_MANAGER`, which applies only ``spec.replicas``,
   never forced) and the object applied without it: the operator's field manager never owns
-  ``replicas`` after the creating apply, so its applies never reset what KEDA or the HPA scale to. The
-  hand-over is repeated on this replica's first apply of an existing Deployment (an operator stopped
-  between the creating apply and the hand-over), with the live value; a conflict there means another
-  manager (KEDA, the HPA) holds the field already.
+  ``replicas`` after the creating apply, so its applies never reset what KEDA or the HPA scale to. On
+  this replica's first apply of an existing Deployment the object is read once (the watch cache keeps
+  no managedFields): if an operator stopped between the creating apply and the hand-over, so that our
+  manager still applies ``replicas``, the hand-over is made then, with the value read; a conflict
+  there means another manager (KEDA, the HPA) holds the field already.
 - **Fencing**: before every write ``may_write()`` is asked; when leadership is lost the pass stops.
 """
 
@@ -331,6 +332,12 @@ class Applier:
             except apiclient.ApiError as e:
                 _reject_or_raise(e, key=key, namespace=namespace, report=report)
                 return False
+        else:
+            # read fresh (the watch cache drops managedFields): only a creating apply that was not
+            # followed by the hand-over leaves the field with our manager
+            live = await self._client.get(apiclient.kind_of(obj), namespace=namespace, name=key[2])
+            if live is None or not _applies_replicas(live, self._manager):
+                return True
         current = (live.get("spec") or {}).get("replicas")
         if not isinstance(current, int):
             return True
@@ -391,6 +398,21 @@ class Applier:
         uid = (obj.get("metadata") or {}).get("uid")
         if await self._client.delete(kind, namespace=namespace, name=key[2], uid=uid):
             report.pruned.append(key)
+
+
+def _applies_replicas(obj: Mapping[str, Any], manager: str) -> bool:
+    """Does ``manager``'s apply own ``spec.replicas`` of ``obj`` (its managedFields)?"""
+    for entry in (obj.get("metadata") or {}).get("managedFields") or []:
+        if (
+            not isinstance(entry, Mapping)
+            or entry.get("manager") != manager
+            or entry.get("operation") != "Apply"
+        ):
+            continue
+        spec = (entry.get("fieldsV1") or {}).get("f:spec")
+        if isinstance(spec, Mapping) and "f:replicas" in spec:
+            return True
+    return False
 
 
 def _failed(job: Mapping[str, Any]) -> bool:

@@ -323,3 +323,26 @@ async def test_a_backend_is_created_at_its_initial_replicas_and_never_applied_wi
     live_backend = server.must("apps/v1/deployments", "ai", "qwen-backend")
     assert live_backend["spec"]["replicas"] == 3  # KEDA's scale stays
     assert live_backend["spec"]["template"]["spec"]["containers"][0]["image"] == "engine:2"
+
+
+@pytest.mark.parametrize("ours", [True, False])
+async def test_a_new_replica_hands_the_replicas_over_only_where_our_apply_still_holds_them(
+    server: ApiServer, client: apiclient.Client, ours: bool
+) -> None:
+    """An operator stopped between the creating apply and the hand-over left ``replicas`` with its own
+    manager: the next replica's first apply hands them over (read fresh, with managedFields) before it
+    leaves them out; otherwise nothing is handed over."""
+    existing = backend(0)
+    existing["spec"]["replicas"] = 0
+    fields = {"f:spec": {"f:replicas": {}}} if ours else {"f:spec": {"f:template": {}}}
+    existing["metadata"]["managedFields"] = [
+        {"manager": "noctaya", "operation": "Apply", "apiVersion": "apps/v1", "fieldsV1": fields}
+    ]
+    server.upsert("apps/v1/deployments", existing)
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[backend(0)], live=deployments(server)
+    )
+    handed = (("apps/v1/deployments", "ai", "qwen-backend"), applying.INITIAL_REPLICAS_MANAGER)
+    assert (handed in server._applied) == ours
+    assert server.must("apps/v1/deployments", "ai", "qwen-backend")["spec"]["replicas"] == 0
