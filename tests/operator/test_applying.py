@@ -334,7 +334,7 @@ async def test_a_new_replica_hands_the_replicas_over_only_where_our_apply_still_
     leaves them out; otherwise nothing is handed over."""
     existing = backend(0)
     existing["spec"]["replicas"] = 0
-    fields = {"f:spec": {"f:replicas": {}}} if ours else {"f:spec": {"f:template": {}}}
+    fields: dict[str, Any] = {"f:spec": {"f:replicas": {}}} if ours else {"f:spec": {"f:template": {}}}
     existing["metadata"]["managedFields"] = [
         {"manager": "noctaya", "operation": "Apply", "apiVersion": "apps/v1", "fieldsV1": fields}
     ]
