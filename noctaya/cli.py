@@ -44,6 +44,10 @@ SUBCOMMANDS: Final[dict[str, Subcommand]] = {
 }
 
 
+#: the extra a command needs beyond the base install (the API and the constructs)
+EXTRAS: Final = {"operator": "operator", "gateway": "dataplane", "scaler": "dataplane", "dev": "dataplane"}
+
+
 def _usage() -> str:
     width = max(len(name) for name in SUBCOMMANDS)
     lines = ["usage: noctaya <command> [options]", "", "commands:"]
@@ -69,7 +73,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     # jsii (cdk8s) prints a banner about the Node.js version on import; it is noise in a CLI
     os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
     os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
-    entry: Callable[[list[str]], int] = getattr(importlib.import_module(sub.module), sub.function)
+    try:
+        module = importlib.import_module(sub.module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] == "noctaya":
+            raise
+        extra = EXTRAS.get(args[0], "all")
+        print(
+            f"noctaya {args[0]}: needs the '{extra}' extra (pip install 'noctaya[{extra}]'): "
+            f"no module named {exc.name!r}",
+            file=sys.stderr,
+        )
+        return 2
+    entry: Callable[[list[str]], int] = getattr(module, sub.function)
     return entry(args[1:])
 
 

@@ -28,10 +28,11 @@ PY
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 stamp=.venv/.noctaya-installed
-want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
+want=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[dev]'
+  # pyproject.toml holds ranges; constraints.txt the exact versions everything is tested with
+  .venv/bin/python -m pip install -q -c constraints.txt -e '.[all,dev]'
   echo "$want" > "$stamp"
 fi
 

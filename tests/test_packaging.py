@@ -2,9 +2,10 @@
 
 Aspects: ``python -m build`` makes an sdist and, from it, a wheel (so the sdist is complete); the wheel
 carries the generated gRPC stubs, the typed bindings and ``py.typed`` and no tests; installed into a
-clean virtualenv (no access to this checkout), ``noctaya synth`` renders the examples exactly as the
-committed ``dist/examples`` holds them, and a fresh cdk8s app imports ``LLMServiceChart`` and
-synthesizes a chart with it.
+clean virtualenv (no access to this checkout) without extras, at the versions of ``constraints.txt``, it
+holds none of the in-cluster roles' packages (kopf, grpcio, aiohttp …; ``noctaya gateway`` names the
+extra it needs), ``noctaya synth`` renders the examples exactly as the committed ``dist/examples``
+holds them, and a fresh cdk8s app imports ``LLMServiceChart`` and synthesizes a chart with it.
 """
 
 from __future__ import annotations
@@ -78,8 +79,22 @@ def test_installed_in_a_clean_venv(built: dict[str, pathlib.Path], tmp_path: pat
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
     python = venv / "bin" / "python"
-    _run([str(python), "-m", "pip", "install", "-q", str(built["wheel"])], cwd=tmp_path)
+    # the base install, at the tested versions: what a platform team's cdk8s app depends on
+    constraints = str(ROOT / "constraints.txt")
+    _run([str(python), "-m", "pip", "install", "-q", "-c", constraints, str(built["wheel"])], cwd=tmp_path)
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+    installed = _run([str(python), "-m", "pip", "list", "--format=freeze"], cwd=tmp_path, env=env).lower()
+    for role in ("kopf", "grpcio", "aiohttp", "uvloop", "kubernetes-asyncio", "prometheus-client"):
+        assert f"\n{role}==" not in f"\n{installed}", f"{role} is not needed by the constructs"
+    refused = subprocess.run(
+        [str(venv / "bin" / "noctaya"), "gateway", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert refused.returncode == 2
+    assert "needs the 'dataplane' extra (pip install 'noctaya[dataplane]')" in refused.stderr
     where = _run([str(python), "-c", "import noctaya; print(noctaya.__file__)"], cwd=tmp_path, env=env)
     assert str(venv) in where and str(ROOT) not in where
     assert _run([str(venv / "bin" / "noctaya"), "--version"], cwd=tmp_path, env=env).strip() == __version__

@@ -1,5 +1,10 @@
 """The model backend: a Deployment without ``spec.replicas`` (KEDA owns it) and its Service.
 
+The Deployment is annotated ``serving.noctaya.io/initial-replicas`` (``scaling.min``): the operator
+creates it with that many replicas, so a new service with ``min: 0`` starts no Pod before its first
+request (the API server would default a Deployment without ``replicas`` to 1), and applies it without
+the field from then on.
+
 The Pod runs the runtime's serving container with:
 
 - the port named ``http`` (also the Service port, so ``/metrics`` is discovered by port name);
@@ -79,6 +84,10 @@ class BackendProps:
     port_name: str = "http"
     #: the container and Service port number. Default: ``8000``.
     port: int = 8000
+    #: the replicas the Deployment is created with (``scaling.min``), as an annotation: the Deployment
+    #: carries no ``replicas`` (KEDA owns them), so without it the API server would start one. Default:
+    #: ``0``.
+    initial_replicas: int = 0
     #: ``None`` means the API default (GET /health on the port). Default: ``None``.
     readiness_probe: Mapping[str, Any] | None = None
     #: the startup probe; ``None`` means the API default on ``health_path``. Default: ``None``.
@@ -307,9 +316,14 @@ class Backend(constructs.Construct):
         self.deployment = k8s.KubeDeployment(
             self,
             "Resource",
-            metadata=ident.metadata(name=ident.backend, component=COMPONENT),
+            metadata=ident.metadata(
+                name=ident.backend,
+                component=COMPONENT,
+                annotations={naming.INITIAL_REPLICAS_ANNOTATION: str(props.initial_replicas)},
+            ),
             spec=k8s.DeploymentSpec(
-                # no replicas: KEDA owns the field, and leaving it out keeps apply from fighting KEDA
+                # no replicas: KEDA owns the field, and leaving it out keeps apply from fighting KEDA;
+                # the operator creates the Deployment with the initial replicas of the annotation
                 progress_deadline_seconds=progress_deadline_seconds(
                     startup=startup, marker_wait_seconds=marker_wait
                 ),

@@ -136,6 +136,7 @@ class LLMServiceChart(cdk8s.Chart):
                 env=recipe.env,
                 port_name=recipe.port_name,
                 port=recipe.port,
+                initial_replicas=spec.scaling.min,
                 readiness_probe=recipe.readiness_probe,
                 startup_probe=recipe.startup_probe,
                 liveness_probe=recipe.liveness_probe,

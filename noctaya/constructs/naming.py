@@ -31,6 +31,9 @@ from noctaya.api import meta
 #: the discovery label is part of the API (``noctaya.api.meta``); re-exported for the constructs
 LLMSERVICE_LABEL: Final = meta.LLMSERVICE_LABEL
 SPEC_HASH_ANNOTATION: Final = "serving.noctaya.io/spec-hash"
+#: on a Deployment rendered without ``replicas`` (KEDA owns them): the replicas it is created with (the
+#: operator's first apply sets them, then hands the field to KEDA; see ``noctaya.operator.applying``)
+INITIAL_REPLICAS_ANNOTATION: Final = "serving.noctaya.io/initial-replicas"
 COMPONENT_LABEL: Final = "app.kubernetes.io/component"
 PART_OF: Final = "noctaya"
 

@@ -215,8 +215,11 @@ class DevRunner:
 
     @property
     def gateway_settings(self) -> gateway_contract.GatewaySettings:
+        """The gateways' tunables; a cold ``GET /v1/models`` answers ``--served-model`` or, as the
+        operator renders it, the service's name, and never wakes the backend."""
         s = self.settings
-        return s.gateway.model_copy(update={"readiness_path": s.readiness_path})
+        served = s.gateway.served_model or s.scaling.name
+        return s.gateway.model_copy(update={"readiness_path": s.readiness_path, "served_model": served})
 
     @property
     def engine_section(self) -> engines.EngineSignalSection | None:

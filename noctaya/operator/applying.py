@@ -34,6 +34,16 @@
   pass is applied or pruned — a backend Deployment or public Service that is not ours must never be
   scaled, selected or replaced by us. Objects missing from the watch cache are read once (a create
   is rare), so the check costs nothing on a resync.
+- **Initial replicas**: a Deployment rendered without ``replicas`` but annotated
+  ``serving.noctaya.io/initial-replicas`` (the backend: KEDA owns its replicas) is created with that
+  many, so a service with ``min: 0`` starts no Pod before its first request. The field is then handed to
+  a field manager of its own (:data:`INITIAL_REPLICAS_MANAGER`, which applies only ``spec.replicas``,
+  never forced) and the object applied without it: the operator's field manager never owns
+  ``replicas`` after the creating apply, so its applies never reset what KEDA or the HPA scale to. On
+  this replica's first apply of an existing Deployment the object is read once (the watch cache keeps
+  no managedFields): if an operator stopped between the creating apply and the hand-over, so that our
+  manager still applies ``replicas``, the hand-over is made then, with the value read; a conflict
+  there means another manager (KEDA, the HPA) holds the field already.
 - **Fencing**: before every write ``may_write()`` is asked; when leadership is lost the pass stops.
 """
 
@@ -54,6 +64,10 @@ CACHE_KINDS: Final = frozenset({("v1", "PersistentVolumeClaim"), ("batch/v1", "J
 #: rendered object carries no spec hash of its own
 CREATE_ONCE_KINDS: Final = CACHE_KINDS
 JOB: Final = ("batch/v1", "Job")
+DEPLOYMENT: Final = ("apps/v1", "Deployment")
+INITIAL_REPLICAS: Final = naming.INITIAL_REPLICAS_ANNOTATION
+#: the field manager holding a Deployment's ``replicas`` from its creation until KEDA or the HPA scale it
+INITIAL_REPLICAS_MANAGER: Final = "noctaya-initial-replicas"
 PRUNABLE: Final = frozenset(
     {
         ("v1", "ConfigMap"),
@@ -321,6 +335,12 @@ class Applier:
             report.skipped.append(key)
             return
         meta.setdefault("annotations", {})[APPLIED_HASH] = wanted_hash
+        initial = annotations_of(obj).get(INITIAL_REPLICAS) if key[:2] == DEPLOYMENT else None
+        handed = initial is None or (live is not None and known is not None)
+        if not handed and not await self._hand_over_replicas(
+            namespace, key, obj, live, initial or "0", report
+        ):
+            return
         self.fence()
         try:
             result = await self._client.apply(obj, field_manager=self._manager)
@@ -330,6 +350,52 @@ class Applier:
         report.live[key] = result
         applied[key] = fingerprint(result)
         (report.created if live is None else report.applied).append(key)
+
+    async def _hand_over_replicas(
+        self,
+        namespace: str,
+        key: ObjectKey,
+        obj: Body,
+        live: Mapping[str, Any] | None,
+        initial: str,
+        report: Report,
+    ) -> bool:
+        """Create an absent Deployment with its initial replicas, then give ``replicas`` to
+        :data:`INITIAL_REPLICAS_MANAGER` (see the module docstring); False when the object was refused."""
+        if live is None:
+            replicas = int(initial) if initial.isdecimal() else 0
+            self.fence()
+            try:
+                live = await self._client.apply(
+                    {**obj, "spec": {**(obj.get("spec") or {}), "replicas": replicas}},
+                    field_manager=self._manager,
+                )
+            except apiclient.ApiError as e:
+                _refused(e, key=key, namespace=namespace, report=report)
+                return False
+        else:
+            # read fresh (the watch cache drops managedFields): only a creating apply that was not
+            # followed by the hand-over leaves the field with our manager
+            live = await self._client.get(apiclient.kind_of(obj), namespace=namespace, name=key[2])
+            if live is None or not _applies_replicas(live, self._manager):
+                return True
+        current = (live.get("spec") or {}).get("replicas")
+        if not isinstance(current, int):
+            return True
+        only_replicas = {
+            "apiVersion": obj["apiVersion"],
+            "kind": obj["kind"],
+            "metadata": {"name": key[2], "namespace": namespace},
+            "spec": {"replicas": current},
+        }
+        self.fence()
+        try:
+            await self._client.apply(only_replicas, field_manager=INITIAL_REPLICAS_MANAGER, force=False)
+        except apiclient.ApiError as e:
+            if e.status != 409:  # 409: another manager (KEDA, the HPA) holds the field: nothing to hand over
+                _refused(e, key=key, namespace=namespace, report=report)
+                return False
+        return True
 
     async def _create_once(
         self,
@@ -379,6 +445,21 @@ class Applier:
                 report.pruned.append(key)
         except apiclient.ApiError as e:
             _refused(e, key=key, namespace=namespace, report=report)
+
+
+def _applies_replicas(obj: Mapping[str, Any], manager: str) -> bool:
+    """Does ``manager``'s apply own ``spec.replicas`` of ``obj`` (its managedFields)?"""
+    for entry in (obj.get("metadata") or {}).get("managedFields") or []:
+        if (
+            not isinstance(entry, Mapping)
+            or entry.get("manager") != manager
+            or entry.get("operation") != "Apply"
+        ):
+            continue
+        spec = (entry.get("fieldsV1") or {}).get("f:spec")
+        if isinstance(spec, Mapping) and "f:replicas" in spec:
+            return True
+    return False
 
 
 def _failed(job: Mapping[str, Any]) -> bool:

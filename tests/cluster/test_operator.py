@@ -5,9 +5,10 @@ Aspects, in order (one LLMService, ``examples/vllm-nvidia``, in a namespace of t
   ``noctaya-operator`` (create-once objects, the cache PVC, are created under it), owned by the
   LLMService (controller reference); no other writer but Kubernetes' controllers and KEDA;
 - a field changed by hand on an owned object (the gateway Deployment's image) is put back;
-- the backend Deployment's ``replicas`` are KEDA's: KEDA scales it to its minReplicaCount 0, the
-  operator's applied fields never include them (KEDA 2.20's scale writes leave them with no
-  managedFields entry), and no apply of the operator is refused for a conflict;
+- the backend Deployment is created with its ``min: 0`` replicas: no Pod of it is created before a
+  request (the audit log); its ``replicas`` are then held by the hand-over manager, the operator's
+  applied fields never include them (KEDA 2.20's scale writes leave them with no managedFields
+  entry), and no apply of the operator is refused for a conflict;
 - stopping the leader (SIGSTOP: it cannot renew, nor release) hands the Lease to the other replica
   within the lease duration; the old leader, resumed, writes nothing but Lease attempts until it holds
   the Lease again (the audit log of the real API server, per replica's ServiceAccount);
@@ -24,6 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
+from noctaya.operator import applying
 from tests.cluster import gateways, operators
 from tests.cluster.conftest import ROOT, Cluster
 from tests.cluster.kube import wait
@@ -152,7 +154,8 @@ def test_every_rendered_object_is_applied_under_one_field_manager_and_owned(serv
         once = "serving.noctaya.io/spec-hash" in obj["metadata"].get("annotations", {})
         assert {e["operation"] for e in entries} == ({"Update"} if once else {"Apply"}), f"{name}: {entries}"
         others = {m["manager"] for m in obj["metadata"].get("managedFields", [])} - {MANAGER}
-        assert others <= {"kube-controller-manager", "keda"}, f"{name}: written by {others}"
+        allowed = {"kube-controller-manager", "keda", applying.INITIAL_REPLICAS_MANAGER}
+        assert others <= allowed, f"{name}: written by {others}"
 
 
 def test_a_field_changed_by_hand_is_put_back(service: Service) -> None:
@@ -186,33 +189,35 @@ def _owners_of_replicas(deployment: dict[str, Any]) -> list[str]:
     ]
 
 
-def test_keda_owns_the_backend_replicas_and_nobody_fights(service: Service) -> None:
+def test_a_new_backend_starts_at_zero_and_its_replicas_are_never_the_operators(service: Service) -> None:
+    """``min: 0``: the backend is created with 0 replicas (not the API server's default 1), so none of
+    its ReplicaSets ever asked for a Pod before a request; ``replicas`` is held by the hand-over
+    manager (KEDA's scale writes leave no managedFields entry), never by the operator's applies, and
+    nobody fights."""
     path = f"{collection('apps/v1', 'deployments', service.namespace)}/{service.name}-backend"
     backend = wait(
-        "KEDA to scale the backend to its minReplicaCount 0",
-        lambda: dict(service.kube.get(path)),
-        lambda d: d["spec"].get("replicas") == 0,
+        "the operator to create the backend",
+        lambda: dict(service.kube.get(path)) if service.kube.exists(path) else {},
+        lambda d: bool(d) and d["spec"].get("replicas") == 0,
         timeout=180,
     )
-    # created with the default 1 (nothing renders replicas): the 0 is KEDA's write to the scale
-    # subresource, which leaves no managedFields entry; the audit log names the writer
-    scale_writes = [
-        e
-        for e in operators.audit_events(service.cluster)
-        if e.get("objectRef", {}).get("resource") == "deployments"
-        and e["objectRef"].get("subresource") == "scale"
-        and e["objectRef"].get("name") == f"{service.name}-backend"
-        and e["objectRef"].get("namespace") == service.namespace
-        and e.get("verb") in ("update", "patch")
-        and e.get("stage") == "ResponseComplete"
-    ]
-    assert scale_writes, "no write to the backend's scale subresource"
-    assert all(e.get("userAgent", "").startswith("keda/") for e in scale_writes), [
-        e.get("userAgent") for e in scale_writes
-    ]
+    # created at 0 and its spec never changed since (a Deployment created at the default 1 and scaled
+    # to 0 by KEDA would be at generation 2): no ReplicaSet of it ever asked for a Pod
+    assert backend["metadata"]["generation"] == 1, backend["metadata"]
+    replica_sets = service.kube.get(
+        collection("apps/v1", "replicasets", service.namespace),
+        labelSelector=f"serving.noctaya.io/llmservice={service.name},app.kubernetes.io/component=backend",
+    )["items"]
+    assert all(rs["spec"].get("replicas") == 0 for rs in replica_sets), replica_sets
+    assert all(not rs.get("status", {}).get("replicas") for rs in replica_sets), replica_sets
     assert MANAGER not in [o.split("/")[0] for o in _owners_of_replicas(backend)], _owners_of_replicas(
         backend
     )
+    assert set(_owners_of_replicas(backend)) <= {
+        applying.INITIAL_REPLICAS_MANAGER,
+        "keda",
+        "kube-controller-manager",
+    }
     hpa = wait(
         "KEDA's HPA",
         lambda: service.kube.get(

@@ -35,7 +35,13 @@ def test_minimal_backend(synth: Synth) -> None:
     assert deployment == {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"labels": LABELS, "name": "m-backend", "namespace": "ns"},
+        "metadata": {
+            "labels": LABELS,
+            "name": "m-backend",
+            "namespace": "ns",
+            # no spec.replicas (KEDA owns them): the operator creates it with these
+            "annotations": {naming.INITIAL_REPLICAS_ANNOTATION: "0"},
+        },
         "spec": {
             "progressDeadlineSeconds": 900,
             "selector": {

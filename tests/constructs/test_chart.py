@@ -513,9 +513,12 @@ def test_the_noctaya_image_ships_the_hub_clients_the_download_imports() -> None:
     pinned = {re.split(r"[=<>~!]", requirement)[0].replace("-", "_").lower() for requirement in extra}
     imported = set(re.findall(r'"(huggingface_hub|modelscope)"', prewarm._HUB_SCRIPT))
     assert imported == {"huggingface_hub", "modelscope"} and imported <= pinned
-    assert all("==" in requirement for requirement in extra)  # pinned
+    constraints = (root / "constraints.txt").read_text().splitlines()
+    assert {line.split("==")[0].lower() for line in constraints if "==" in line} >= imported  # pinned
     installs = [line for line in (root / "Dockerfile").read_text().splitlines() if "pip install" in line]
-    assert any("noctaya-*.whl)[hub]" in line for line in installs), installs
+    assert any(
+        "-c /wheels/constraints.txt" in line and "noctaya-*.whl)[all,hub]" in line for line in installs
+    )
 
 
 @pytest.mark.parametrize(

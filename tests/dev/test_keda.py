@@ -280,12 +280,13 @@ async def test_a_schedule_that_opens_a_minute_from_now_scales_up_then_down_on_a_
         clock.advance(seconds=59)
         await local.poll_once(stub)
         assert target.desired == 0  # 11:59:59: not yet
+        before = local.seen.active
         clock.advance(seconds=1)
-        assert not bool(local.seen.active)  # (a call: the attribute is read again below)
         await local.poll_once(stub)
         assert target.calls == [1]  # 12:00: activated from 0 like any trigger
         assert local.seen.scheduled == 2 and local.seen.schedule == "lunch active (2)"
-        assert local.seen.active  # the open window holds it active though IsActive says false
+        # the open window holds it active though IsActive says false
+        assert (before, local.seen.active) == (False, True)
         await local.poll_once(stub)
         assert target.calls == [1, 2]  # then the HPA takes the trigger's desiredReplicas
     assert any("cron triggers active: lunch (desiredReplicas 2)" in e for e in events)

@@ -45,6 +45,11 @@ async def test_idle_stays_at_zero_and_a_cold_stream_gets_heartbeats(start_dev: A
     await asyncio.sleep(1.0)
     state = dev.state()
     assert idle(state) and state["status"]["activations"] == 0 and state["keda"]["pushes"] == 0
+    # a cold model list is the gateway's own answer (the service name), and wakes nothing
+    listed = await dev.client().models.list()
+    assert [m.id for m in listed.data] == ["dev"]
+    state = dev.state()
+    assert idle(state) and state["keda"]["pushes"] == 0 and state["status"]["demand"] == 0
 
     body = {"model": "m", "messages": MESSAGES, "stream": True}
     async with (

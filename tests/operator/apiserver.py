@@ -140,12 +140,18 @@ def _merge_patch(target: Any, patch: Any) -> Any:
     return result
 
 
-def _prune_unapplied(target: dict[str, Any], old: dict[str, Any], new: dict[str, Any]) -> None:
+def _prune_unapplied(
+    target: dict[str, Any], old: dict[str, Any], new: dict[str, Any], others: list[dict[str, Any]]
+) -> None:
+    """Drop what a manager applied before and no longer applies, unless another manager applied it too
+    (as the real server keeps a field another manager still owns)."""
     for key, old_value in old.items():
+        held = [o[key] for o in others if isinstance(o, dict) and key in o]
         if key not in new:
-            target.pop(key, None)
+            if not held:
+                target.pop(key, None)
         elif isinstance(old_value, dict) and isinstance(new[key], dict) and isinstance(target.get(key), dict):
-            _prune_unapplied(target[key], old_value, new[key])
+            _prune_unapplied(target[key], old_value, new[key], held)
 
 
 def _leaves(obj: Any, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
@@ -707,7 +713,8 @@ class ApiServer(kmock.KubernetesEmulator):
                                 f'"{other}": .{".".join(clash[0])}',
                             )
             new = copy.deepcopy(live)
-            _prune_unapplied(new, self._applied.get((key, manager), {}), body)
+            others = [body for (k, m), body in self._applied.items() if k == key and m != manager]
+            _prune_unapplied(new, self._applied.get((key, manager), {}), body, others)
             new = _merge_patch(new, body)
             self._applied[(key, manager)] = copy.deepcopy(body)
             return aiohttp.web.json_response(self._update(key, live, new, subresource=request.subresource))

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import pathlib
 import sys
@@ -37,7 +38,7 @@ from noctaya.constructs import synthesis  # noqa: E402
 from noctaya.operator import events, reconciliation, running, settings  # noqa: E402
 from tests.operator import access  # noqa: E402
 from tests.operator.apiserver import ApiServer  # noqa: E402
-from tests.operator.cluster import SimulatedCluster, Timings  # noqa: E402
+from tests.operator.cluster import DEPLOYMENTS, SimulatedCluster, Timings  # noqa: E402
 from tests.operator.scenario import (  # noqa: E402
     LLMSERVICES,
     NS,
@@ -261,9 +262,32 @@ async def ready_service(
     **overrides: Any,
 ) -> Replica:
     """The ``vllm`` runtime and the LLMService ``qwen`` (``spec`` merged into the default one), one
-    operator replica (``overrides`` of its settings), and the service reported Ready."""
+    operator replica (``overrides`` of its settings), its backend scaled to one replica as KEDA does on
+    the first request (the operator creates it with ``scaling.min``, 0), and the service reported
+    Ready."""
     server.upsert(RUNTIMES, runtime_body())
     server.upsert(LLMSERVICES, service_body(**(spec or {})))
     replica = await operators(**overrides)
+    await scale_up_as_keda(server, wait_for)
     await wait_for(lambda: status_of(server).get("phase") == "Ready", message="phase Ready")
     return replica
+
+
+async def scale_up_as_keda(
+    server: ApiServer, wait_for: WaitFor, *, service: str = "qwen", namespace: str = NS
+) -> None:
+    """Once the operator applied the backend (created with its initial replicas), scale it to at least
+    one."""
+    name = f"{service}-backend"
+
+    def applied() -> bool:
+        obj = server.obj(LLMSERVICES, namespace, service) or {}
+        conditions = (obj.get("status") or {}).get("conditions") or []
+        reconciled = any(c.get("type") == "Reconciled" and c.get("status") == "True" for c in conditions)
+        return reconciled and server.obj(DEPLOYMENTS, namespace, name) is not None
+
+    await wait_for(applied, message=f"Deployment {name} applied")
+    backend = copy.deepcopy(server.must(DEPLOYMENTS, namespace, name))
+    if not backend["spec"].get("replicas"):
+        backend["spec"]["replicas"] = 1
+        server.upsert(DEPLOYMENTS, backend)

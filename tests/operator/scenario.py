@@ -33,6 +33,8 @@ def service_body(name: str = "qwen", *, runtime: dict[str, Any] | None = None, *
     body_spec: dict[str, Any] = {
         "model": {"source": {"uri": "hf://Qwen/Qwen2.5-0.5B-Instruct"}},
         "runtime": runtime or {"name": "vllm"},
+        # one replica from the start (a service with min 0 starts none before its first request)
+        "scaling": {"min": 1},
     }
     body_spec.update(spec)
     return {

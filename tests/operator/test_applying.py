@@ -260,3 +260,89 @@ async def test_a_rejected_object_holds_back_the_next_wave(
     assert "metadata.labels" in report.rejected[0].message
     assert not (report.created or report.applied or report.pruned)
     assert server.obj("v1/services", "ai", "qwen") is None
+
+
+def backend(initial: int = 0, image: str = "engine:1") -> dict[str, Any]:
+    labels = {"serving.noctaya.io/llmservice": "qwen", "app": "backend"}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "qwen-backend",
+            "namespace": "ai",
+            "labels": labels,
+            "ownerReferences": [REF],
+            "annotations": {applying.INITIAL_REPLICAS: str(initial)},
+        },
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "e", "image": image}]},
+            },
+        },
+    }
+
+
+def deployments(server: ApiServer) -> dict[applying.ObjectKey, dict[str, Any]]:
+    return {
+        applying.key_of(obj): obj
+        for (res, ns, _), obj in server.store.items()
+        if ns == "ai" and res == "apps/v1/deployments"
+    }
+
+
+@pytest.mark.parametrize("initial", [0, 2])
+async def test_a_backend_is_created_at_its_initial_replicas_and_never_applied_with_them_again(
+    server: ApiServer, client: apiclient.Client, initial: int
+) -> None:
+    """Created with ``initial`` replicas (min 0: no Pod before the first request); the field is then
+    held by a manager of its own and our applies leave it out, so a scale by KEDA stays."""
+    key = ("apps/v1", "Deployment", "qwen-backend")
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    report = await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[backend(initial)], live={}
+    )
+    assert report.created == [key]
+    assert server.must("apps/v1/deployments", "ai", "qwen-backend")["spec"]["replicas"] == initial
+    ours = server._applied[(("apps/v1/deployments", "ai", "qwen-backend"), "noctaya")]
+    held = server._applied[(("apps/v1/deployments", "ai", "qwen-backend"), applying.INITIAL_REPLICAS_MANAGER)]
+    assert "replicas" not in ours["spec"] and held["spec"] == {"replicas": initial}
+
+    scaled = copy.deepcopy(server.must("apps/v1/deployments", "ai", "qwen-backend"))
+    scaled["spec"]["replicas"] = 3  # KEDA
+    server.upsert("apps/v1/deployments", scaled)
+    report = await applier.sync(
+        namespace="ai",
+        service="qwen",
+        owner_uid=OWNER,
+        desired=[backend(initial, "engine:2")],
+        live=deployments(server),
+    )
+    assert report.applied == [key]
+    live_backend = server.must("apps/v1/deployments", "ai", "qwen-backend")
+    assert live_backend["spec"]["replicas"] == 3  # KEDA's scale stays
+    assert live_backend["spec"]["template"]["spec"]["containers"][0]["image"] == "engine:2"
+
+
+@pytest.mark.parametrize("ours", [True, False])
+async def test_a_new_replica_hands_the_replicas_over_only_where_our_apply_still_holds_them(
+    server: ApiServer, client: apiclient.Client, ours: bool
+) -> None:
+    """An operator stopped between the creating apply and the hand-over left ``replicas`` with its own
+    manager: the next replica's first apply hands them over (read fresh, with managedFields) before it
+    leaves them out; otherwise nothing is handed over."""
+    existing = backend(0)
+    existing["spec"]["replicas"] = 0
+    fields: dict[str, Any] = {"f:spec": {"f:replicas": {}}} if ours else {"f:spec": {"f:template": {}}}
+    existing["metadata"]["managedFields"] = [
+        {"manager": "noctaya", "operation": "Apply", "apiVersion": "apps/v1", "fieldsV1": fields}
+    ]
+    server.upsert("apps/v1/deployments", existing)
+    applier = applying.Applier(client=client, field_manager="noctaya")
+    await applier.sync(
+        namespace="ai", service="qwen", owner_uid=OWNER, desired=[backend(0)], live=deployments(server)
+    )
+    handed = (("apps/v1/deployments", "ai", "qwen-backend"), applying.INITIAL_REPLICAS_MANAGER)
+    assert (handed in server._applied) == ours
+    assert server.must("apps/v1/deployments", "ai", "qwen-backend")["spec"]["replicas"] == 0

@@ -15,7 +15,7 @@ import yaml
 
 from tests.operator.apiserver import ApiServer
 from tests.operator.cluster import SimulatedCluster
-from tests.operator.conftest import StartOperator, WaitFor
+from tests.operator.conftest import StartOperator, WaitFor, scale_up_as_keda
 from tests.operator.scenario import LLMSERVICES, RUNTIMES
 
 pytestmark = pytest.mark.timeout(90)
@@ -42,6 +42,10 @@ async def test_a_go_llmservice_reports_the_go_vocabulary(
     )
     server.upsert(LLMSERVICES, qwen)
     await operators(namespaces=(NS,))
+    # min 0: created at zero replicas, nothing starts before the first request
+    await wait_for(lambda: conditions(server).get("Ready") == ("False", "ScaledToZero"))
+    assert server.must("apps/v1/deployments", NS, "qwen-backend")["spec"]["replicas"] == 0
+    await scale_up_as_keda(server, wait_for, namespace=NS)
     await wait_for(lambda: (server.must(LLMSERVICES, NS, "qwen").get("status") or {}).get("phase") == "Ready")
     status = server.must(LLMSERVICES, NS, "qwen")["status"]
     assert status["endpointURL"] == "http://qwen.llm.svc/v1"

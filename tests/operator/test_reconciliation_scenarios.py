@@ -38,7 +38,14 @@ from noctaya.operator import (
 from noctaya.operator import events as events_
 from tests.operator.apiserver import ApiServer
 from tests.operator.cluster import Failure, SimulatedCluster
-from tests.operator.conftest import StartOperator, WaitFor, declare_keda, ready_service, settled
+from tests.operator.conftest import (
+    StartOperator,
+    WaitFor,
+    declare_keda,
+    ready_service,
+    scale_up_as_keda,
+    settled,
+)
 from tests.operator.scenario import (
     LLMSERVICES,
     NS,
@@ -107,7 +114,7 @@ async def test_create_applies_every_object_and_reports_ready(
         annotations = obj["metadata"].get("annotations") or {}
         assert applying.APPLIED_HASH in annotations or applying.SPEC_HASH in annotations, (resource, name)
     backend = server.must(DEPLOYMENTS, NS, "qwen-backend")
-    assert "replicas" not in str(backend["metadata"]["annotations"])  # the rendered spec had none
+    assert backend["metadata"]["annotations"][applying.INITIAL_REPLICAS] == "1"  # created with min
     status = status_of(server)
     assert status["resolvedRuntime"] == "vllm"
     assert status["endpointURL"] == "http://qwen.ai.svc/v1"
@@ -167,6 +174,7 @@ async def test_missing_keda_crd_blocks_the_backend_until_installed(
     assert phase(server) == "Pending"
 
     declare_keda(server)
+    await scale_up_as_keda(server, wait_for)
     await wait_for(lambda: phase(server) == "Ready", message="Ready after KEDA installed")
     assert condition(server, "AutoscalingReady")["status"] == "True"
 
@@ -181,6 +189,7 @@ async def test_runtime_missing_then_created(
     assert phase(server) == "Degraded"
     assert owned(server) == []
     server.upsert(RUNTIMES, runtime_body())
+    await scale_up_as_keda(server, wait_for)
     await wait_for(lambda: phase(server) == "Ready", message="Ready once the runtime exists")
 
 
