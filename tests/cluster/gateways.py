@@ -85,6 +85,9 @@ def start(
     config["listen"] = f"{address}:{config['listen'].rpartition(':')[2]}"
     config["scaler"]["listen"] = f"{address}:{config['scaler']['listen'].rpartition(':')[2]}"
     config["backendUrl"] = f"{backend.scheme}://{engine_address}:{backend.port}"
+    engine = (config.get("scaler") or {}).get("engine")
+    if engine is not None:  # the headless Service's name answers the Ready Pods: here the one engine
+        engine["host"] = engine_address
     path = directory / f"gateway-{namespace}-{name}.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return Process(

@@ -117,7 +117,13 @@ class Service:
         return process
 
     def start_engine(
-        self, *, address: str, port: int, tokens: int = 4, token_delay: str | None = None
+        self,
+        *,
+        address: str,
+        port: int,
+        tokens: int = 4,
+        token_delay: str | None = None,
+        extra: tuple[str, ...] = (),
     ) -> gateways.Process:
         """The model server a Ready backend Pod runs (``noctaya.dev.fake_engine``) on ``address:port``,
         serving the service's name, as the kubelet would start the Pod's container."""
@@ -127,6 +133,7 @@ class Service:
         ]  # fmt: skip
         if token_delay is not None:
             args += ["--token-delay", token_delay]
+        args += extra
         self.engine = self.start(args, log="engine.log")
         return self.engine
 
