@@ -44,6 +44,7 @@ READY_WITHIN = 120.0
 LEADER_WITHIN = 120.0
 AGGREGATED_WITHIN = 180.0
 POLL = 1.0
+PROBE = "--request-timeout=10s"  # one readiness probe; the wait around it has its own bound
 
 
 class ClusterError(Exception):
@@ -299,7 +300,9 @@ class ControlPlane:
         }
 
     def up(self, *, crds: list[pathlib.Path], host_ip: str) -> None:
-        ready = until(lambda: self.kubectl("get", "--raw", "/readyz").returncode == 0, within=READY_WITHIN)
+        ready = until(
+            lambda: self.kubectl(PROBE, "get", "--raw", "/readyz").returncode == 0, within=READY_WITHIN
+        )
         if not ready:
             raise ClusterError(f"kube-apiserver not ready within {READY_WITHIN:.0f} s")
         say("kube-apiserver ready")
@@ -366,7 +369,14 @@ class ControlPlane:
 
         def leads() -> bool:
             holder = self.kubectl(
-                "-n", KEDA_NAMESPACE, "get", "lease", OPERATOR_LEASE, "-o", "jsonpath={.spec.holderIdentity}"
+                PROBE,
+                "-n",
+                KEDA_NAMESPACE,
+                "get",
+                "lease",
+                OPERATOR_LEASE,
+                "-o",
+                "jsonpath={.spec.holderIdentity}",
             )
             return holder.returncode == 0 and bool(holder.stdout.strip())
 
@@ -423,7 +433,7 @@ class ControlPlane:
         )
 
         def served() -> bool:
-            answer = self.kubectl("get", "--raw", "/apis/external.metrics.k8s.io/v1beta1")
+            answer = self.kubectl(PROBE, "get", "--raw", "/apis/external.metrics.k8s.io/v1beta1")
             return answer.returncode == 0 and "externalmetrics" in answer.stdout
 
         if until(served, within=AGGREGATED_WITHIN, alive=lambda: adapter.running):
