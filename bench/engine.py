@@ -29,8 +29,7 @@ import time
 
 import aiohttp
 
-from bench import reporting
-from noctaya.dev import processes
+from bench import processes, reporting
 from tests.engines import conftest as engines
 from tests.engines import model
 
@@ -111,7 +110,7 @@ async def run(*, samples: int, tokens: int) -> str:
     with tempfile.TemporaryDirectory(prefix="noctaya-bench-engine-") as tmp:
         workdir = pathlib.Path(tmp)
         gguf = model.write_model(workdir / "tiny.gguf")
-        port = processes.free_port()
+        port = processes.reserved_port()  # held for the run; llama.cpp's server binds it (SO_REUSEADDR)
         command = engines.server_command(binary=binary, model_path=gguf, port=str(port))
         with (workdir / "llama.log").open("wb") as out:
             engine = subprocess.Popen(  # noqa: ASYNC220  (started once, before any measurement)

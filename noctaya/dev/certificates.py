@@ -1,9 +1,10 @@
-"""Throwaway certificates for ``noctaya dev --scaler-tls``: a CA, a server and a client pair.
+"""Throwaway certificates: a CA and the pairs it signs, made with the ``openssl`` command.
 
-The local runner can run the ExternalScaler with mutual TLS exactly as a cluster would (server
-certificate for ``localhost``/``127.0.0.1``, client certificate for the local KEDA), so the TLS path
-is exercised on one machine. Keys are P-256, made with the ``openssl`` command, valid for one day,
-written with mode 0600 into a directory the caller owns.
+``make_bundle`` is for ``noctaya dev --scaler-tls``: the local runner can run the ExternalScaler with
+mutual TLS exactly as a cluster would (server certificate for ``localhost``/``127.0.0.1``, client
+certificate for the local KEDA), valid for one day. ``make_authority`` and ``issue`` are the two steps
+it is made of, also used for KEDA's certificates of the local control plane (``noctaya.dev.cluster``).
+Keys are P-256, written with mode 0600 into a directory the caller owns.
 """
 
 from __future__ import annotations
@@ -50,8 +51,18 @@ def _key_args(name: str) -> list[str]:
     return ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", f"{name}.key"]
 
 
-def _leaf(directory: pathlib.Path, *, name: str, ca: str, extensions: str) -> None:
-    _openssl("req", *_key_args(name), "-out", f"{name}.csr", "-subj", f"/CN={name}", cwd=directory)
+def issue(
+    *,
+    directory: pathlib.Path,
+    name: str,
+    subject: str,
+    ca: str,
+    extensions: str,
+    days: int,
+) -> None:
+    """Write ``<name>.key`` and ``<name>.crt`` for ``CN=<subject>``, signed by ``<ca>.crt``/``<ca>.key``
+    (all in ``directory``), with ``extensions`` (``openssl x509 -extfile`` lines) and valid ``days``."""
+    _openssl("req", *_key_args(name), "-out", f"{name}.csr", "-subj", f"/CN={subject}", cwd=directory)
     (directory / f"{name}.ext").write_text(extensions)
     _openssl(
         "x509",
@@ -66,41 +77,55 @@ def _leaf(directory: pathlib.Path, *, name: str, ca: str, extensions: str) -> No
         "-out",
         f"{name}.crt",
         "-days",
-        "1",
+        str(days),
         "-extfile",
         f"{name}.ext",
         cwd=directory,
     )
+    (directory / f"{name}.key").chmod(0o600)
 
 
-def make_bundle(*, directory: pathlib.Path, ca_name: str = "noctaya-dev-ca") -> Bundle:
-    """Write a fresh CA and server/client pairs signed by it into ``directory``."""
+def make_authority(*, directory: pathlib.Path, name: str, days: int) -> None:
+    """Write a self-signed CA, ``<name>.crt`` and ``<name>.key`` (``CN=<name>``), into ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
     _openssl(
         "req",
         "-x509",
-        *_key_args(ca_name),
+        *_key_args(name),
         "-out",
-        f"{ca_name}.crt",
+        f"{name}.crt",
         "-days",
-        "1",
+        str(days),
         "-subj",
-        f"/CN={ca_name}",
+        f"/CN={name}",
         "-addext",
         "basicConstraints=critical,CA:TRUE",
         "-addext",
         "keyUsage=critical,keyCertSign,cRLSign",
         cwd=directory,
     )
-    _leaf(
-        directory,
+    (directory / f"{name}.key").chmod(0o600)
+
+
+def make_bundle(*, directory: pathlib.Path, ca_name: str = "noctaya-dev-ca") -> Bundle:
+    """Write a fresh CA and server/client pairs signed by it into ``directory``."""
+    make_authority(directory=directory, name=ca_name, days=1)
+    issue(
+        directory=directory,
         name="server",
+        subject="server",
         ca=ca_name,
         extensions="subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+        days=1,
     )
-    _leaf(directory, name="client", ca=ca_name, extensions="extendedKeyUsage=clientAuth\n")
-    for path in directory.glob("*.key"):
-        path.chmod(0o600)
+    issue(
+        directory=directory,
+        name="client",
+        subject="client",
+        ca=ca_name,
+        extensions="extendedKeyUsage=clientAuth\n",
+        days=1,
+    )
     return Bundle(
         ca_cert=directory / f"{ca_name}.crt",
         ca_key=directory / f"{ca_name}.key",

@@ -6,7 +6,8 @@ KEDA's operator and KEDA's metrics API server (behind the aggregator as
 ``v1beta1.external.metrics.k8s.io``), at the versions of ``scripts/cluster.versions``. Each session
 gets a cluster name and state directory of its own (``noctaya-test-<random>``), so two runs on one
 machine never share a cluster or a port (kwokctl and every component pick their own; the metrics API
-server, whose port its Service must name, takes another when its random one is taken). A missing
+server, whose port its Service must name, gets one held for it until it listens, and another if it
+is taken anyway). A missing
 toolchain or a failed build fails the tier: nothing here skips. Every test module of the tier is
 marked ``xdist_group("cluster")``: under ``--dist loadgroup`` one worker runs the whole tier, so one
 control plane is brought up for it and brought down (``scripts/cluster.sh down``) when that worker's
