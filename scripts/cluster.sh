@@ -352,6 +352,16 @@ keda_crds_dir() {
   echo "$(module_dir_of keda github.com/kedacore/keda/v2)/config/crd/bases"
 }
 
+# kubectl wait ARGS, bounded by 120 s in all; it fails at once (rather than waiting) on an object whose
+# status has no conditions yet, as a CRD just applied has, so such failures are retried
+settled() {
+  local deadline=$((SECONDS + 120))
+  until kctl wait --timeout 30s "$@" >&2; do
+    [ $SECONDS -lt $deadline ] || die "kubectl wait $* did not succeed within 120 s"
+    sleep 1
+  done
+}
+
 up() {
   ensure_built
   mkdir -p "$STATE"
@@ -396,8 +406,8 @@ up() {
   kctl apply --server-side -f "$(keda_crds_dir)" >&2
   say "installing Noctaya's CRDs (dist/crds)"
   kctl apply --server-side -f "$ROOT/dist/crds" >&2
-  kctl wait --for condition=Established --timeout 120s crd --all >&2
-  kctl wait --for condition=Ready --timeout 120s node/kwok-node-0 >&2
+  settled --for condition=Established crd --all
+  settled --for condition=Ready node/kwok-node-0
   start_keda
   start_keda_adapter
   say "up: export KUBECONFIG=$KUBECONFIG_OUT"
