@@ -2,9 +2,11 @@
 
 Aspects (one namespace of this module's own, one operator replica under its rendered ServiceAccount):
 - a ResourceQuota that forbids the backend Deployment: ``Reconciled=False/ApplyRefused`` naming the
-  Deployment and quoting the server (``exceeded quota``), one Warning Event however many retries, no
-  traceback in the log; once the quota goes, the service reconciles (every owned write carries
-  ``blockOwnerDeletion``, which the tier's ``OwnerReferencesPermissionEnforcement`` checks);
+  Deployment and quoting the server (``exceeded quota``), one Warning Event however many retries (two
+  or more, counted in the audit log), no traceback in the log; once the quota goes, the service
+  reconciles (its Deployment's owner reference carries ``blockOwnerDeletion``, which the tier's
+  ``OwnerReferencesPermissionEnforcement`` admits only for a writer that may update the owner's
+  finalizers);
 - three restarts of the operator with the runtime and the service in place: no ``RuntimeNotFound``
   ever, in status or Events;
 - every Pod template the chart renders (backend, gateway, prewarm Job on a claim) is admitted by the
@@ -49,6 +51,19 @@ def _events(cluster: Cluster, namespace: str, reason: str) -> list[dict[str, Any
     return [e for e in items if e.get("reason") == reason]
 
 
+def _refused_writes(cluster: Cluster, *, namespace: str, name: str) -> int:
+    """How many writes of the Deployment ``name`` the API server answered 403 (from its audit log)."""
+    return sum(
+        1
+        for e in operators.audit_events(cluster)
+        if e.get("objectRef", {}).get("resource") == "deployments"
+        and e["objectRef"].get("namespace") == namespace
+        and e["objectRef"].get("name") == name
+        and e.get("stage") == "ResponseComplete"
+        and e.get("responseStatus", {}).get("code") == 403
+    )
+
+
 @pytest.fixture(scope="module")
 def namespace(cluster: Cluster) -> Iterator[str]:
     name = cluster.namespace("truth")
@@ -91,6 +106,13 @@ def test_a_quota_refusal_is_reported_once_and_clears(
             lambda text: "ApplyRefused: the API server refused" in text,
             timeout=30,
         )
+        backend = f"{doc['metadata']['name']}-backend"
+        wait(  # the backoff's retries happened: the API server refused the Deployment twice or more
+            "a retried refusal",
+            lambda: _refused_writes(cluster, namespace=namespace, name=backend),
+            lambda refused: refused >= 2,
+            timeout=60,
+        )
         [event] = _events(cluster, namespace, "ApplyRefused")
         assert event["type"] == "Warning"
         assert "Traceback" not in log.text()
@@ -105,6 +127,10 @@ def test_a_quota_refusal_is_reported_once_and_clears(
             timeout=120,
         )
         assert len(_events(cluster, namespace, "ApplyRefused")) == 1
+        [owner] = kube.get(f"/apis/apps/v1/namespaces/{namespace}/deployments/{backend}")["metadata"][
+            "ownerReferences"
+        ]
+        assert owner["kind"] == "LLMService" and owner["blockOwnerDeletion"] is True
 
     for restart in range(3):  # the runtime and the service in place at every start
         with operators.replicas(
