@@ -202,6 +202,7 @@ up() {
       --kwok-controller-binary "$BIN/kwok" --etcd-binary "$BIN/etcd" \
       --kube-authorization --kube-admission \
       --extra-args kube-apiserver=enable-aggregator-routing=true \
+      --extra-args kube-apiserver=enable-admission-plugins=OwnerReferencesPermissionEnforcement \
       --extra-args "kube-apiserver=requestheader-client-ca-file=$pki/ca.crt" \
       --extra-args kube-apiserver=requestheader-allowed-names=kwok-admin \
       --extra-args kube-apiserver=requestheader-username-headers=X-Remote-User \

@@ -291,6 +291,21 @@ class ControlPlane:
         if done.returncode != 0:
             raise ClusterError(f"kubectl {' '.join(args[:2])} failed: {done.stderr.strip()[-2000:]}")
 
+    def settled(self, condition: str, *targets: str) -> None:
+        """Wait until ``targets`` meet ``condition``, within :data:`READY_WITHIN`. ``kubectl wait``
+        fails at once on an object whose status has no conditions yet (a CRD just applied), so a
+        failed wait is tried again until the bound; the last failure is the error."""
+        last = ""
+
+        def met() -> bool:
+            nonlocal last
+            done = self.kubectl("wait", "--for", condition, "--timeout", "30s", *targets)
+            last = done.stderr.strip()[-2000:]
+            return done.returncode == 0
+
+        if not until(met, within=READY_WITHIN):
+            raise ClusterError(f"kubectl wait --for {condition} {' '.join(targets)}: {last}")
+
     def _env(self) -> dict[str, str]:
         return {
             "KUBECONFIG": str(self.kubeconfig),
@@ -312,8 +327,8 @@ class ControlPlane:
         for directory in crds:
             say(f"installing the CRDs of {directory}")
             self.must("apply", "--server-side", "-f", str(directory))
-        self.must("wait", "--for", "condition=Established", "--timeout", "120s", "crd", "--all")
-        self.must("wait", "--for", "condition=Ready", "--timeout", "120s", f"node/{NODE}")
+        self.settled("condition=Established", "crd", "--all")
+        self.settled("condition=Ready", f"node/{NODE}")
         self.start_operator()
         self.start_adapter(ip=host_ip)
 
