@@ -9,11 +9,20 @@ left open until the idle timeout, some abandoned), bursts after idle pauses (col
 hostile traffic (malformed requests, connections flooding NUL bytes after a parse error, heads that
 never end from rotating loopback addresses, header values that are not UTF-8, paths with encoded
 control characters, ``OPTIONS *`` and ``CONNECT``, oversized and mis-encoded bodies, 16 MiB JSON
-arrays on the cold path). The gateway's RSS, open file descriptors, asyncio tasks and connections
-are printed every ``--sample-every`` against the start (after a warm-up) as the baseline, then at
-the end (after the last connections closed), with client-side outcomes by kind and the gateway's
-rejections by reason. The check that matters: RSS growth from the start to the end under 5 MiB,
-fds and tasks back to their start level (printed as PASS/FAIL; the exit status is 1 on FAIL).
+arrays on the cold path). The warm-up runs one round of every traffic kind (hostile ones included),
+a cold start, then mixed traffic for a while, and waits until every connection of it has closed: the
+baseline is taken after that, so buffers and code paths that are allocated once are in it. The
+gateway's RSS, open file descriptors, asyncio tasks and connections are printed every
+``--sample-every`` against that baseline, then at the end (after the last connections closed), with
+the least-squares RSS slope over the run and over its second half, client-side outcomes by traffic
+kind (client errors too) and the gateway's rejections by reason. The check that matters: RSS growth
+from the start to the end under 5 MiB, fds and tasks back to their start level (printed as
+PASS/FAIL; the exit status is 1 on FAIL).
+
+``--trace-allocations DIR`` starts ``tracemalloc`` in the gateway at the baseline (by a signal, see
+``bench.allocations``) and prints, at the end, the allocation sites whose blocks made after the
+baseline are still alive, largest first: a leak shows there by the line that allocates it. The RSS
+figures of such a run include tracemalloc's own memory.
 """
 
 from __future__ import annotations
