@@ -326,3 +326,27 @@ async def test_abandoned_streams_leave_nothing_registered(
         await gateway.wait_for(lambda: upstream.relaying == 0)
     await gateway.wait_idle()
     assert await upstream.cut_streams(within=0) == 0
+
+
+@pytest.mark.parametrize("backend", [fake_engine.FakeEngine(tokens=200, token_delay=0.01)])
+async def test_an_abandoned_held_stream_leaves_nothing_registered(
+    engine: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    """The same for a stream that was held through a cold start (its SSE headers went out while it
+    waited): its client leaves after the first relayed event."""
+    engine.state.ready_override = False
+    gateway = await gateways.start()
+    upstream = gateway.app[app_.UPSTREAM]
+    response = await http.post(
+        gateway.url + "/v1/chat/completions",
+        json={"model": "fake-model", "messages": [{"role": "user", "content": "hi"}], "stream": True},
+    )
+    assert await response.content.readline() == b": keepalive\n"  # held: the headers are out
+    engine.state.ready_override = True
+    while not (await asyncio.wait_for(response.content.readline(), 10.0)).startswith(b"data: "):
+        pass
+    assert upstream.relaying == 1
+    response.close()
+    await gateway.wait_for(lambda: upstream.relaying == 0)
+    await gateway.wait_idle()
+    assert await upstream.cut_streams(within=0) == 0
