@@ -9,11 +9,20 @@ left open until the idle timeout, some abandoned), bursts after idle pauses (col
 hostile traffic (malformed requests, connections flooding NUL bytes after a parse error, heads that
 never end from rotating loopback addresses, header values that are not UTF-8, paths with encoded
 control characters, ``OPTIONS *`` and ``CONNECT``, oversized and mis-encoded bodies, 16 MiB JSON
-arrays on the cold path). The gateway's RSS, open file descriptors, asyncio tasks and connections
-are printed every ``--sample-every`` against the start (after a warm-up) as the baseline, then at
-the end (after the last connections closed), with client-side outcomes by kind and the gateway's
-rejections by reason. The check that matters: RSS growth from the start to the end under 5 MiB,
-fds and tasks back to their start level (printed as PASS/FAIL; the exit status is 1 on FAIL).
+arrays on the cold path). The warm-up runs one round of every traffic kind (hostile ones included),
+a cold start, then mixed traffic for a while, and waits until every connection of it has closed: the
+baseline is taken after that, so buffers and code paths that are allocated once are in it. The
+gateway's RSS, open file descriptors, asyncio tasks and connections are printed every
+``--sample-every`` against that baseline, then at the end (after the last connections closed), with
+the least-squares RSS slope over the run and over its second half, client-side outcomes by traffic
+kind (client errors too) and the gateway's rejections by reason. The check that matters: RSS growth
+from the start to the end under 5 MiB, fds and tasks back to their start level (printed as
+PASS/FAIL; the exit status is 1 on FAIL).
+
+``--trace-allocations DIR`` starts ``tracemalloc`` in the gateway at the baseline (by a signal, see
+``bench.allocations``) and prints, at the end, the allocation sites whose blocks made after the
+baseline are still alive, largest first: a leak shows there by the line that allocates it. The RSS
+figures of such a run include tracemalloc's own memory.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import collections.abc
 import contextlib
 import gzip
 import json
@@ -35,7 +45,7 @@ import time
 
 import aiohttp
 
-from bench import processes
+from bench import allocations, processes
 from noctaya.contract import fields
 
 HOSTILE = [
@@ -50,6 +60,9 @@ HOSTILE = [
     b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
     b"GET /" + b"a" * 20000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
 ]
+HOSTILE_KINDS = (
+    "malformed", "slow-head", "bad-gzip", "gzip-bomb", "big-array", "garbage", "rotating-holds",
+)  # fmt: skip
 CHAT = {"model": "fake", "messages": [{"role": "user", "content": "hello"}]}
 
 
@@ -155,8 +168,10 @@ class Traffic:
         finally:
             writer.close()
 
-    async def hostile(self, session: aiohttp.ClientSession, rng: random.Random) -> None:
-        kind = rng.randrange(7)
+    async def hostile(
+        self, session: aiohttp.ClientSession, rng: random.Random, *, kind: int | None = None
+    ) -> None:
+        kind = rng.randrange(len(HOSTILE_KINDS)) if kind is None else kind
         if kind == 5:
             await self.garbage()
         elif kind == 6:
@@ -200,26 +215,59 @@ async def run(args: argparse.Namespace, url: str, port: int, gateway_pid: int) -
         async def worker(until: float) -> None:
             while loop.time() < until:
                 pick = rng.random()
+                label = "idle"
                 try:
                     if pick < 0.3:
+                        label = "complete"
                         await traffic.warm(session)
                     elif pick < 0.5:
+                        label = "stream"
                         await traffic.stream(session)
                     elif pick < 0.62:
+                        label = "aborted"
                         await traffic.aborted(session)
                     elif pick < 0.72:
+                        label = "websocket"
                         await traffic.websocket(session, rng)
                     elif pick < 0.9:
-                        await traffic.hostile(session, rng)
+                        kind = rng.randrange(len(HOSTILE_KINDS))
+                        label = HOSTILE_KINDS[kind]
+                        await traffic.hostile(session, rng, kind=kind)
                     else:  # go idle, so the backend scales to zero and the next request is cold
                         await asyncio.sleep(rng.uniform(3, 6))
                 except (aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
-                    outcomes[f"client-error:{type(exc).__name__}"] += 1
+                    outcomes[f"{label}:client-error:{type(exc).__name__}"] += 1
 
-        warmup = min(20.0, args.duration / 4)
-        await asyncio.gather(*(worker(loop.time() + warmup) for _ in range(args.concurrency)))
-        await asyncio.sleep(2)  # let the warm-up's connections close
+        async def guarded(label: str, step: collections.abc.Awaitable[None]) -> None:
+            try:
+                await step
+            except (aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
+                outcomes[f"{label}:client-error:{type(exc).__name__}"] += 1
+
+        warmed = loop.time()
+        # one round of every traffic kind, hostile ones included, so every code path and buffer
+        # size has run once before the baseline; then a cold start; then mixed traffic for a while
+        await asyncio.gather(
+            guarded("complete", traffic.warm(session)),
+            guarded("stream", traffic.stream(session)),
+            guarded("aborted", traffic.aborted(session)),
+            guarded("websocket", traffic.websocket(session, rng)),
+            *(
+                guarded(name, traffic.hostile(session, rng, kind=kind))
+                for kind, name in enumerate(HOSTILE_KINDS)
+            ),
+        )
+        await asyncio.sleep(6)  # idle past the cooldown: the next request is a cold start
+        await guarded("complete", traffic.warm(session))
+        mixed = min(20.0, args.duration / 4)
+        await asyncio.gather(*(worker(loop.time() + mixed) for _ in range(args.concurrency)))
+        await asyncio.sleep(12)  # every slow head closed, every lease and stream over
+        warmup = loop.time() - warmed
         start = await figures(session, url, gateway_pid)
+        snapshots = 0
+        if args.trace_allocations:
+            os.kill(gateway_pid, signal.SIGUSR1)  # tracing starts here: the warm-up is not traced
+            snapshots += 1
         started = time.monotonic()
         keys = ("rss_mib", "fds", "tasks", "connections")
         print(f"{'elapsed':>8}" + "".join(f"{key:>18}" for key in keys), flush=True)
@@ -229,18 +277,25 @@ async def run(args: argparse.Namespace, url: str, port: int, gateway_pid: int) -
             print(f"{label:>8}{cells}", flush=True)
 
         row("start", start)
+        series = [(0.0, start["rss_mib"])]
 
         async def sample(until: float) -> None:
             while loop.time() + args.sample_every <= until:
                 await asyncio.sleep(args.sample_every)
                 with contextlib.suppress(aiohttp.ClientError, TimeoutError, ConnectionError):
-                    row(f"{time.monotonic() - started:.0f}s", await figures(session, url, gateway_pid))
+                    now = await figures(session, url, gateway_pid)
+                    series.append((time.monotonic() - started, now["rss_mib"]))
+                    row(f"{series[-1][0]:.0f}s", now)
 
         until = loop.time() + args.duration
         await asyncio.gather(sample(until), *(worker(until) for _ in range(args.concurrency)))
         await asyncio.sleep(12)  # every slow head closed, every lease and stream over
         end = await figures(session, url, gateway_pid)
+        series.append((time.monotonic() - started, end["rss_mib"]))
         row("end", end)
+        if args.trace_allocations:
+            os.kill(gateway_pid, signal.SIGUSR1)
+            snapshots += 1
         final = await scrape(session, url)
         rejections = {
             k.split('reason="')[1].rstrip('"}'): v
@@ -259,6 +314,21 @@ async def run(args: argparse.Namespace, url: str, port: int, gateway_pid: int) -
         ", ".join(f"{k}={v:.0f}" for k, v in sorted(rejections.items())),
     )
     print(f"cold starts (activation leases opened): {cold_starts:.0f}")
+    half = [point for point in series if point[0] >= series[-1][0] / 2]
+    print(
+        f"RSS slope: {slope(series) * 3600:+.1f} MiB/hour over the run, "
+        f"{slope(half) * 3600:+.1f} MiB/hour over its second half"
+    )
+    if args.trace_allocations:
+        directory = pathlib.Path(args.trace_allocations)
+        last = allocations.snapshot_path(directory, pid=gateway_pid, index=snapshots - 1)
+        for _ in range(600):  # the gateway writes the snapshot in its signal handler
+            if last.exists():
+                break
+            await asyncio.sleep(0.1)
+        first = allocations.snapshot_path(directory, pid=gateway_pid, index=0)
+        print("gateway allocations alive at the end that were made after the start (tracemalloc):")
+        print("\n".join(allocations.growth(first, last, top=args.top)))
     ok = (
         end["rss_mib"] - start["rss_mib"] < 5
         and end["fds"] <= start["fds"] + 2
@@ -268,6 +338,16 @@ async def run(args: argparse.Namespace, url: str, port: int, gateway_pid: int) -
     return 0 if ok else 1
 
 
+def slope(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, MiB) points, in MiB per second (0 for fewer than two)."""
+    if len(points) < 2:
+        return 0.0
+    mean_t = sum(t for t, _ in points) / len(points)
+    mean_v = sum(v for _, v in points) / len(points)
+    spread = sum((t - mean_t) ** 2 for t, _ in points)
+    return sum((t - mean_t) * (v - mean_v) for t, v in points) / spread if spread else 0.0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="bench.soak", description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=fields.parse_seconds, default=60.0, help="after warm-up (1m)")
@@ -275,9 +355,29 @@ def main() -> int:
     parser.add_argument(
         "--sample-every", type=fields.parse_seconds, default=60.0, help="figures printed this often (1m)"
     )
+    parser.add_argument(
+        "--trace-allocations",
+        metavar="DIR",
+        help="trace the gateway's allocations from the start (tracemalloc; RSS then includes its cost) "
+        "and print the tracebacks that grew; snapshots are written to DIR",
+    )
+    parser.add_argument(
+        "--top", type=int, default=25, help="allocation sites listed with --trace-allocations"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="noctaya-soak-") as name:
         tmp = pathlib.Path(name)
+        env = dict(os.environ)
+        if args.trace_allocations:
+            directory = pathlib.Path(args.trace_allocations).resolve()
+            directory.mkdir(parents=True, exist_ok=True)
+            args.trace_allocations = str(directory)
+            site = allocations.sitecustomize_dir(tmp)
+            root = pathlib.Path(__file__).resolve().parent.parent
+            env[allocations.ENV] = str(directory)
+            env["PYTHONPATH"] = os.pathsep.join(
+                filter(None, [str(site), str(root), env.get("PYTHONPATH", "")])
+            )
         port = processes.reserved_port()
         url = f"http://127.0.0.1:{port}"
         state_file = tmp / "state.json"
@@ -287,7 +387,7 @@ def main() -> int:
                 "--cooldown", "3s", "--polling-interval", "1s", "--state-file", str(state_file),
                 "--run-dir", str(tmp / "run"), "--max", "2",
             ],
-            stdout=(tmp / "dev.log").open("wb"), stderr=subprocess.STDOUT,
+            stdout=(tmp / "dev.log").open("wb"), stderr=subprocess.STDOUT, env=env,
         )  # fmt: skip
         try:
             processes.wait_http(url + "/healthz", within=60)

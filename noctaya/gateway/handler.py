@@ -194,6 +194,11 @@ class ProxyHandler:
         except errors.GatewayError as exc:
             code, outcome = exc.code, exc.status
             response = await self._refused(exc, exchange)
+            if request.content.exception() is not None and not response.prepared:
+                # the body failed to parse (a broken Content-Encoding, say): aiohttp closes the
+                # connection after this answer, so the answer says so, and the client does not
+                # send its next request on a connection that is going away
+                response.force_close()
         except asyncio.CancelledError:
             if exchange.socket is not None:  # an upgraded socket the client closed (or left): a 101
                 self.metrics.request(route, 101)

@@ -280,6 +280,11 @@ class Upstream:
                     self._overdue.add(task)
                     task.cancel()
 
+    @property
+    def relaying(self) -> int:
+        """SSE streams being relayed now (each until its relay ends, the client's leaving included)."""
+        return len(self._streams)
+
     async def cut_streams(self, *, within: float) -> int:
         """End every SSE stream still being relayed with a final ``draining`` error event (the drain
         timeout has passed): its backend answer is closed, the relay writes the event and ends the
@@ -461,7 +466,7 @@ class Upstream:
             self._relaying(response, upstream)
         try:
             failure = await _copy(upstream, response)
-        except ClientLeft:
+        except BaseException:  # the client left: a failed write, or its handler cancelled
             if is_sse:
                 self._relayed(response)
             raise
@@ -491,7 +496,7 @@ class Upstream:
             self._relaying(sse, upstream)
             try:
                 failure = await _copy(upstream, sse)
-            except ClientLeft:
+            except BaseException:  # the client left: a failed write, or its handler cancelled
                 self._relayed(sse)
                 raise
             final = self._relayed(sse)

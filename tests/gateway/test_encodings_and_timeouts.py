@@ -2,10 +2,11 @@
 
 Aspects: a gzip body is forwarded inflated and without its ``Content-Encoding`` (whole or streamed,
 warm or cold); a body that does not follow its gzip encoding is an OpenAI-shaped 400
-``invalid_content_encoding`` on both paths; a gzip bomb is cut at ``maxBodyBytes`` of inflated data
-(413); a backend that sends no response headers within ``backendHeaderTimeout`` is a 504
-``backend_timeout`` and frees the in-flight slot; a client that reads nothing of a long response is
-cut after ``clientWriteTimeout`` and its slot freed; ``/noctaya/queue`` names no backend address.
+``invalid_content_encoding`` on both paths, with ``Connection: close`` (the connection ends there); a
+gzip bomb is cut at ``maxBodyBytes`` of inflated data (413); a backend that sends no response headers
+within ``backendHeaderTimeout`` is a 504 ``backend_timeout`` and frees the in-flight slot; a client
+that reads nothing of a long response is cut after ``clientWriteTimeout`` and its slot freed;
+``/noctaya/queue`` names no backend address.
 """
 
 from __future__ import annotations
@@ -87,6 +88,11 @@ async def test_a_body_that_breaks_its_encoding_is_a_400(
         assert response.content_type == "application/json"
         error = (await response.json())["error"]
         assert error["code"] == "invalid_content_encoding" and error["type"] == "invalid_request_error"
+        # the connection closes after it (its parser failed), and the answer says so: the client's
+        # next request goes on a new connection, not on one that is going away
+        assert response.headers["Connection"] == "close"
+    async with http.get(gateway.url + "/metrics") as response:
+        assert response.status == 200
     assert seen == []
     await gateway.wait_idle()
 

@@ -4,7 +4,8 @@ Aspects: chat and text completions with and without streaming; embeddings and mo
 path is forwarded (the backend's 404 passes through); SSE chunks pass one by one as the backend sends
 them; hop-by-hop headers are dropped and ``X-Forwarded-*`` set (every ``X-Forwarded-For`` line kept, the
 peer appended); query strings and methods pass; healthz; unknown paths of the gateway's own
-(``/noctaya/``) give an OpenAI-shaped 404; no slot leaks; a backend connection that carried an event
+(``/noctaya/``) give an OpenAI-shaped 404; no slot leaks; a stream its client abandons is let go
+(nothing of it is kept for the drain to cut); a backend connection that carried an event
 stream is never used again (some engines close it silently after the stream), while others are pooled.
 """
 
@@ -22,6 +23,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from noctaya.dev import fake_engine
+from noctaya.gateway import app as app_
 from noctaya.gateway import testing
 
 SdkFactory = Callable[[testing.RunningGateway], openai.AsyncOpenAI]
@@ -304,3 +306,47 @@ async def test_an_event_streams_backend_connection_is_not_pooled(
     for index, (kind, number) in enumerate(seen):
         if kind != "plain":  # no request comes after a stream on that stream's connection
             assert number not in numbers[index + 1 :], seen
+
+
+@pytest.mark.parametrize("backend", [fake_engine.FakeEngine(tokens=200, token_delay=0.01)])
+async def test_abandoned_streams_leave_nothing_registered(
+    gateway: testing.RunningGateway, http: aiohttp.ClientSession
+) -> None:
+    """Each client reads the first event and leaves (its handler is cancelled mid-relay): once they are
+    gone no stream is registered as relayed, so none is kept alive until a drain would cut it."""
+    upstream = gateway.app[app_.UPSTREAM]
+    for _ in range(20):
+        response = await http.post(
+            gateway.url + "/v1/chat/completions",
+            json={"model": "fake-model", "messages": [{"role": "user", "content": "hi"}], "stream": True},
+        )
+        assert (await response.content.readline()).startswith(b"data: ")
+        assert upstream.relaying == 1
+        response.close()
+        await gateway.wait_for(lambda: upstream.relaying == 0)
+    await gateway.wait_idle()
+    assert await upstream.cut_streams(within=0) == 0
+
+
+@pytest.mark.parametrize("backend", [fake_engine.FakeEngine(tokens=200, token_delay=0.01)])
+async def test_an_abandoned_held_stream_leaves_nothing_registered(
+    engine: fake_engine.RunningEngine, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    """The same for a stream that was held through a cold start (its SSE headers went out while it
+    waited): its client leaves after the first relayed event."""
+    engine.state.ready_override = False
+    gateway = await gateways.start()
+    upstream = gateway.app[app_.UPSTREAM]
+    response = await http.post(
+        gateway.url + "/v1/chat/completions",
+        json={"model": "fake-model", "messages": [{"role": "user", "content": "hi"}], "stream": True},
+    )
+    assert await response.content.readline() == b": keepalive\n"  # held: the headers are out
+    engine.state.ready_override = True
+    while not (await asyncio.wait_for(response.content.readline(), 10.0)).startswith(b"data: "):
+        pass
+    assert upstream.relaying == 1
+    response.close()
+    await gateway.wait_for(lambda: upstream.relaying == 0)
+    await gateway.wait_idle()
+    assert await upstream.cut_streams(within=0) == 0
