@@ -132,42 +132,50 @@ def structural(node: Mapping[str, Any], *, defs: Mapping[str, Any], path: str) -
             raise CRDError(f"{path}: unresolved reference {node['$ref']}")
         out.update(structural(defs[name], defs=defs, path=path))
     for key, value in node.items():
-        if key in _DROP or key == "$ref":
-            continue
-        if key == "properties":
-            out[key] = {
-                prop: structural(sub, defs=defs, path=f"{path}.{prop}") for prop, sub in value.items()
-            }
-        elif key == "items":
-            out[key] = structural(value, defs=defs, path=f"{path}[]")
-        elif key == "additionalProperties":
-            if value is False or value is True:
-                continue
-            out[key] = structural(value, defs=defs, path=f"{path}{{}}")
-        elif key == "anyOf":
-            if not node.get("x-kubernetes-int-or-string"):
-                raise CRDError(f"{path}: a union is not structural (only int-or-string is)")
-            out[key] = [{"type": "integer"}, {"type": "string"}]
-        elif key == "exclusiveMinimum" and not isinstance(value, bool):
-            out["minimum"], out["exclusiveMinimum"] = value, True
-        elif key == "exclusiveMaximum" and not isinstance(value, bool):
-            out["maximum"], out["exclusiveMaximum"] = value, True
-        elif key in _FORBIDDEN:
-            raise CRDError(f"{path}: {key!r} is not allowed in a structural schema")
-        elif key == "x-kubernetes-validations" and key in out:
-            out[key] = [*out[key], *value]
-        elif key == "description":
-            out[key] = " ".join(str(value).replace("``", "`").split())
-        else:
-            out[key] = copy.deepcopy(value)
+        if key not in _DROP and key != "$ref":
+            _add_key(out=out, key=key, value=value, node=node, defs=defs, path=path)
     if "enum" in out and "type" not in out:
         out["type"] = "string"
     _say_default(out)
+    _check_structural(out=out, path=path)
+    return {k: out[k] for k in sorted(out, key=_key_order)}
+
+
+def _add_key(
+    *, out: dict[str, Any], key: str, value: Any, node: Mapping[str, Any], defs: Mapping[str, Any], path: str
+) -> None:
+    """Put one key of a JSON-schema node into its structural form ``out``, or refuse it."""
+    if key == "properties":
+        out[key] = {prop: structural(sub, defs=defs, path=f"{path}.{prop}") for prop, sub in value.items()}
+    elif key == "items":
+        out[key] = structural(value, defs=defs, path=f"{path}[]")
+    elif key == "additionalProperties":
+        if value is not False and value is not True:
+            out[key] = structural(value, defs=defs, path=f"{path}{{}}")
+    elif key == "anyOf":
+        if not node.get("x-kubernetes-int-or-string"):
+            raise CRDError(f"{path}: a union is not structural (only int-or-string is)")
+        out[key] = [{"type": "integer"}, {"type": "string"}]
+    elif key == "exclusiveMinimum" and not isinstance(value, bool):
+        out["minimum"], out["exclusiveMinimum"] = value, True
+    elif key == "exclusiveMaximum" and not isinstance(value, bool):
+        out["maximum"], out["exclusiveMaximum"] = value, True
+    elif key in _FORBIDDEN:
+        raise CRDError(f"{path}: {key!r} is not allowed in a structural schema")
+    elif key == "x-kubernetes-validations" and key in out:
+        out[key] = [*out[key], *value]
+    elif key == "description":
+        out[key] = " ".join(str(value).replace("``", "`").split())
+    else:
+        out[key] = copy.deepcopy(value)
+
+
+def _check_structural(*, out: Mapping[str, Any], path: str) -> None:
+    """Refuse a node that is still not structural once its keys are in."""
     if out.get("type") == "object" and "properties" in out and "additionalProperties" in out:
         raise CRDError(f"{path}: properties and additionalProperties together are not structural")
     if "type" not in out and not out.get("x-kubernetes-int-or-string"):
         raise CRDError(f"{path}: node has no type")
-    return {k: out[k] for k in sorted(out, key=_key_order)}
 
 
 _FIRST_KEYS: Final = ("type", "description")

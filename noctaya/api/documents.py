@@ -312,40 +312,48 @@ def check_document(document: Document) -> Checked:
         # a kind of our group (or a near miss of one of ours) is a mistake, never another API's document
         ours = group == meta.GROUP or bool(hint)
         return done(shown_kind, shown_name, None, foreign=not ours)
+    version_problem = _version_problem(api_version=api_version, kind=shown_kind)
+    if version_problem is not None:
+        report(version_problem, ("apiVersion",), kind=shown_kind, name=shown_name)
+        return done(shown_kind, shown_name, None)
+    obj, found = _validated(model=model, data=data)
+    for message, loc in [*found, *_metadata_problems(shown_kind, data), *_object_problems(obj=obj)]:
+        report(message, loc, kind=shown_kind, name=shown_name)
+    return done(shown_kind, shown_name, obj if not problems else None)
+
+
+def _version_problem(*, api_version: Any, kind: str) -> str | None:
+    """What is wrong with a document's apiVersion for one of our kinds, or ``None`` when it is ours."""
     if api_version is None:
-        report(
-            f"apiVersion is missing: expected {meta.API_VERSION!r}",
-            ("apiVersion",),
-            kind=shown_kind,
-            name=shown_name,
-        )
-        return done(shown_kind, shown_name, None)
+        return f"apiVersion is missing: expected {meta.API_VERSION!r}"
     if api_version != meta.API_VERSION:
-        report(
-            f"unsupported apiVersion {api_version!r} for {shown_kind}: expected {meta.API_VERSION!r}",
-            ("apiVersion",),
-            kind=shown_kind,
-            name=shown_name,
-        )
-        return done(shown_kind, shown_name, None)
-    obj: Resource | None = None
+        return f"unsupported apiVersion {api_version!r} for {kind}: expected {meta.API_VERSION!r}"
+    return None
+
+
+def _validated(
+    *, model: type[Resource], data: Mapping[str, Any]
+) -> tuple[Resource | None, list[tuple[str, Path]]]:
+    """The object the model makes of a document's data (``None`` when invalid), and the problems found."""
     try:
-        obj = model.model_validate_json(json.dumps(data, allow_nan=False), strict=True)
+        return model.model_validate_json(json.dumps(data, allow_nan=False), strict=True), []
     except ValueError as exc:  # json: NaN/Infinity; pydantic.ValidationError is a ValueError too
         if isinstance(exc, pydantic.ValidationError):
-            for error in exc.errors(include_url=False):
-                report(_message(error, model), tuple(error["loc"]), kind=shown_kind, name=shown_name)
-        else:
-            report(f"not representable as JSON: {exc}", kind=shown_kind, name=shown_name)
-    for message, loc in _metadata_problems(shown_kind, data):
-        report(message, loc, kind=shown_kind, name=shown_name)
-    if obj is not None:
-        found = obj.reserved_field_problems()
-        if isinstance(obj, llmservice.LLMService):
-            found += obj.gateway_memory_problems()
-        for reserved in found:
-            report(reserved.message, _parse_path(reserved.path), kind=shown_kind, name=shown_name)
-    return done(shown_kind, shown_name, obj if not problems else None)
+            return None, [
+                (_message(error, model), tuple(error["loc"])) for error in exc.errors(include_url=False)
+            ]
+        return None, [(f"not representable as JSON: {exc}", ())]
+
+
+def _object_problems(*, obj: Resource | None) -> Iterator[tuple[str, Path]]:
+    """The problems a valid object finds in itself: reserved fields, and an LLMService's gateway memory."""
+    if obj is None:
+        return
+    found = obj.reserved_field_problems()
+    if isinstance(obj, llmservice.LLMService):
+        found += obj.gateway_memory_problems()
+    for reserved in found:
+        yield reserved.message, _parse_path(reserved.path)
 
 
 def _parse_path(path: str) -> Path:

@@ -123,6 +123,55 @@ def _size(value: int) -> str:
     return f"{value // KIB} KiB" if value % KIB == 0 else f"{value} bytes"
 
 
+def _scalable(*, pinned: Mapping[str, int]) -> list[str]:
+    """The bounds a fit may lower: each part of the worst case has one that scales it linearly.
+
+    The pinned ones stay.
+    """
+    scalable = [name for name in ("max_queued_body_bytes", "max_connections") if name not in pinned]
+    if "websocket_max_open" not in pinned:
+        scalable.append("websocket_max_open")
+    elif "websocket_max_message_bytes" not in pinned:
+        scalable.append("websocket_max_message_bytes")
+    return scalable
+
+
+def _shortfall(
+    *, limit: str | None, floored: Bounds, floors: Mapping[str, int], pinned: Mapping[str, int]
+) -> str:
+    """Why a memory limit cannot hold the bounds even with the scalable ones at their floors."""
+    lowest = ", ".join(f"{KEYS[name]} at its floor {value}" for name, value in floors.items())
+    return (
+        f"gateway memory limit {limit}: the gateway needs at least {_size(floored.worst_case_bytes())}"
+        + (f" (with {lowest})" if lowest else "")
+        + f": {floored.describe()}; raise the limit"
+        + (" or lower the bounds set in spec.endpoint" if pinned else "")
+    )
+
+
+def _scaled(*, asked: Bounds, floors: Mapping[str, int], limit_bytes: int) -> Bounds:
+    """``asked`` with the scalable bounds (the keys of ``floors``) lowered by one factor to fit the limit.
+
+    One that would go below its floor stays there and the others share what is left (at most one more
+    round per bound).
+    """
+    bounds = asked
+    free = list(floors)
+    while free:
+        rest = dataclasses.replace(bounds, **dict.fromkeys(free, 0)).worst_case_bytes()
+        wanted = (
+            asked.worst_case_bytes() - dataclasses.replace(asked, **dict.fromkeys(free, 0)).worst_case_bytes()
+        )
+        factor = (limit_bytes - rest) / wanted
+        values = {name: int(getattr(asked, name) * factor) for name in free}
+        if "max_queued_body_bytes" in values:
+            values["max_queued_body_bytes"] -= values["max_queued_body_bytes"] % KIB
+        low = [name for name in free if values[name] < floors[name]]
+        bounds = dataclasses.replace(bounds, **{name: max(values[name], floors[name]) for name in free})
+        free = [name for name in free if name not in low] if low else []
+    return bounds
+
+
 def fit(*, limit_bytes: int | None, limit: str | None, base: Bounds, pinned: Mapping[str, int]) -> Fit:
     """The bounds a gateway with memory limit ``limit_bytes`` (``limit`` as written) runs with.
 
@@ -136,37 +185,11 @@ def fit(*, limit_bytes: int | None, limit: str | None, base: Bounds, pinned: Map
     asked = dataclasses.replace(base, **dict(pinned))
     if limit_bytes is None or asked.worst_case_bytes() <= limit_bytes:
         return Fit(bounds=asked, limit=limit)
-    # each part of the worst case has one bound that scales it linearly; the pinned ones stay
-    scalable = [name for name in ("max_queued_body_bytes", "max_connections") if name not in pinned]
-    if "websocket_max_open" not in pinned:
-        scalable.append("websocket_max_open")
-    elif "websocket_max_message_bytes" not in pinned:
-        scalable.append("websocket_max_message_bytes")
+    scalable = _scalable(pinned=pinned)
     floors = {name: min(getattr(FLOORS, name), getattr(asked, name)) for name in scalable}
     floored = dataclasses.replace(asked, **floors)
     if floored.worst_case_bytes() > limit_bytes:
-        lowest = ", ".join(f"{KEYS[name]} at its floor {value}" for name, value in floors.items())
-        raise ValueError(
-            f"gateway memory limit {limit}: the gateway needs at least {_size(floored.worst_case_bytes())}"
-            + (f" (with {lowest})" if lowest else "")
-            + f": {floored.describe()}; raise the limit"
-            + (" or lower the bounds set in spec.endpoint" if pinned else "")
-        )
-    # lower the scalable bounds by one factor; one that would go below its floor stays there and the
-    # others share what is left (at most one more round per bound)
-    bounds = asked
-    free = list(scalable)
-    while free:
-        rest = dataclasses.replace(bounds, **dict.fromkeys(free, 0)).worst_case_bytes()
-        wanted = (
-            asked.worst_case_bytes() - dataclasses.replace(asked, **dict.fromkeys(free, 0)).worst_case_bytes()
-        )
-        factor = (limit_bytes - rest) / wanted
-        values = {name: int(getattr(asked, name) * factor) for name in free}
-        if "max_queued_body_bytes" in values:
-            values["max_queued_body_bytes"] -= values["max_queued_body_bytes"] % KIB
-        low = [name for name in free if values[name] < floors[name]]
-        bounds = dataclasses.replace(bounds, **{name: max(values[name], floors[name]) for name in free})
-        free = [name for name in free if name not in low] if low else []
+        raise ValueError(_shortfall(limit=limit, floored=floored, floors=floors, pinned=pinned))
+    bounds = _scaled(asked=asked, floors=floors, limit_bytes=limit_bytes)
     derived = tuple(key for name, key in KEYS.items() if getattr(bounds, name) != getattr(asked, name))
     return Fit(bounds=bounds, limit=limit, derived=derived)

@@ -31,8 +31,9 @@ from noctaya.constructs import (
     scaler,
     settings,
 )
+from noctaya.contract import gateway as gateway_contract
 from noctaya.contract import scaler as scaler_contract
-from noctaya.runtime import rendering
+from noctaya.runtime import delivery, rendering
 
 _RESOURCE_KEYS: Final = ("cpu", "memory")
 
@@ -86,45 +87,17 @@ class LLMServiceChart(cdk8s.Chart):
         pull_secrets = tuple(ref.name for ref in spec.image_pull_secrets)
         placement = recipe.placement
 
-        self.cache: cache.Cache | None = None
-        if plan.cache is not None and plan.cache.needs_claim:
-            self.cache = cache.Cache(
-                self,
-                "Cache",
-                props=cache.CacheProps(
-                    identity=ident,
-                    strategy=plan.cache.strategy,
-                    size=str(spec.cache.effective_size),
-                    storage_class_name=spec.cache.storage_class_name,
-                    host_path_root=settings.host_path_root,
-                ),
-            )
-
-        self.prewarm: prewarm.Prewarm | None = None
-        if plan.staging is not None:
-            secret = spec.model.source.secret_ref if spec.model.source else None
-            self.prewarm = prewarm.Prewarm(
-                self,
-                "Prewarm",
-                props=prewarm.PrewarmProps(
-                    identity=ident,
-                    staging=plan.staging,
-                    cache_volume=plan.volume,
-                    registry_secret=secret.name if secret else None,
-                    hub_env=tuple(e for e in recipe.env if e["name"] in prewarm.HUB_TOKEN_VARIABLES)
-                    if plan.staging.kind == "hub"
-                    else (),
-                    node_selector=placement.node_selector,
-                    tolerations=placement.tolerations,
-                    image_pull_secrets=pull_secrets,
-                    hub_image=settings.hub_image or settings.gateway_image,
-                    oras_image=settings.oras_image,
-                    stage_image=settings.stage_image,
-                    stage_size_limit=str(spec.cache.effective_size) if plan.staging.kind == "oci" else None,
-                    backoff_limit=settings.prewarm_backoff_limit,
-                    active_deadline_seconds=settings.prewarm_deadline_seconds,
-                ),
-            )
+        self.cache: cache.Cache | None = _cache(
+            scope=self, identity=ident, service=service, plan=plan, settings=settings
+        )
+        self.prewarm: prewarm.Prewarm | None = _prewarm(
+            scope=self,
+            identity=ident,
+            service=service,
+            recipe=recipe,
+            settings=settings,
+            pull_secrets=pull_secrets,
+        )
 
         self.backend = backend.Backend(
             self,
@@ -168,25 +141,7 @@ class LLMServiceChart(cdk8s.Chart):
         scaling = spec.scaling
         replicas = endpoint.replicas or settings.default_gateway_replicas
         tls = scaling.external_scaler.tls if scaling.external_scaler else None
-        gateway_settings = gateway.overlay(
-            settings.gateway_settings,
-            readiness_path=recipe.readiness_path,
-            max_queue=endpoint.max_queue,
-            cold_start_mode=endpoint.cold_start.mode.value,
-            heartbeat_interval=endpoint.cold_start.heartbeat_interval.total_seconds,
-            activation_timeout=scaling.activation_timeout.total_seconds,
-            drain_timeout=scaling.drain_timeout.total_seconds,
-            cold_routes=[route.model_dump(mode="json") for route in endpoint.cold_routes],
-            served_model=endpoint.served_model_name or service.metadata.name,
-            forward_authorization=endpoint.forward_authorization,
-            warm_access=endpoint.warm_access.value,
-            warm_until=None if service.warm_until is None else service.warm_until.isoformat(),
-            max_connections_per_peer=min(
-                settings.gateway_settings.max_connections_per_peer,
-                endpoint.max_connections or settings.gateway_settings.max_connections_per_peer,
-            ),
-            **endpoint.pinned_bounds,
-        )
+        gateway_settings = _gateway_settings(service=service, recipe=recipe, settings=settings)
         scaler_settings = gateway.overlay(
             scaler_contract.ExternalScalerSettings(), target=scaling.target, metric_name=scaling.metric.value
         )
@@ -271,3 +226,95 @@ class LLMServiceChart(cdk8s.Chart):
                 ),
             ),
         )
+
+
+def _cache(
+    *,
+    scope: constructs.Construct,
+    identity: naming.ServiceIdentity,
+    service: llmservice.LLMService,
+    plan: delivery.DeliveryPlan,
+    settings: settings.RenderSettings,
+) -> cache.Cache | None:
+    """The model cache (a claim or a node directory) when the delivery plan needs one, else ``None``."""
+    if plan.cache is None or not plan.cache.needs_claim:
+        return None
+    spec = service.spec
+    return cache.Cache(
+        scope,
+        "Cache",
+        props=cache.CacheProps(
+            identity=identity,
+            strategy=plan.cache.strategy,
+            size=str(spec.cache.effective_size),
+            storage_class_name=spec.cache.storage_class_name,
+            host_path_root=settings.host_path_root,
+        ),
+    )
+
+
+def _prewarm(
+    *,
+    scope: constructs.Construct,
+    identity: naming.ServiceIdentity,
+    service: llmservice.LLMService,
+    recipe: rendering.ServerRecipe,
+    settings: settings.RenderSettings,
+    pull_secrets: tuple[str, ...],
+) -> prewarm.Prewarm | None:
+    """The Job staging the model into the cache when the delivery plan stages it, else ``None``."""
+    plan = recipe.delivery
+    if plan.staging is None:
+        return None
+    spec = service.spec
+    placement = recipe.placement
+    secret = spec.model.source.secret_ref if spec.model.source else None
+    return prewarm.Prewarm(
+        scope,
+        "Prewarm",
+        props=prewarm.PrewarmProps(
+            identity=identity,
+            staging=plan.staging,
+            cache_volume=plan.volume,
+            registry_secret=secret.name if secret else None,
+            hub_env=tuple(e for e in recipe.env if e["name"] in prewarm.HUB_TOKEN_VARIABLES)
+            if plan.staging.kind == "hub"
+            else (),
+            node_selector=placement.node_selector,
+            tolerations=placement.tolerations,
+            image_pull_secrets=pull_secrets,
+            hub_image=settings.hub_image or settings.gateway_image,
+            oras_image=settings.oras_image,
+            stage_image=settings.stage_image,
+            stage_size_limit=str(spec.cache.effective_size) if plan.staging.kind == "oci" else None,
+            backoff_limit=settings.prewarm_backoff_limit,
+            active_deadline_seconds=settings.prewarm_deadline_seconds,
+        ),
+    )
+
+
+def _gateway_settings(
+    *, service: llmservice.LLMService, recipe: rendering.ServerRecipe, settings: settings.RenderSettings
+) -> gateway_contract.GatewaySettings:
+    """The operator's gateway settings with what the LLMService and its server recipe set."""
+    endpoint = service.spec.endpoint
+    scaling = service.spec.scaling
+    return gateway.overlay(
+        settings.gateway_settings,
+        readiness_path=recipe.readiness_path,
+        max_queue=endpoint.max_queue,
+        cold_start_mode=endpoint.cold_start.mode.value,
+        heartbeat_interval=endpoint.cold_start.heartbeat_interval.total_seconds,
+        activation_timeout=scaling.activation_timeout.total_seconds,
+        drain_timeout=scaling.drain_timeout.total_seconds,
+        cold_routes=[route.model_dump(mode="json") for route in endpoint.cold_routes],
+        served_model=endpoint.served_model_name or service.metadata.name,
+        forward_authorization=endpoint.forward_authorization,
+        warm_access=endpoint.warm_access.value,
+        warm_until=None if service.warm_until is None else service.warm_until.isoformat(),
+        max_connections_per_peer=min(
+            settings.gateway_settings.max_connections_per_peer,
+            endpoint.max_connections or settings.gateway_settings.max_connections_per_peer,
+        ),
+        **endpoint.pinned_bounds,
+    )

@@ -25,7 +25,7 @@ import argparse
 import dataclasses
 import pathlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from noctaya.api import documents, inferenceruntime, llmservice
@@ -132,9 +132,8 @@ def _token(path: pathlib.Path) -> str:
     return token
 
 
-def main(argv: list[str], *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    out = stdout if stdout is not None else sys.stdout
-    err = stderr if stderr is not None else sys.stderr
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``noctaya synth``."""
     parser = argparse.ArgumentParser(
         prog="noctaya synth",
         description="Render LLMServices and their InferenceRuntimes into Kubernetes manifests, offline.",
@@ -213,25 +212,52 @@ def main(argv: list[str], *, stdout: TextIO | None = None, stderr: TextIO | None
         default=install_defaults.log_level,
         help="with --install: operator log level (default: %(default)s)",
     )
-    options = parser.parse_args(argv)
+    return parser
 
+
+def _render_settings(*, options: argparse.Namespace, err: TextIO) -> settings.RenderSettings | None:
+    """The render settings the options ask for, or None with the reason printed to ``err``."""
     token = None
     if options.scaler_token_file is not None:
         try:
             token = _token(options.scaler_token_file)
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             print(f"noctaya synth: --scaler-token-file {options.scaler_token_file}: {exc}", file=err)
-            return 2
+            return None
     try:
-        render = settings.RenderSettings(
+        return settings.RenderSettings(
             gateway_image=options.gateway_image,
             default_gateway_replicas=options.gateway_replicas,
             scaler_token=token,
         )
     except ValueError as exc:
         print(f"noctaya synth: {exc}", file=err)
-        return 2
+        return None
 
+
+def _write_all(*, options: argparse.Namespace, files: Mapping[str, str], err: TextIO) -> int | None:
+    """Write the rendered files into ``--output``: how many changed, or None with the reason printed."""
+    if not options.force and options.output.is_dir() and any(options.output.iterdir()):
+        print(
+            f"noctaya synth: {options.output} already holds files; nothing written "
+            "(--force replaces the files rendered)",
+            file=err,
+        )
+        return None
+    try:
+        return sum(output.write(options.output / relative, text) for relative, text in sorted(files.items()))
+    except OSError as exc:
+        print(f"noctaya synth: cannot write to {options.output}: {exc.strerror or exc}", file=err)
+        return None
+
+
+def main(argv: list[str], *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    options = _parser().parse_args(argv)
+    render = _render_settings(options=options, err=err)
+    if render is None:
+        return 2
     loaded = load(options.files)
     problems = list(loaded.problems)
     files: dict[str, str] = {}
@@ -261,19 +287,8 @@ def main(argv: list[str], *, stdout: TextIO | None = None, stderr: TextIO | None
             print(problem, file=err)
         print(f"noctaya synth: {len(problems)} problem(s); nothing written", file=err)
         return 1
-    if not options.force and options.output.is_dir() and any(options.output.iterdir()):
-        print(
-            f"noctaya synth: {options.output} already holds files; nothing written "
-            "(--force replaces the files rendered)",
-            file=err,
-        )
-        return 1
-    try:
-        changed = sum(
-            output.write(options.output / relative, text) for relative, text in sorted(files.items())
-        )
-    except OSError as exc:
-        print(f"noctaya synth: cannot write to {options.output}: {exc.strerror or exc}", file=err)
+    changed = _write_all(options=options, files=files, err=err)
+    if changed is None:
         return 1
     print(
         f"rendered {len(loaded.services)} LLMService(s) into {options.output} "

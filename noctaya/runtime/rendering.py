@@ -128,6 +128,43 @@ def _probe_path(probe: Mapping[str, Any], default: str) -> str:
     return str(http.get("path") or "/") if http else default
 
 
+def _delivery_plan(
+    *, service: llmservice.LLMService, source: sources.ModelSource, claim_name: str, host_path_root: str
+) -> delivery.DeliveryPlan:
+    """How the model of ``service`` reaches the server (a delivery refusal is a ``RenderError``)."""
+    try:
+        return delivery.plan(
+            source=source,
+            strategy=service.spec.cache.strategy.value,
+            prewarm=service.spec.cache.prewarm,
+            service=service.name,
+            namespace=service.namespace,
+            claim_name=claim_name,
+            host_path_root=host_path_root,
+        )
+    except delivery.DeliveryError as exc:
+        raise RenderError(str(exc)) from None
+
+
+def _placement(*, runtime: inferenceruntime.InferenceRuntime, count: int) -> accelerators.Placement:
+    """Where and how a server with ``count`` accelerators of ``runtime`` is scheduled."""
+    rspec = runtime.spec
+    accel = rspec.accelerator
+    request = accelerators.AcceleratorRequest(
+        vendor=rspec.vendor.value,
+        resource_name=accel.resource_name if accel else "",
+        count=count,
+        node_selector=accel.node_selector if accel else {},
+        tolerations=[t.to_manifest() for t in accel.tolerations] if accel else [],
+        scheduler_name=accel.scheduler.name if accel and accel.scheduler else None,
+        queue=accel.scheduler.queue if accel and accel.scheduler else None,
+    )
+    try:
+        return accelerators.translate(request)
+    except accelerators.AcceleratorError as exc:
+        raise RenderError(f"InferenceRuntime {runtime.name}: {exc}") from None
+
+
 def recipe(
     *,
     service: llmservice.LLMService,
@@ -146,37 +183,15 @@ def recipe(
     for problem in rspec.port_problems():
         raise RenderError(f"InferenceRuntime {runtime.name}: {problem}")
     source = spec.model.source.parsed
-    try:
-        plan = delivery.plan(
-            source=source,
-            strategy=spec.cache.strategy.value,
-            prewarm=spec.cache.prewarm,
-            service=service.name,
-            namespace=service.namespace,
-            claim_name=claim_name,
-            host_path_root=host_path_root,
-        )
-    except delivery.DeliveryError as exc:
-        raise RenderError(str(exc)) from None
+    plan = _delivery_plan(
+        service=service, source=source, claim_name=claim_name, host_path_root=host_path_root
+    )
 
     extra = dict(plan.env)
     if isinstance(source, sources.HubSource) and source.hub == "modelscope" and plan.staging is None:
         extra.update(family.modelscope_env)
 
-    accel = rspec.accelerator
-    request = accelerators.AcceleratorRequest(
-        vendor=rspec.vendor.value,
-        resource_name=accel.resource_name if accel else "",
-        count=spec.resources.accelerators,
-        node_selector=accel.node_selector if accel else {},
-        tolerations=[t.to_manifest() for t in accel.tolerations] if accel else [],
-        scheduler_name=accel.scheduler.name if accel and accel.scheduler else None,
-        queue=accel.scheduler.queue if accel and accel.scheduler else None,
-    )
-    try:
-        placement = accelerators.translate(request)
-    except accelerators.AcceleratorError as exc:
-        raise RenderError(f"InferenceRuntime {runtime.name}: {exc}") from None
+    placement = _placement(runtime=runtime, count=spec.resources.accelerators)
     extra.update({k: v for k, v in placement.env.items() if k not in extra})
     try:
         volumes, volume_mounts = mounts.merge(
