@@ -19,15 +19,12 @@ INVALID_ARGUMENT (never UNKNOWN or INTERNAL) and the scaler keeps serving.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import json
 import pathlib
 import socket
-import threading
-from collections.abc import Coroutine, Iterator
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -39,7 +36,6 @@ from noctaya.dev import fake_engine
 from noctaya.gateway import keys, testing
 from noctaya.scaler import aggregate
 
-T = TypeVar("T")
 MARK = b"QZXFUZZ"
 TOKEN = "fuzz-token-0123456789abcdef"
 FUZZ = settings(
@@ -49,24 +45,6 @@ FUZZ = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-
-
-class Loop:
-    """An event loop in a thread, running the servers the examples talk to."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="fuzz-loop", daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 30) -> T:
-        future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        return future.result(timeout)
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
 
 
 class Servers:
@@ -82,7 +60,7 @@ class Servers:
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     token = pathlib.Path(tmp_path_factory.mktemp("fuzz")) / "token"
     token.write_text(TOKEN)
-    loop = Loop()
+    loop = testing.BackgroundLoop(name="fuzz-loop")
     servers = Servers()
     stack: list[Any] = []
 
