@@ -192,6 +192,8 @@ up() {
     say "creating cluster $NAME (kwokctl, binary runtime, Kubernetes $KUBERNETES, etcd $ETCD, KWOK $KWOK)"
     local config=()
     [ -z "${NOCTAYA_KWOK_STAGES:-}" ] || config=(--config "$(kwok_config)")
+    # one controller manager and one scheduler, without leader election: on a loaded machine a Lease
+    # renewal that misses its deadline would end them ("leaderelection lost"), and nothing restarts them
     # kwokctl's PKI: its admin certificate is the aggregator's proxy client certificate, so the
     # aggregated metrics API server trusts the identity it forwards (request headers) by that CA and name
     local pki="$KWOK_WORKDIR/clusters/$NAME/pki"
@@ -201,6 +203,8 @@ up() {
       --kube-scheduler-binary "$BIN/kube-scheduler" \
       --kwok-controller-binary "$BIN/kwok" --etcd-binary "$BIN/etcd" \
       --kube-authorization --kube-admission \
+      --extra-args kube-controller-manager=leader-elect=false \
+      --extra-args kube-scheduler=leader-elect=false \
       --extra-args kube-apiserver=enable-aggregator-routing=true \
       --extra-args kube-apiserver=enable-admission-plugins=OwnerReferencesPermissionEnforcement \
       --extra-args "kube-apiserver=requestheader-client-ca-file=$pki/ca.crt" \
