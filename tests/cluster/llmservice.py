@@ -97,6 +97,11 @@ class Service:
             ]
         )
 
+    def hpa(self) -> dict[str, Any]:
+        """The HPA KEDA built for this service, or an empty mapping while there is none."""
+        items = self.hpas()
+        return dict(items[0]) if items else {}
+
     def start(self, args: list[str], *, log: str) -> gateways.Process:
         """Run ``args`` for the scenario (stopped at its end), logging to ``log`` in its directory."""
         process = gateways.Process(args, log=self.directory / log)

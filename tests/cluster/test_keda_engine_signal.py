@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import pathlib
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -40,10 +39,6 @@ class Stack(llmservice.Service):
         super().__init__(cluster=cluster, doc=doc, directory=directory)
         self.gateway_address = gateways.loopback()
         self.engine_address = gateways.loopback()
-
-    def hpa(self) -> dict[str, Any]:
-        items = self.hpas()
-        return dict(items[0]) if items else {}
 
 
 @pytest.fixture(scope="module")
