@@ -96,7 +96,10 @@ class LeaseElector:
             try:
                 await self._client.create(body)
             except apiclient.ApiError as e:
-                logger.info("creating Lease %s/%s lost a race: %s", cfg.namespace, cfg.name, e)
+                if e.status == 409:  # AlreadyExists: another candidate created it since our read
+                    logger.info("another candidate created Lease %s/%s first", cfg.namespace, cfg.name)
+                else:
+                    logger.info("creating Lease %s/%s failed: %s", cfg.namespace, cfg.name, e)
                 return False
             return self._won(now, fresh=True)
 
@@ -122,7 +125,10 @@ class LeaseElector:
         try:
             updated = await self._client.replace(lease)
         except apiclient.ApiError as e:
-            logger.info("updating Lease %s/%s failed: %s", cfg.namespace, cfg.name, e)
+            if e.status == 409:  # another candidate wrote it since our read: the race is theirs this time
+                logger.info("another candidate updated Lease %s/%s first", cfg.namespace, cfg.name)
+            else:
+                logger.info("updating Lease %s/%s failed: %s", cfg.namespace, cfg.name, e)
             return False
         uspec = updated.get("spec") or {}
         self._observed = (uspec.get("holderIdentity"), uspec.get("renewTime"), uspec.get("leaseTransitions"))

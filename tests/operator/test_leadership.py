@@ -115,7 +115,9 @@ async def test_release_hands_over_at_once(server: ApiServer, client: apiclient.C
     assert lease(server)["holderIdentity"] == "b"
 
 
-async def test_a_racing_write_loses(server: ApiServer, client: apiclient.Client) -> None:
+async def test_a_racing_write_loses(
+    server: ApiServer, client: apiclient.Client, caplog: pytest.LogCaptureFixture
+) -> None:
     clock = Clock()
     a = elector(client, "a", clock)
     assert await a.try_acquire_or_renew()
@@ -129,8 +131,12 @@ async def test_a_racing_write_loses(server: ApiServer, client: apiclient.Client)
 
     client.replace = racing_replace  # type: ignore[method-assign]
     clock.now += 5
-    assert not await a.try_acquire_or_renew()
+    with caplog.at_level("INFO", logger=leadership.__name__):
+        assert not await a.try_acquire_or_renew()
     assert lease(server)["holderIdentity"] == "intruder"
+    # losing a race is election, said as such: not the server's "409 Conflict" text, which reads as a fault
+    assert "another candidate updated Lease noctaya-system/op first" in caplog.messages
+    assert not [m for m in caplog.messages if "onflict" in m]
 
 
 async def test_hold_raises_when_the_lease_is_taken(server: ApiServer, client: apiclient.Client) -> None:
@@ -161,3 +167,24 @@ async def test_an_unreachable_server_loses_the_round(reserve_port: Callable[[], 
         assert not await a.try_acquire_or_renew()
         assert not a.is_leader
         await a.release()  # nothing held: nothing to release, no error
+
+
+async def test_a_racing_create_loses(
+    server: ApiServer, client: apiclient.Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Both candidates found no Lease; the other one's create landed first: ours is AlreadyExists (409)."""
+    clock = Clock()
+    a, b = elector(client, "a", clock), elector(client, "b", clock)
+    original = client.create
+
+    async def racing_create(obj: dict[str, object]) -> dict[str, object]:
+        client.create = original  # type: ignore[method-assign]
+        assert await b.try_acquire_or_renew()  # b reads no Lease either, and creates it first
+        return await original(obj)
+
+    client.create = racing_create  # type: ignore[method-assign]
+    with caplog.at_level("INFO", logger=leadership.__name__):
+        assert not await a.try_acquire_or_renew()
+    assert lease(server)["holderIdentity"] == "b"
+    assert "another candidate created Lease noctaya-system/op first" in caplog.messages
+    assert not [m for m in caplog.messages if "onflict" in m]
