@@ -23,6 +23,7 @@ from noctaya.constructs import observability
 
 Synth = Callable[[Callable[[constructs.Construct], object]], list[dict[str, Any]]]
 SERVICE = 'namespace="llm", serving_noctaya_io_llmservice="qwen"'
+SERVICE_FALLBACK = 'noctaya_engine_fallback{{namespace="llm", serving_noctaya_io_llmservice="{service}"}}'
 
 
 def streams(service: str) -> str:
@@ -78,10 +79,7 @@ def test_alerts_fire_as_documented(synth: Synth, tmp_path: pathlib.Path) -> None
                     {"series": f"noctaya_gateway_max_queue{{{SERVICE}}}", "values": "10x20"},
                     # one reader falling back for good; one that fell back for a round and recovered
                     {"series": f'noctaya_engine_fallback{{{SERVICE}, pod="a"}}', "values": "0 1x20"},
-                    {
-                        "series": 'noctaya_engine_fallback{namespace="llm", serving_noctaya_io_llmservice="blip"}',
-                        "values": "0 1 0x19",
-                    },
+                    {"series": SERVICE_FALLBACK.format(service="blip"), "values": "0 1 0x19"},
                 ],
                 "alert_rule_test": [
                     {
