@@ -219,7 +219,8 @@ WATCHED_NAMESPACES_EXIST: Final = """\
 {{- if and .Values.watchNamespaces (lookup "v1" "Namespace" "" "kube-system") }}
 {{- range $ns := .Values.watchNamespaces }}
 {{- if not (lookup "v1" "Namespace" "" $ns) }}
-{{- fail (printf "watchNamespaces: namespace %q does not exist: create it first (kubectl create namespace %s)" $ns $ns) }}
+{{- $hint := printf "create it first (kubectl create namespace %s)" $ns }}
+{{- fail (printf "watchNamespaces: namespace %q does not exist: %s" $ns $hint) }}
 {{- end }}
 {{- end }}
 {{- end }}

@@ -234,7 +234,9 @@ def readme_helm_commands() -> list[list[str]]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     block = next(b for b in re.findall(r"```bash\n(.*?)```", text, re.S) if "helm install" in b)
     commands = [shlex.split(line, comments=True) for line in block.replace("\\\n", " ").splitlines()]
-    return [c for c in commands if c[:3] == ["kubectl", "create", "namespace"] or c[:2] == ["helm", "install"]]
+    return [
+        c for c in commands if c[:3] == ["kubectl", "create", "namespace"] or c[:2] == ["helm", "install"]
+    ]
 
 
 def test_the_readmes_helm_commands_work_and_a_missing_namespace_leaves_nothing(release: Release) -> None:
