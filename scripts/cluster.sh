@@ -162,6 +162,13 @@ keda_side() {
   "$PYTHON" -m noctaya.dev.cluster --bin "$BIN" --state "$STATE" --kubeconfig "$KUBECONFIG_OUT" "$@"
 }
 
+# `try` becomes the Python process (exec), so a SIGINT or SIGTERM sent to this script reaches it
+try_here() {
+  [ -x "$PYTHON" ] || die "no Python environment at $PYTHON (bash scripts/setup.sh makes it)"
+  [ -x "$BIN/kubectl" ] || die "no kubectl in $BIN: bash scripts/cluster.sh up first"
+  exec "$PYTHON" -m noctaya.dev.cluster --bin "$BIN" --state "$STATE" --kubeconfig "$KUBECONFIG_OUT" try "$@"
+}
+
 module_dir_of() {
   (cd "$CACHE/src/$1" && go list -m -f '{{.Dir}}' "$2")
 }
@@ -242,6 +249,6 @@ case "${1:-}" in
   bin) echo "$BIN" ;;
   up) up ;;
   down) down ;;
-  try) shift; [ -x "$BIN/kubectl" ] || die "no kubectl in $BIN: bash scripts/cluster.sh up first"; keda_side try "$@" ;;
+  try) shift; try_here "$@" ;;
   *) die "usage: $0 build|up|try|down|bin" ;;
 esac

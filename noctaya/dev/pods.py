@@ -510,8 +510,9 @@ class LocalPods:
         code = await backend.process.child.stop(grace=STOP_GRACE)
         say(f"{hosted.key}: Pod {backend.pod} gone: its model server stopped ({code})")
 
-    async def _retire(self, hosted: Hosted, *, why: str) -> None:
-        say(f"{hosted.key}: {why}: stopping its gateway and model servers")
+    async def _retire(self, hosted: Hosted, *, why: str | None) -> None:
+        if why is not None:
+            say(f"{hosted.key}: {why}: stopping its gateway and model servers")
         await asyncio.gather(
             hosted.gateway.child.stop(grace=STOP_GRACE),
             *(b.process.child.stop(grace=STOP_GRACE) for b in hosted.backends.values()),
@@ -530,7 +531,7 @@ class LocalPods:
         if hosted or self.operator is not None:
             say("stopping every gateway, model server and the operator")
         await asyncio.gather(
-            *self._tasks, *(self._retire(h, why="stopping") for h in hosted), return_exceptions=True
+            *self._tasks, *(self._retire(h, why=None) for h in hosted), return_exceptions=True
         )
         if self.operator is not None:
             await self.operator.stop(grace=STOP_GRACE)
