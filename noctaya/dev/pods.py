@@ -123,7 +123,7 @@ def scaler_host(scaled_object: dict[str, Any]) -> str:
         address = ((trigger or {}).get("metadata") or {}).get("scalerAddress")
         if isinstance(address, str) and address:
             host = address.rpartition(":")[0]
-            if not _DNS_NAME.match(host):
+            if not _DNS_NAME.fullmatch(host):
                 raise PodError(f"scalerAddress: {address!r} does not name a host")
             return host
     raise PodError("spec.triggers: no trigger with a scalerAddress")
@@ -138,7 +138,7 @@ class HostsFile:
 
     def map(self, *, host: str, address: str) -> None:
         """Resolve ``host`` to ``address`` (a line appended unless it is there)."""
-        if not _DNS_NAME.match(host):
+        if not _DNS_NAME.fullmatch(host):
             raise PodError(f"{host!r} is not a host name")
         ipaddress.IPv4Address(address)
         line = f"{address} {host}  {HOSTS_MARK}"
@@ -575,7 +575,7 @@ def main(*, kubectl: str, kubeconfig: pathlib.Path, hosts: pathlib.Path, state: 
     except ValueError as exc:
         say(f"error: --backend-cmd: {exc}")
         return 2
-    if args.namespace is not None and not _DNS_NAME.match(args.namespace):
+    if args.namespace is not None and not _DNS_NAME.fullmatch(args.namespace):
         say(f"error: --namespace: {args.namespace!r} is not a namespace name")
         return 2
     if not hosts.is_file():
