@@ -70,8 +70,13 @@ class PodError(Exception):
     """What the cluster holds cannot be run here (the message says which object and why)."""
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def say(message: str) -> None:
-    print(f"cluster: {message}", file=sys.stderr, flush=True)
+    """One message to stderr; control characters (from a log, kubectl, an object) escaped."""
+    shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", message)
+    print(f"cluster: {shown}", file=sys.stderr, flush=True)
 
 
 def loopback(seed: str | None = None) -> str:
@@ -254,6 +259,7 @@ class LocalPods:
         self.refused: dict[tuple[str, str], str] = {}  # what was said about a service not run here
         self._tasks: set[asyncio.Task[None]] = set()
         self._server = self._api_server()
+        self._failure = ""  # the last kubectl failure said
 
     def _api_server(self) -> str:
         try:
@@ -274,8 +280,8 @@ class LocalPods:
                 if listing is not None:
                     await self._reconcile(listing)
                 if self.operator is not None and not self.operator.running:
-                    say(f"the operator exited ({self.operator.returncode}); its log ends:")
-                    print(self.operator.log_tail(), file=sys.stderr)
+                    code, tail = self.operator.returncode, self.operator.log_tail()
+                    say(f"the operator exited ({code}); its log ends:\n{tail}")
                     return 1
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), POLL)
@@ -317,8 +323,12 @@ class LocalPods:
             say(f"kubectl get timed out ({KUBECTL_TIMEOUT:.0f} s); trying again")
             return None
         if process.returncode != 0:
-            say(f"kubectl get failed: {err.decode('utf-8', 'replace').strip()[-500:]}")
+            failure = err.decode("utf-8", "replace").strip()[-500:]
+            if failure != self._failure:  # said once, not every second
+                self._failure = failure
+                say(f"kubectl get failed (trying again every {POLL:g} s): {failure}")
             return None
+        self._failure = ""
         if len(out) > MAX_LISTING_BYTES:
             say(f"kubectl get answered more than {MAX_LISTING_BYTES} bytes; narrow it with --namespace")
             return None
@@ -432,7 +442,10 @@ class LocalPods:
             say(f"{hosted.key}: its gateway configuration changed; the gateway reloads it")
             return hosted
         front = service.Service(host=engine_address, port=backend_port)
-        await front.start()
+        try:
+            await front.start()
+        except OSError as exc:
+            raise PodError(f"the backend's address {engine_address}:{backend_port}: {exc}") from None
         gateway = processes.Child(
             name=f"gateway {namespace}/{name}",
             argv=gateway_argv(path, log_level=self.settings.log_level),

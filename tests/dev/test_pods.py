@@ -130,6 +130,11 @@ def test_the_backend_command_gets_its_placeholders() -> None:
     assert default[:3] == [sys.executable, "-m", "noctaya.dev.fake_engine"] and "qwen" in default
 
 
+def test_a_message_escapes_control_characters(capsys: pytest.CaptureFixture[str]) -> None:
+    pods.say("kubectl: \x1b[2Jgone\rover\nnext line\tcolumn")
+    assert capsys.readouterr().err == "cluster: kubectl: \\x1b[2Jgone\\x0dover\nnext line\tcolumn\n"
+
+
 def _args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     pods.add_arguments(parser)
