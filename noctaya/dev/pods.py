@@ -322,6 +322,8 @@ class LocalPods:
             await process.wait()
             say(f"kubectl get timed out ({KUBECTL_TIMEOUT:.0f} s); trying again")
             return None
+        if process.returncode is not None and process.returncode < 0:
+            return None  # ended by a signal (a Ctrl-C reaches the whole foreground group)
         if process.returncode != 0:
             failure = err.decode("utf-8", "replace").strip()[-500:]
             if failure != self._failure:  # said once, not every second
