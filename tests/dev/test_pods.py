@@ -5,8 +5,8 @@ field kept, and one it cannot run is refused naming the field; the scaler host i
 ScaledObject and a value that could smuggle a line into the hosts file is refused; the hosts file is
 edited in place (a bind mount sees the same file), a mapping is added once and taken back out without
 touching other lines; a service's addresses are loopback and stable; the backend command gets its
-placeholders and needs ``{port}``; the command refuses bad options before starting anything. The rest
-runs in the cluster tier (``tests/cluster/test_try.py``).
+placeholders and needs ``{port}``; the command refuses bad options, and runs only on a cluster that
+is up, before starting anything. The rest runs in the cluster tier (``tests/cluster/test_try.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from noctaya.dev import pods
+from noctaya.dev import cluster, pods
 
 RENDERED: dict[str, Any] = {
     "listen": ":8080",
@@ -162,3 +162,11 @@ def test_bad_options_are_refused_before_anything_starts(
     assert done == code
     assert message in capsys.readouterr().err
     assert not (tmp_path / "try").exists()
+
+
+def test_the_cluster_command_runs_try_and_needs_a_cluster_up(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cluster.main(["--bin", str(tmp_path / "bin"), "--state", str(tmp_path), "try"]) == 1
+    err = capsys.readouterr().err
+    assert f"no KEDA hosts file at {tmp_path / 'keda' / 'hosts'}" in err and "scripts/cluster.sh up" in err
