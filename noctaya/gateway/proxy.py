@@ -13,8 +13,13 @@
   ``backend_timeout``); a ``101 Switching Protocols`` to a request that is no upgrade is a 502 (the
   connection carries something else now, it is closed); a client that stops reading is cut by the
   connection layer's write timeout, and one that left is its own 499 (:class:`ClientLeft`).
+- The common case (a plain ``http://host:port`` backend, a body held whole, an ASCII origin-form
+  target) goes over the gateway's own keep-alive pool (``backend``: its head written once, its answer
+  parsed by aiohttp's llhttp parser, no aiohttp client machinery per request); any other request
+  (a streamed body, a backend URL with TLS or a path) over aiohttp's client session.
 - Backend connections are pooled, except one that carries an event stream: it is closed after the
-  stream, decided from the response's headers as they are read (see :class:`BackendResponse`).
+  stream, decided from the response's headers as they are read (see :class:`BackendResponse`; the
+  pool does the same).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
@@ -23,7 +28,8 @@
   (RFC 9112 §9.3.1 allows it, but the backend may have run it): :func:`sent_once`, the backend
   session's middleware, turns those failures into :class:`Unanswered`, which it never retries. The
   one case proven unsent (a pooled connection found closing before its first write) is sent once more
-  here, by the caller, for every method alike.
+  here, by the caller, for every method alike. The pool retries nothing: a pooled connection found
+  closing is dropped before a byte is written to it, and any failure after the write ends the request.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ import aiohttp
 from aiohttp import web, web_protocol
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from noctaya.gateway import admission, errors, metrics
+from noctaya.gateway import admission, backend, errors, metrics
 from noctaya.serving import peers as peers_
 
 logger = logging.getLogger(__name__)
@@ -74,6 +80,9 @@ MAX_ERROR_BODY = 64 * 1024
 COLD_START_HEADER = "Noctaya-Cold-Start"
 """On an answer to a request that waited for a cold start: the seconds it waited."""
 SSE_HEADERS = {"Content-Type": SSE_TYPE, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+Reply = aiohttp.ClientResponse | backend.Answer
+"""A backend's answer: from the connection pool (``backend``) or from aiohttp's client."""
 
 
 class ConnectFailed(Exception):
@@ -164,7 +173,7 @@ def peer_of(request: web.BaseRequest, *, peers: peers_.Peers) -> str:
     return peers.of_request(request.remote or "", None if lines is None else ", ".join(lines))
 
 
-def response_headers(upstream: aiohttp.ClientResponse) -> CIMultiDict[str]:
+def response_headers(upstream: Reply) -> CIMultiDict[str]:
     incoming = upstream.headers
     dropped = _dropped(incoming, base=_NOT_RETURNED)
     return CIMultiDict([(name, value) for name, value in incoming.items() if name.lower() not in dropped])
@@ -236,11 +245,14 @@ class BackendResponse(aiohttp.ClientResponse):
 
 
 class Upstream:
-    """Forwards requests to one backend base URL over a pooled client session (``session``, set when
-    the app starts: a client session needs a running loop; its ``response_class`` is
-    :class:`BackendResponse`)."""
+    """Forwards requests to one backend base URL: the common case over the connection pool
+    (``pool``, see ``backend``: a backend URL that is a plain ``http://host:port``, a body held whole,
+    an origin-form target), any other over a pooled aiohttp client session (``session``; its
+    ``response_class`` is :class:`BackendResponse`). Both are set when the app starts (they need a
+    running loop)."""
 
     session: aiohttp.ClientSession
+    pool: backend.Pool | None = None
 
     def __init__(
         self,
@@ -259,7 +271,7 @@ class Upstream:
         self.header_timeout = header_timeout
         self._ttfb = metrics.time_to_first_byte
         # SSE responses being relayed, with the backend answer each reads from (for ``cut_streams``)
-        self._streams: dict[web.StreamResponse, aiohttp.ClientResponse] = {}
+        self._streams: dict[web.StreamResponse, Reply] = {}
         self._cut: set[web.StreamResponse] = set()
         self._none_left: asyncio.Event | None = None
         # requests waiting for the backend's headers, by task, with their deadline; one watchdog
@@ -275,6 +287,8 @@ class Upstream:
         while True:
             await asyncio.sleep(min(period, self.header_timeout))
             now = loop.time()
+            if self.pool is not None:
+                self.pool.sweep(now=now)
             for task, deadline in list(self._awaiting_headers.items()):
                 if deadline <= now and task not in self._overdue:
                     self._overdue.add(task)
@@ -300,7 +314,7 @@ class Upstream:
                     await self._none_left.wait()
         return len(streams)
 
-    def _relaying(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse) -> None:
+    def _relaying(self, response: web.StreamResponse, upstream: Reply) -> None:
         self._streams[response] = upstream
 
     def _relayed(self, response: web.StreamResponse) -> bytes | None:
@@ -387,7 +401,13 @@ class Upstream:
         assert task is not None
         self._awaiting_headers[task] = started + self.header_timeout
         try:
-            upstream = await self._send(self.session, request, headers=headers, data=data)
+            upstream: Reply
+            head = None if isinstance(data, AsyncIterator) else self._pooled_head(request, headers, data)
+            if head is not None:
+                assert self.pool is not None and not isinstance(data, AsyncIterator)
+                upstream = await self.pool.request(head, data, head_only=request.method == "HEAD")
+            else:
+                upstream = await self._send(self.session, request, headers=headers, data=data)
         except asyncio.CancelledError:
             if task not in self._overdue:
                 raise  # the client left (or shutdown)
@@ -396,6 +416,8 @@ class Upstream:
             raise errors.backend_timeout(self.header_timeout) from None
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             raise ConnectFailed(f"{type(exc).__name__}: {exc}") from None
+        except backend.Unreached as exc:
+            raise ConnectFailed(str(exc)) from None
         except BodyError as exc:
             raise exc.error from None
         except (aiohttp.ClientError, OSError) as exc:
@@ -419,6 +441,25 @@ class Upstream:
             return await self._relay(request, upstream, cold_start=cold_start)
         finally:
             upstream.release()
+
+    def _pooled_head(
+        self, request: web.Request, headers: CIMultiDict[str], body: bytes | None
+    ) -> bytes | None:
+        """The head to write over the connection pool, or None: this request takes aiohttp's client
+        (no pool, or a target other than an ASCII origin-form one, which aiohttp's client quotes)."""
+        pool = self.pool
+        if pool is None:
+            return None
+        target = request.rel_url.raw_path_qs
+        if not target.startswith("/") or not target.isascii():
+            return None
+        return backend.request_head(
+            method=request.method,
+            target=target,
+            authority=pool.address.authority,
+            headers=headers.items(),
+            body=body,
+        )
 
     async def _send(
         self,
@@ -446,7 +487,7 @@ class Upstream:
         )
 
     async def _relay(
-        self, request: web.Request, upstream: aiohttp.ClientResponse, *, cold_start: float | None
+        self, request: web.Request, upstream: Reply, *, cold_start: float | None
     ) -> web.StreamResponse:
         headers = response_headers(upstream)
         if cold_start is not None:
@@ -488,9 +529,7 @@ class Upstream:
         await _try_write_eof(response)
         return response
 
-    async def _relay_into_sse(
-        self, upstream: aiohttp.ClientResponse, sse: web.StreamResponse
-    ) -> web.StreamResponse:
+    async def _relay_into_sse(self, upstream: Reply, sse: web.StreamResponse) -> web.StreamResponse:
         """Headers (200, SSE) were sent while the request was queued: relay events or one error event."""
         if upstream.status == 200 and upstream.content_type == SSE_TYPE:
             self._relaying(sse, upstream)
@@ -510,7 +549,7 @@ class Upstream:
         return sse
 
 
-async def _copy(upstream: aiohttp.ClientResponse, response: web.StreamResponse) -> str | None:
+async def _copy(upstream: Reply, response: web.StreamResponse) -> str | None:
     """Relay the backend's body into ``response`` as it comes; what failed reading the backend, or
     None once it ended. A write that fails is the client leaving, :class:`ClientLeft` (aiohttp's
     ``ClientConnectionResetError`` is both a ``ClientError`` and a ``ConnectionError``, so only
@@ -526,7 +565,7 @@ async def _copy(upstream: aiohttp.ClientResponse, response: web.StreamResponse) 
     return None
 
 
-async def _error_event(upstream: aiohttp.ClientResponse) -> bytes:
+async def _error_event(upstream: Reply) -> bytes:
     """The backend's (bounded) error body as one SSE ``data:`` event, OpenAI-shaped."""
     try:
         raw = await upstream.content.read(MAX_ERROR_BODY)
