@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import aiohttp
 import yarl
@@ -66,7 +66,7 @@ class Answer:
     """A backend's answer as the relay reads it: the parts of ``aiohttp.ClientResponse`` it uses
     (``status``, ``reason``, ``headers``, ``content``, ``content_type``, ``close``, ``release``)."""
 
-    __slots__ = ("_connection", "content", "content_type", "headers", "reason", "status")
+    __slots__ = ("_connection", "_released", "content", "content_type", "headers", "reason", "status")
 
     def __init__(
         self,
@@ -78,6 +78,7 @@ class Answer:
         content: streams.StreamReader,
     ) -> None:
         self._connection = connection
+        self._released = False
         self.status = status
         self.reason = reason
         self.headers = headers
@@ -95,8 +96,17 @@ class Answer:
         """Close the connection now (the body's reader fails with ``ClientPayloadError``)."""
         self._connection.close()
 
+    @property
+    def connection(self) -> Connection:
+        """The connection the answer is read from (for :meth:`Connection.pipe`)."""
+        return self._connection
+
     def release(self) -> None:
-        """The relay is done with the answer: its connection back to the pool if it may be reused."""
+        """The relay is done with the answer: its connection back to the pool if it may be reused
+        (once: a second call does nothing)."""
+        if self._released:
+            return
+        self._released = True
         connection = self._connection
         if connection.reusable(self.content):
             connection.pool.put(connection)
@@ -107,7 +117,19 @@ class Answer:
 class Connection(base_protocol.BaseProtocol):
     """One backend connection: its parser for the answer being read, and that answer's waiter."""
 
-    __slots__ = ("_answer", "_body", "_head_only", "counted", "idle_since", "keep", "pool")
+    __slots__ = (
+        "_answer",
+        "_body",
+        "_congested",
+        "_flushing",
+        "_head_only",
+        "_signal",
+        "_sink",
+        "counted",
+        "idle_since",
+        "keep",
+        "pool",
+    )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, pool: Pool) -> None:
         super().__init__(loop)
@@ -119,6 +141,10 @@ class Connection(base_protocol.BaseProtocol):
         self._answer = None
         self._body: streams.StreamReader | None = None  # the body being read
         self._head_only = False
+        self._sink: Callable[[bytes], bool] | None = None  # where the body goes while piped
+        self._signal: asyncio.Future[None] | None = None  # the pipe's waiter
+        self._congested = False
+        self._flushing = False
 
     def send(
         self, head: bytes, body: bytes | None, *, head_only: bool
@@ -160,6 +186,68 @@ class Connection(base_protocol.BaseProtocol):
         """Its answer is over: nothing is expected on it until the next request."""
         self._parser = None
         self._body = None
+        self._sink = None
+
+    def pipe(self, sink: Callable[[bytes], bool]) -> None:
+        """From now on the answer's body goes to ``sink`` as it is parsed, in the callback that read
+        it (no reader task woken per chunk). ``sink`` returns True when its side cannot take more:
+        reading from the backend pauses until :meth:`resume`. See :meth:`piped`."""
+        self._sink = sink
+        self._flush()
+
+    async def piped(self) -> bool:
+        """Wait for the pipe: True when its sink is congested (call :meth:`resume` once it drained),
+        False when the body ended; raises the body's failure (``ClientPayloadError``)."""
+        while True:
+            body = self._body
+            assert body is not None
+            failure = body.exception()
+            if failure is not None:
+                raise failure
+            if self._congested:
+                return True
+            if body.at_eof():
+                return False
+            self._signal = signal = self._loop.create_future()
+            try:
+                await signal
+            finally:
+                self._signal = None
+
+    def resume(self) -> None:
+        """The sink drained: pass on what is buffered and read from the backend again."""
+        if self._congested:
+            self._congested = False
+            self.pool.paused -= 1
+            self._resume_reading_for_buffer()
+        self._flush()
+
+    def _flush(self) -> None:
+        """Pass the buffered body to the sink, unless it is congested; wake the pipe's waiter when
+        the body ends, fails or the sink fills. A reader that resumes reading re-enters here through
+        ``data_received``: the outer call goes on with what it parsed, in order."""
+        body, sink = self._body, self._sink
+        if body is None or sink is None or self._flushing:
+            return
+        self._flushing = True
+        try:
+            while not self._congested and body.exception() is None:
+                chunk = body.read_nowait()
+                if not chunk:
+                    break
+                if sink(chunk):
+                    self._congested = True
+                    self.pool.paused += 1
+                    self._pause_reading_for_buffer()
+        finally:
+            self._flushing = False
+        signal = self._signal
+        if (
+            signal is not None
+            and not signal.done()
+            and (self._congested or body.at_eof() or body.exception() is not None)
+        ):
+            signal.set_result(None)
 
     def close(self) -> None:
         self.keep = False
@@ -182,6 +270,8 @@ class Connection(base_protocol.BaseProtocol):
             return
         for message, payload in messages:
             self._message(message, payload)
+        if self._sink is not None:
+            self._flush()
 
     def _message(self, message: http_parser.RawResponseMessage, payload: streams.StreamReader) -> None:
         answer = self._answer
@@ -209,10 +299,14 @@ class Connection(base_protocol.BaseProtocol):
         body = self._body
         if body is not None and not body.is_eof() and body.exception() is None:
             body.set_exception(aiohttp.ClientPayloadError(f"the backend's answer broke off ({exc})"))
+            self._flush()
 
     def connection_lost(self, exc: BaseException | None) -> None:
         super().connection_lost(exc)
         self.keep = False
+        if self._congested:
+            self._congested = False
+            self.pool.paused -= 1
         self.pool.forget(self)
         parser = self._parser
         if parser is not None and self._answer is None:
@@ -225,6 +319,7 @@ class Connection(base_protocol.BaseProtocol):
         else:
             error = aiohttp.ServerDisconnectedError()
         self._fail(error, cause=exc)  # the answer not yet headed, or its body not ended
+        self._flush()  # a body read until the connection closed has ended
         self._parser = None
 
 
@@ -237,6 +332,8 @@ class Pool:
         self.connect_timeout = connect_timeout
         self.keepalive = keepalive
         self.open = 0
+        #: connections whose reading is paused until the client they are piped to drains
+        self.paused = 0
         self._idle: list[Connection] = []  # the most recently used last
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._closed = False

@@ -16,8 +16,11 @@ from collections.abc import AsyncIterator, Callable
 
 import aiohttp
 import pytest
+from aiohttp import web
 
-from noctaya.gateway import backend, testing
+from noctaya.gateway import app as app_
+from noctaya.gateway import backend, proxy, testing
+from tests.gateway.conftest import ServeApp
 
 Answer = Callable[[int, bytes, bytes], bytes]
 """(request number, request head, request body) -> the raw answer written to it (ending in
@@ -243,3 +246,57 @@ def test_a_head_a_cr_or_lf_would_split_is_never_written(target: str, headers: li
 )
 def test_which_backend_urls_the_pool_serves(url: str, served: bool) -> None:
     assert (backend.address_of(url) is not None) is served
+
+
+async def test_a_client_that_reads_nothing_pauses_the_backend_and_an_event_stream_is_relayed_whole(
+    serve_app: ServeApp, gateways: testing.GatewayStarter, http: aiohttp.ClientSession
+) -> None:
+    """A chunked answer is piped from the backend connection's read callback: a client that reads
+    nothing fills its socket, and the pipe stops reading from the backend (nothing piles up in the
+    gateway) while its slot stays held; a reading client gets every event in order."""
+    flooding: list[web.Request] = []
+
+    async def flood(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "application/octet-stream"})
+        await response.prepare(request)
+        flooding.append(request)
+        while True:
+            await response.write(b"x" * 65536)
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for n in range(500):
+            await response.write(b"data: %d\n\n" % n)
+        await response.write_eof()
+        return response
+
+    async def health(request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    app = web.Application()
+    app.router.add_get("/v1/files/big", flood)
+    app.router.add_post("/v1/chat/completions", events)
+    app.router.add_get("/health", health)
+    gateway = await gateways.start(backendUrl=await serve_app(app), wait_ready=True, clientWriteTimeout="60s")
+    async with http.post(gateway.url + "/v1/chat/completions", json={"stream": True}) as answer:
+        assert answer.status == 200
+        assert await answer.read() == b"".join(b"data: %d\n\n" % n for n in range(500))
+    host, port = gateway.url.removeprefix("http://").split(":")
+    _reader, writer = await asyncio.open_connection(host, int(port), limit=1024)
+    try:
+        writer.write(b"GET /v1/files/big HTTP/1.1\r\nHost: x\r\n\r\n")
+        await gateway.wait_for(lambda: bool(flooding))
+        pool = gateway.app[app_.UPSTREAM].pool
+        assert pool is not None
+        await gateway.wait_for(lambda: pool.paused == 1, within=20.0)  # reading from the backend paused
+        held = [
+            connection.transport.get_write_buffer_size()
+            for connection in gateway.runner.server.connections  # type: ignore[union-attr]
+            if connection.transport is not None
+        ]
+        assert max(held) <= proxy.PIPE_BUFFER + 4 * 65536  # the gateway holds little of it
+        assert gateway.admission.in_flight == 1  # held by the paused relay, not cut
+    finally:
+        writer.close()
+    await gateway.wait_for(lambda: gateway.admission.in_flight == 0, within=10.0)
