@@ -188,6 +188,12 @@ class Connection(base_protocol.BaseProtocol):
         self._body = None
         self._sink = None
 
+    def resume_reading(self, resume_parser: bool = True) -> None:
+        """The body's reader asks to resume whenever it was read below its low mark, paused or not
+        (every chunk, when piped): only a paused connection has anything to resume."""
+        if self._reading_paused:
+            super().resume_reading(resume_parser)
+
     def pipe(self, sink: Callable[[bytes], bool]) -> None:
         """From now on the answer's body goes to ``sink`` as it is parsed, in the callback that read
         it (no reader task woken per chunk). ``sink`` returns True when its side cannot take more:
