@@ -300,3 +300,54 @@ async def test_a_client_that_reads_nothing_pauses_the_backend_and_an_event_strea
     finally:
         writer.close()
     await gateway.wait_for(lambda: gateway.admission.in_flight == 0, within=10.0)
+
+
+async def test_a_request_beyond_the_limit_waits_for_a_connection_given_back() -> None:
+    async with kept_alive(lambda n, head, body: ok(b'{"n": %d}' % n)) as (url, seen):
+        address = backend.address_of(url)
+        assert address is not None
+        pool = backend.Pool(address=address, limit=1, connect_timeout=5.0, keepalive=30.0)
+        head = backend.request_head(
+            method="GET", target="/v1/models", authority=address.authority, headers=(), body=None
+        )
+        assert head is not None
+        first = await pool.request(head, None, head_only=False)
+        second = asyncio.create_task(pool.request(head, None, head_only=False))
+        await asyncio.sleep(0)  # the second has asked for a connection: none is free, none may open
+        assert not second.done() and pool.open == 1
+        assert await first.content.read() == b'{"n": 1}'
+        first.release()
+        async with asyncio.timeout(10):
+            answer = await second
+        assert await answer.content.read() == b'{"n": 2}'
+        answer.release()
+        assert pool.open == 1 and len({number for number, _ in seen.requests}) == 1
+        pool.close()
+
+
+async def test_a_pooled_connection_the_backend_closed_is_forgotten_and_the_next_request_opens_one() -> None:
+    # the backend closes after its answer without saying so in the answer
+    async with kept_alive(lambda n, head, body: ok(b'{"n": %d}' % n) + (CLOSE if n == 1 else b"")) as (
+        url,
+        seen,
+    ):
+        address = backend.address_of(url)
+        assert address is not None
+        pool = backend.Pool(address=address, limit=4, connect_timeout=5.0, keepalive=30.0)
+        head = backend.request_head(
+            method="GET", target="/v1/models", authority=address.authority, headers=(), body=None
+        )
+        assert head is not None
+        answer = await pool.request(head, None, head_only=False)
+        assert await answer.content.read() == b'{"n": 1}'
+        answer.release()
+        async with asyncio.timeout(10):
+            while pool.open:  # noqa: ASYNC110 - the connection's loss is only seen by the pool
+                await asyncio.sleep(0.01)
+        assert pool.idle == 0
+        answer = await pool.request(head, None, head_only=False)
+        assert (answer.status, await answer.content.read()) == (200, b'{"n": 2}')
+        answer.release()
+        (one, _), (two, _) = seen.requests
+        assert one != two
+        pool.close()
