@@ -9,8 +9,9 @@ The parts and who owns what:
   ``: keepalive`` comments (a task of the loops context);
 - :class:`~noctaya.gateway.activation.Activation`: the activation lease;
 - :class:`~noctaya.gateway.readiness.Readiness`: the probe loop (a task of the loops context);
-- :class:`~noctaya.gateway.proxy.Upstream`: the pooled client session to the backend (a cleanup
-  context);
+- :class:`~noctaya.gateway.proxy.Upstream`: the backend connection pool (``backend``, at most
+  ``maxInFlight`` + 8 connections) and the pooled client session for what the pool does not take
+  (a cleanup context; on exit the pool takes no connection back);
 - :class:`~noctaya.gateway.liveconfig.LiveConfig`: the live fields (``warmUntil``), applied at start
   and, when the config came from a file (``source``), from the file as it changes (a poll, a task of
   the loops context);
@@ -46,6 +47,7 @@ from noctaya.gateway import (
     activation,
     admission,
     auth,
+    backend,
     demand,
     draining,
     endpoints,
@@ -318,10 +320,21 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
         response_class=proxy.BackendResponse,  # an event stream's connection is never pooled again
         middlewares=(proxy.sent_once,),  # aiohttp would send a broken idempotent request again
     )
-    app[UPSTREAM].session = session
+    upstream = app[UPSTREAM]
+    upstream.session = session
+    address = backend.address_of(config.backend_url)
+    if address is not None:
+        upstream.pool = backend.Pool(
+            address=address,
+            limit=config.max_in_flight + BACKEND_SPARE,
+            connect_timeout=config.connect_timeout,
+            keepalive=UPSTREAM_KEEPALIVE,
+        )
     try:
         yield
     finally:
+        if upstream.pool is not None:
+            upstream.pool.close()
         await session.close()
 
 
