@@ -330,6 +330,13 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
             connect_timeout=config.connect_timeout,
             keepalive=UPSTREAM_KEEPALIVE,
         )
+        pool = upstream.pool
+        app[keys.METRICS].bind_backend_pool(
+            limit=pool.limit,
+            open_=lambda: pool.open,
+            idle=lambda: pool.idle,
+            paused=lambda: pool.paused,
+        )
     try:
         yield
     finally:

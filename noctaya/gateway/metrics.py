@@ -161,6 +161,21 @@ class Metrics:
             "Bound on open connections (maxConnections, lowered to what RLIMIT_NOFILE holds)",
             registry=r,
         )
+        self.backend_connections = Gauge(
+            f"{PREFIX}backend_connections",
+            "The backend connection pool's connections: open (connecting ones included), idle, or paused "
+            "until the client they are piped to drains",
+            ["state"],
+            registry=r,
+        )
+        for state in ("open", "idle", "paused"):
+            self.backend_connections.labels(state)
+        self.max_backend_connections = Gauge(
+            f"{PREFIX}max_backend_connections",
+            "Bound on the backend connection pool's open connections (maxInFlight + 8; 0 for a backend URL "
+            "the pool does not serve)",
+            registry=r,
+        )
         self.max_connections_per_peer = Gauge(
             f"{PREFIX}max_connections_per_peer",
             "Configured bound on open connections from one peer",
@@ -254,6 +269,20 @@ class Metrics:
         self.activation_expired = events["expired"]
         self.admitted_warm = self.admitted.labels("warm")
         self.admitted_cold = self.admitted.labels("cold")
+
+    def bind_backend_pool(
+        self,
+        *,
+        limit: int,
+        open_: Callable[[], float],
+        idle: Callable[[], float],
+        paused: Callable[[], float],
+    ) -> None:
+        """Read the backend pool's gauges from the live pool at scrape time."""
+        self.max_backend_connections.set(limit)
+        self.backend_connections.labels("open").set_function(open_)
+        self.backend_connections.labels("idle").set_function(idle)
+        self.backend_connections.labels("paused").set_function(paused)
 
     def bind(
         self,

@@ -5,7 +5,8 @@ rewritten headers (``Host`` the backend's, one ``Content-Length``, ``X-Forwarded
 an answer that says ``Connection: close``, an event stream, an answer whose head does not parse and
 one whose body is cut short are never pooled (the next request opens a new connection and is
 answered); an interim ``103`` is passed over; idle connections are closed after the keep-alive; a
-head that a CR or LF would split is never written by the pool.
+head that a CR or LF would split is never written by the pool; the pool's open, idle and paused
+connections and its bound are on ``/metrics``.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from collections.abc import AsyncIterator, Callable
 import aiohttp
 import pytest
 from aiohttp import web
+from prometheus_client.parser import text_string_to_metric_families
 
 from noctaya.gateway import app as app_
-from noctaya.gateway import backend, proxy, testing
+from noctaya.gateway import backend, keys, proxy, testing
 from tests.gateway.conftest import ServeApp
 
 Answer = Callable[[int, bytes, bytes], bytes]
@@ -114,6 +116,13 @@ async def test_answers_are_read_over_one_kept_alive_connection_with_each_head_re
         async with http.head(gateway.url + "/v1/models") as third:
             assert third.status == 200
         await gateway.wait_idle()
+        # the pool's bound and state are on /metrics: the one connection open and idle, none paused
+        async with http.get(gateway.url + "/metrics") as response:
+            families = {f.name: f for f in text_string_to_metric_families(await response.text())}
+        pool = {s.labels["state"]: s.value for s in families["noctaya_gateway_backend_connections"].samples}
+        assert pool == {"open": 1, "idle": 1, "paused": 0}
+        limit = families["noctaya_gateway_max_backend_connections"].samples[0].value
+        assert limit == gateway.app[keys.CONFIG].max_in_flight + app_.BACKEND_SPARE
     assert len({number for number, _ in seen.requests}) == 1  # one connection carried all three
     post, get, head = (header_lines(head) for _, head in seen.requests)
     assert seen.requests[1][1].startswith(b"GET /v1/models?x=1 HTTP/1.1\r\n")
