@@ -45,7 +45,7 @@ async def test_idle_stays_at_zero_and_a_cold_stream_gets_heartbeats(start_dev: A
     await asyncio.sleep(1.0)
     state = dev.state()
     assert idle(state) and state["status"]["activations"] == 0 and state["keda"]["pushes"] == 0
-    # a cold model list is the gateway's own answer (the service name), and wakes nothing
+    # a cold model list before the backend was ever up is the service name, and wakes nothing
     listed = await dev.client().models.list()
     assert [m.id for m in listed.data] == ["dev"]
     state = dev.state()
@@ -66,6 +66,12 @@ async def test_idle_stays_at_zero_and_a_cold_stream_gets_heartbeats(start_dev: A
 
     assert (await stream_text(dev.client())).split() == ["tok"] * 8  # warm now
     await dev.wait(idle, within=15, what="back to 0 replicas")
+    # cold again: the model list is the one the engine gave while it was warm, and wakes nothing
+    pushes = dev.state()["keda"]["pushes"]
+    listed = await dev.client().models.list()
+    assert [m.id for m in listed.data] == ["fake-model"]
+    state = dev.state()
+    assert idle(state) and state["keda"]["pushes"] == pushes and state["status"]["demand"] == 0
 
 
 @pytest.mark.timeout(60)

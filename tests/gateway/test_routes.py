@@ -21,17 +21,20 @@ import yarl
 from aiohttp import web
 
 from noctaya.dev import fake_engine
-from noctaya.gateway import activation, keys, testing
+from noctaya.gateway import activation, coldanswers, keys, testing
 
 
 def recording_backend(*, ready: list[bool]) -> tuple[web.Application, list[dict[str, Any]]]:
-    """A backend that records every request it gets; ``ready[0]`` decides its ``/health``."""
+    """A backend that records every request it gets but the gateway's own model-list reads (it
+    lists ``listed``); ``ready[0]`` decides its ``/health``."""
     seen: list[dict[str, Any]] = []
 
     async def health(request: web.Request) -> web.Response:
         return web.Response(status=200 if ready[0] else 503)
 
     async def anything(request: web.Request) -> web.Response:
+        if request.headers.get("User-Agent") == coldanswers.USER_AGENT:  # the gateway's own read
+            return web.json_response({"data": [{"id": "listed"}]})
         seen.append({"method": request.method, "path": request.path_qs, "headers": dict(request.headers)})
         return web.json_response({"path": request.path_qs, "method": request.method})
 
