@@ -334,7 +334,32 @@ def _engine_signal(args: argparse.Namespace) -> engines.EngineSignalSection | No
             kv_cache_target=args.kv_cache_target / 100 if kv else None,
         )
     except pydantic.ValidationError as exc:
-        raise ValueError(f"engine options: {_flag_errors(exc)}") from None
+        raise ValueError(documents.describe_errors(exc, where=_engine_option, separator="; ")) from None
+
+
+ENGINE_FLAGS: Final = {
+    "path": "--engine-metrics-path",
+    "interval": "--engine-interval",
+    "timeout": "--engine-interval",  # derived from it
+    "queue_metrics": "--engine-queue-metric",
+    "queue_target": "--engine-queue-target",
+    "kv_cache_metrics": "--engine-kv-metric",
+    "kv_cache_target": "--kv-cache-target",
+}
+"""The flag each field of the engine section comes from (a problem names the flag the user typed)."""
+
+
+def _engine_option(location: tuple[int | str, ...]) -> str:
+    """The flag a problem of the engine section names (its value's place in a repeated flag too)."""
+    head = str(location[0])
+    name = next(
+        (n for n, f in engines.EngineSignalSection.model_fields.items() if head in (n, f.alias)), head
+    )
+    flag = ENGINE_FLAGS.get(name)
+    if flag is None:
+        return f"engine options: {documents.dotted(location)}"
+    index = location[1] if len(location) > 1 and isinstance(location[1], int) else None
+    return flag if index is None or name != "kv_cache_metrics" else f"{flag} #{index + 1}"
 
 
 def _schedule(text: str, *, index: int, max_replicas: int) -> keda.CronTrigger:
