@@ -185,6 +185,7 @@ def make_app(
         on_change=on_readiness,
         idle_interval=config.idle_probe_interval,
         wanted=lambda: the_demand.demand() > 0,
+        on_failed=the_activation.fail,
     )
 
     previous_demand = 0
