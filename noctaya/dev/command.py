@@ -195,6 +195,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="longest wait for a replica's connections on scale-down, a duration (default 30s)",
     )
     p.add_argument(
+        "--crash-loop-exits",
+        type=_count(0, 100),
+        default=3,
+        help="replica exits in a row, none Ready, after which waiting clients get the last exit's "
+        "code and output line at once instead of waiting out --activation-timeout (default 3; 0: never)",
+    )
+    p.add_argument(
         "--state-file",
         type=pathlib.Path,
         default=None,
@@ -303,6 +310,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         scaler_tls=args.scaler_tls,
         member_ttl=args.member_ttl,
         replica_drain_timeout=args.replica_drain_timeout,
+        crash_loop_exits=args.crash_loop_exits,
         gateway_stop_grace=drain + 5.0,
         run_dir=args.run_dir,
         keep_run_dir=args.keep_run_dir,

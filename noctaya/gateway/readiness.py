@@ -28,15 +28,17 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from noctaya.contract import gateway as gateway_contract
+
 logger = logging.getLogger(__name__)
 
 MAX_PROBE_BODY = 64 * 1024
 """At most this much of a probe's answer is read (to reuse the connection); the status decides."""
-FAILED_HEADER = "Noctaya-Backend-Failed"
+FAILED_HEADER = gateway_contract.BACKEND_FAILED_HEADER
 """A readiness answer that is no 2xx and carries this header says the backend failed to start, and
 why (``noctaya dev``'s Service answers so for a replica that crash-loops): the activation ends at
 once (``Activation.fail``) instead of waiting out ``activationTimeout``."""
-MAX_FAILURE_CHARS = 256
+MAX_FAILURE_CHARS = gateway_contract.MAX_BACKEND_FAILED_CHARS
 """The reason of :data:`FAILED_HEADER` is cut to this many characters, each outside printable ASCII
 replaced by ``?`` (it reaches clients and the log)."""
 

@@ -34,6 +34,7 @@ def test_defaults() -> None:
     assert s.scaling.scale_down_window == s.scaling.cooldown == 30.0
     assert s.gateway == gateway_contract.GatewaySettings(drain_timeout=10.0)
     assert s.api_key_file is None
+    assert s.crash_loop_exits == 3 and settings("--crash-loop-exits", "0").crash_loop_exits == 0
 
 
 def test_gateway_options_pass_through() -> None:
@@ -117,7 +118,9 @@ def test_schedules_become_the_local_keda_cron_triggers() -> None:
     )
 
 
-@pytest.mark.parametrize("argv", [["--gateways", "0"], ["--max", "0"], ["--cooldown", "later"]])
+@pytest.mark.parametrize(
+    "argv", [["--gateways", "0"], ["--max", "0"], ["--cooldown", "later"], ["--crash-loop-exits", "-1"]]
+)
 def test_argument_types_are_checked(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         command.main(argv)

@@ -3,7 +3,8 @@
 Aspects: idle stays at 0 replicas; a cold streaming request gets SSE heartbeats while the backend
 starts and then completes; 0 -> 1 -> 2 -> 0 under concurrent load; 429 at queue overflow; reject mode
 answers 503 at once and a retry succeeds; a backend that never turns ready ends in activation_timeout,
-after which demand returns to 0 and no replica lingers; a replica killed mid-stream gives that client
+after which demand returns to 0 and no replica lingers; one that exits at once, again and again, fails
+its client early with the exit code and last output line; a replica killed mid-stream gives that client
 an error and the next requests recover; streams in flight survive a scale-down drain; SIGINT stops
 every child while a request is held (the harness checks the same after SIGTERM for every test), and
 even a SIGKILLed runner leaves no child behind.
@@ -164,6 +165,20 @@ async def test_never_ready_backend_times_out_and_leaves_nothing(start_dev: Any) 
     )
     assert state["status"]["replicas_ready"] == 0
     assert not await dev.left_behind(set(replica_pids))
+
+
+@pytest.mark.timeout(40)
+async def test_a_crash_looping_backend_fails_its_client_early_with_the_exit(start_dev: Any) -> None:
+    exits = f"{sys.executable} -c \"import sys; sys.exit('cannot load /m.gguf')\" {{port}}"
+    dev = await start_dev(*FAST, "--activation-timeout", "60s", "--crash-loop-exits", "2", backend=exits)
+    started = time.monotonic()
+    with pytest.raises(openai.APIStatusError) as info:
+        await dev.client().chat.completions.create(model="m", messages=MESSAGES)
+    assert time.monotonic() - started < 30  # two exits and a 1 s backoff, not the 60 s timeout
+    assert info.value.status_code == 502
+    assert "exited with code 1 (last output: cannot load /m.gguf)" in info.value.message
+    assert dev.state()["crashLoop"] is not None
+    await dev.wait(lambda s: idle(s) and s["crashLoop"] is None, within=20, what="scaled to 0, loop over")
 
 
 @pytest.mark.timeout(45)

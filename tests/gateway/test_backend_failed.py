@@ -63,9 +63,12 @@ async def test_waiting_requests_end_at_once_with_the_reason(sdk: Any) -> None:
             assert all(" " <= c <= "~" for c in message)
         assert gateway.lease_state is activation.LeaseState.CLOSED and gateway.demand.demand() == 0
         registry = gateway.app[keys.METRICS].registry
-        assert registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "failed"}) >= 1
+        failed = registry.get_sample_value("noctaya_gateway_activation_events_total", {"event": "failed"})
+        assert failed is not None and failed >= 1
         failures = gateway.app[keys.METRICS].failures.document()
-        assert failures["lastActivationReason"].startswith("backend_failed: replica-3 exited with code 3")
+        assert str(failures["lastActivationReason"]).startswith(
+            "backend_failed: replica-3 exited with code 3"
+        )
 
 
 async def test_the_header_on_a_ready_answer_changes_nothing(sdk: Any) -> None:
