@@ -40,6 +40,11 @@ def idle(state: dict[str, Any]) -> bool:
     return state["status"]["replicas_desired"] == 0 and not state["replicas"]
 
 
+def cold(state: dict[str, Any]) -> bool:
+    """Idle, and the gateway has seen it (until its next probe it would still proxy a request)."""
+    return idle(state) and not any(g["queue"].get("backendReady") for g in state["gateways"])
+
+
 @pytest.mark.timeout(40)
 async def test_idle_stays_at_zero_and_a_cold_stream_gets_heartbeats(start_dev: Any) -> None:
     dev = await start_dev(*FAST, "--heartbeat-interval", "200ms", engine={"ready_delay": "1500ms"})
@@ -66,7 +71,7 @@ async def test_idle_stays_at_zero_and_a_cold_stream_gets_heartbeats(start_dev: A
     assert dev.state()["keda"]["pushes"] >= 1
 
     assert (await stream_text(dev.client())).split() == ["tok"] * 8  # warm now
-    await dev.wait(idle, within=15, what="back to 0 replicas")
+    await dev.wait(cold, within=15, what="back to 0 replicas, the gateway seeing it")
     # cold again: the model list is the one the engine gave while it was warm, and wakes nothing
     pushes = dev.state()["keda"]["pushes"]
     listed = await dev.client().models.list()
