@@ -182,8 +182,9 @@ async def test_a_crash_looping_backend_fails_its_client_early_with_the_exit(star
     assert time.monotonic() - started < 30  # two exits and a 1 s backoff, not the 60 s timeout
     assert info.value.status_code == 502
     assert "exited with code 1 (last output: cannot load /m.gguf)" in info.value.message
-    assert dev.state()["crashLoop"] is not None
+    assert "crash loop: 2 exits without a Ready replica" in dev.output()
     await dev.wait(lambda s: idle(s) and s["crashLoop"] is None, within=20, what="scaled to 0, loop over")
+    assert "crash loop over" in dev.output()
 
 
 @pytest.mark.timeout(45)
