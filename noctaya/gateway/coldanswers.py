@@ -9,11 +9,11 @@ A ``models`` route answers the model ids the backend itself listed while it was 
 and validated), or, before it ever was, ``served_model`` or the service's name. With none of these
 known the route is proxied (and wakes the backend) like any other.
 
-What the backend lists is hostile input like any other: at most :data:`MAX_MODELS_BODY` bytes
-within ``probe_timeout``, at most :data:`MAX_MODEL_IDS` models, each id 1 to
-:data:`MAX_MODEL_ID_CHARS` printable ASCII characters (no space, no control character); an answer that
-breaks any of these (or is no OpenAI model list, or not a 200) changes nothing, and is logged once
-(at INFO: a backend that lists no models is no fault).
+What the backend lists is hostile input like any other: at most :data:`MAX_MODELS_BODY` bytes within
+``probe_timeout``, not encoded (``identity`` is asked for, an encoded answer is not used), at most
+:data:`MAX_MODEL_IDS` models, each id 1 to :data:`MAX_MODEL_ID_CHARS` printable ASCII characters (no
+space, no control character); an answer that breaks any of these (or is no OpenAI model list, or not
+a 200) changes nothing, and is logged once (at INFO: a backend that lists no models is no fault).
 Each gateway learns from its own backend only (one :class:`ModelIds` per app).
 """
 
@@ -123,6 +123,9 @@ class ModelIds:
             ) as response:
                 if response.status != 200:
                     raise InvalidListing(f"answered {response.status}")
+                encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+                if encoding not in ("", "identity"):  # asked for identity: nothing is decompressed
+                    raise InvalidListing("an encoded answer (asked for identity)")
                 if response.content_length is not None and response.content_length > MAX_MODELS_BODY:
                     raise InvalidListing(f"over {MAX_MODELS_BODY} bytes")
                 body = b""

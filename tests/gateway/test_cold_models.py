@@ -9,6 +9,7 @@ with a control character or a space, no list at all, not a 200) changes nothing.
 
 from __future__ import annotations
 
+import gzip
 import json
 from typing import Any
 
@@ -53,6 +54,11 @@ class Backend:
             return response
         if isinstance(self.models, int):
             return web.Response(status=self.models)
+        if isinstance(self.models, tuple):  # ("gzip", listing): encoded though identity was asked
+            body = gzip.compress(json.dumps(self.models[1]).encode())
+            return web.Response(
+                body=body, content_type="application/json", headers={"Content-Encoding": "gzip"}
+            )
         return web.json_response(self.models)
 
 
@@ -95,6 +101,7 @@ HOSTILE: dict[str, Any] = {
     "streamed past the bound": b" " * (coldanswers.MAX_MODELS_BODY * 4),
     "a control character": listing("model\x1b[2J"),
     "a server error": 500,
+    "gzip-encoded": ("gzip", listing("compressed")),
 }
 
 
