@@ -1,13 +1,14 @@
 """Which paths the gateway proxies, which it answers itself, and what it passes to the engine.
 
-Aspects: every path but the gateway's own is proxied with the same admission (a cold one is held
-and wakes the backend); the gateway's own routes answer other methods with 405 and unknown
-``/noctaya/`` paths with its 404; a cold route answers ``GET /v1/models`` with the served model
-(OpenAI list shape, through the SDK) and a status route its status, opening no lease and taking no
-slot, while warm they are proxied; without a served model the route is proxied like any other; an
-unknown ``/v1`` path still wakes the backend; the client's ``Authorization`` is stripped before
-forwarding unless ``forwardAuthorization`` is set; a 401 carries ``WWW-Authenticate: Bearer``; the
-backend's own errors (a text/plain 404, a 500) pass through as they are, never rewrapped.
+Aspects: every path but the gateway's own is proxied with the same admission (a cold one is held and
+wakes the backend); the gateway's own routes answer other methods with 405 and unknown ``/noctaya/``
+paths with its 404; a cold route answers ``GET /v1/models`` with the served model (OpenAI list
+shape, through the SDK) and a status route its status, opening no lease and taking no slot, while
+warm they are proxied; without a served model the route is proxied like any other until the backend
+has listed its models; an unknown ``/v1`` path still wakes the backend; the client's
+``Authorization`` is stripped before forwarding unless ``forwardAuthorization`` is set; a 401
+carries ``WWW-Authenticate: Bearer``; the backend's own errors (a text/plain 404, a 500) pass
+through as they are, never rewrapped.
 """
 
 from __future__ import annotations
@@ -113,6 +114,13 @@ async def test_a_models_route_without_a_served_model_is_proxied(
         async with await held as response:
             assert response.status == 200
         assert [s["path"] for s in seen] == ["/v1/models"]
+        # once the backend has listed its models, a cold GET answers them without waking it
+        await gateway.wait_for(lambda: gateway.app[keys.COLD_ANSWERS].models.ids == ["listed"])
+        ready[0] = False
+        await gateway.wait_for(lambda: not gateway.app[keys.READINESS].ready)
+        async with http.get(gateway.url + "/v1/models") as response:
+            assert [m["id"] for m in (await response.json())["data"]] == ["listed"]
+        assert len(seen) == 1 and gateway.lease_state is activation.LeaseState.CLOSED
 
 
 async def test_the_clients_key_stays_at_the_gateway_unless_forwarding_is_asked(
