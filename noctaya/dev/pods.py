@@ -224,9 +224,14 @@ class Restarting:
 @dataclasses.dataclass(eq=False)
 class Backend:
     pod: str
-    port: int
+    #: the model server's port, held (bound, never listening) until the server has ended for good
+    reservation: processes.PortReservation
     process: Restarting
     joined: bool = False
+
+    @property
+    def port(self) -> int:
+        return self.reservation.port
 
 
 @dataclasses.dataclass(eq=False)
@@ -489,7 +494,8 @@ class LocalPods:
         return True
 
     def _backend(self, hosted: Hosted, pod: str) -> Backend:
-        port = processes.free_port()
+        reservation = processes.PortReservation()
+        port = reservation.port
         argv = backend_argv(self.settings.backend_cmd, host="127.0.0.1", port=port, model=hosted.model)
         child = processes.Child(
             name=f"model server of {pod}",
@@ -497,7 +503,7 @@ class LocalPods:
             log_path=self.settings.run_dir / f"backend-{hosted.namespace}-{pod}.log",
         )
         say(f"{hosted.key}: Pod {pod} Ready: its model server on 127.0.0.1:{port} (log: {child.log_path})")
-        return Backend(pod=pod, port=port, process=Restarting(child=child))
+        return Backend(pod=pod, reservation=reservation, process=Restarting(child=child))
 
     async def _join(self, hosted: Hosted, backend: Backend) -> None:
         """Add the Pod's server to the Service once its port accepts (a readiness the Pod reports
@@ -523,6 +529,7 @@ class LocalPods:
     async def _stop_backend(self, hosted: Hosted, backend: Backend) -> None:
         hosted.front.forget(backend.pod)
         code = await backend.process.child.stop(grace=STOP_GRACE)
+        backend.reservation.close()
         say(f"{hosted.key}: Pod {backend.pod} gone: its model server stopped ({code})")
 
     async def _retire(self, hosted: Hosted, *, why: str | None) -> None:
@@ -532,6 +539,8 @@ class LocalPods:
             hosted.gateway.child.stop(grace=STOP_GRACE),
             *(b.process.child.stop(grace=STOP_GRACE) for b in hosted.backends.values()),
         )
+        for backend in hosted.backends.values():
+            backend.reservation.close()
         await hosted.front.stop()
         if hosted.scaler_host:
             self.hosts.unmap([hosted.scaler_host])

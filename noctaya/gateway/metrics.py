@@ -17,7 +17,7 @@ from noctaya.gateway import errors
 from noctaya.serving import connections as connections_
 
 PREFIX = "noctaya_gateway_"
-ACTIVATION_EVENTS = ("started", "succeeded", "expired")
+ACTIVATION_EVENTS = ("started", "succeeded", "expired", "failed")
 #: what became of a change of the config file (``noctaya.gateway.liveconfig``)
 RELOAD_OUTCOMES = ("applied", "invalid", "unchanged_live")
 ROUTES = ("chat/completions", "completions", "embeddings", "models")
@@ -115,7 +115,8 @@ class Metrics:
         )
         self.activation_events = Counter(
             f"{PREFIX}activation_events",
-            "Activation lease events: started (opened), succeeded (backend Ready), expired (timeout)",
+            "Activation lease events: started (opened), succeeded (backend Ready), expired (timeout), "
+            "failed (the backend said it failed to start)",
             ["event"],
             registry=r,
         )
@@ -267,6 +268,7 @@ class Metrics:
         self.activation_started = events["started"]
         self.activation_succeeded = events["succeeded"]
         self.activation_expired = events["expired"]
+        self.activation_failed = events["failed"]
         self.admitted_warm = self.admitted.labels("warm")
         self.admitted_cold = self.admitted.labels("cold")
 
