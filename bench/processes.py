@@ -52,7 +52,13 @@ class Process:
     """A child process we started; stopped with SIGTERM (then SIGKILL) by its own pid."""
 
     def __init__(
-        self, name: str, argv: list[str], *, log: pathlib.Path, cwd: pathlib.Path | None = None
+        self,
+        name: str,
+        argv: list[str],
+        *,
+        log: pathlib.Path,
+        cwd: pathlib.Path | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.name = name
         self.log = log
@@ -61,7 +67,7 @@ class Process:
             argv,
             stdout=self._file,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"},
             cwd=cwd,
         )
 
@@ -133,9 +139,23 @@ http {{
 """
 
 
-def start_nginx(tmp: pathlib.Path, *, backend: int) -> tuple[Process, int, int] | None:
-    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+class PeerMissing(Exception):
+    """A peer the run was asked for cannot run (the message says what is missing)."""
+
+
+def nginx_binary() -> str | None:
+    return shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+
+
+def start_nginx(
+    tmp: pathlib.Path, *, backend: int, required: bool = False
+) -> tuple[Process, int, int] | None:
+    """nginx in front of ``backend``; None (said on stdout) when it is not installed or does not
+    start, unless ``required``: then :class:`PeerMissing`."""
+    binary = nginx_binary()
     if binary is None:
+        if required:
+            raise PeerMissing("nginx not found (install it with: apt-get install -y nginx)")
         print("nginx not found: the nginx column is skipped (install it with: apt-get install -y nginx)")
         return None
     port, reject_port = reserved_port(), reserved_port()
@@ -145,8 +165,10 @@ def start_nginx(tmp: pathlib.Path, *, backend: int) -> tuple[Process, int, int] 
     try:
         wait_http(f"http://127.0.0.1:{port}/health")
     except TimeoutError:
-        print(f"nginx did not start (see {tmp / 'nginx-error.log'}): the nginx column is skipped")
         process.stop()
+        if required:
+            raise PeerMissing(f"nginx did not start (see {tmp / 'nginx-error.log'})") from None
+        print(f"nginx did not start (see {tmp / 'nginx-error.log'}): the nginx column is skipped")
         return None
     return process, port, reject_port
 
