@@ -61,6 +61,7 @@ HEARTBEAT = 1.0
 HELD_GOAL_MIB = 150.0  # the goal: 10,000 cold requests held under 150 MiB RSS ...
 HELD_GOAL_LAG_MS = 1000.0  # ... with every heartbeat under 1 s late
 HELD_GOAL_COUNT = 10_000
+HOLD_SPARE = 240.0  # a held worker's ramp (bounded at 120 s by the worker) and teardown, past its watch
 
 
 # ---------------------------------------------------------------------------------------------- phases
@@ -453,7 +454,12 @@ def hold(
         text=True,
     )
     peak_rss = idle_rss
+    deadline = time.monotonic() + seconds + HOLD_SPARE
     while holder.poll() is None:
+        if time.monotonic() > deadline:
+            holder.kill()
+            _, stderr = holder.communicate(timeout=30)
+            raise RuntimeError(f"held worker did not end within {seconds + HOLD_SPARE:g} s: {stderr[-2000:]}")
         peak_rss = max(peak_rss, processes.rss_mib(pid))
         time.sleep(0.2)
     stdout, stderr = holder.communicate()
@@ -462,28 +468,53 @@ def hold(
     return idle_rss, peak_rss, json.loads(stdout.strip().splitlines()[-1])
 
 
+def start_floor(tmp: pathlib.Path, name: str, *, port: int) -> processes.Process:
+    """``bench.held_floor`` on ``port``, answering."""
+    floor = processes.Process(
+        name,
+        [processes.PYTHON, "-m", "bench.held_floor", "--port", str(port), "--interval", f"{HEARTBEAT:g}"],
+        log=tmp / f"{name}.log",
+    )
+    try:
+        processes.wait_http(f"http://127.0.0.1:{port}/healthz")
+    except BaseException:
+        floor.stop()
+        raise
+    return floor
+
+
 def held_phase(
     tmp: pathlib.Path,
     *,
     count: int,
     seconds: float,
     interceptor_peer: Callable[[], interceptor.Running] | None = None,
+    nginx: processes.Nginx | None = None,
 ) -> dict[str, float]:
     """The gateway holding ``count`` cold streams, beside a bare aiohttp server (``bench.held_floor``)
-    holding the same load: the floor that aiohttp and uvloop set by themselves; and a fresh
-    interceptor from ``interceptor_peer`` holding them on its cold route. Returns KiB per request."""
+    holding the same load: the floor that aiohttp and uvloop set by themselves; a fresh interceptor
+    from ``interceptor_peer`` holding them on its cold route; and ``nginx`` relaying as many (at most
+    ``processes.NGINX_HELD_MAX``) open streams from another such floor. Returns KiB per request."""
+    figures: dict[str, tuple[float, float, dict[str, float]]] = {}
     port = processes.reserved_port()
-    floor = processes.Process(
-        "held-floor",
-        [processes.PYTHON, "-m", "bench.held_floor", "--port", str(port), "--interval", f"{HEARTBEAT:g}"],
-        log=tmp / "held-floor.log",
-    )
+    floor = start_floor(tmp, "held-floor", port=port)
     try:
         floor_url = f"http://127.0.0.1:{port}"
-        processes.wait_http(floor_url + "/healthz")
-        figures = {"aiohttp floor": hold(floor_url, floor.pid, count=count, seconds=seconds)}
+        figures["aiohttp floor"] = hold(floor_url, floor.pid, count=count, seconds=seconds)
     finally:
         floor.stop()
+    if nginx is not None:
+        upstream = start_floor(tmp, "held-floor-nginx", port=nginx.held_backend)
+        try:
+            figures["nginx"] = hold(
+                f"http://127.0.0.1:{nginx.held_port}",
+                processes.nginx_worker_pid(nginx.process),
+                count=min(count, processes.NGINX_HELD_MAX),
+                seconds=seconds,
+                fields={"queue_url": f"http://127.0.0.1:{nginx.held_backend}/noctaya/queue"},
+            )
+        finally:
+            upstream.stop()
     dead_backend = (
         f"http://127.0.0.1:{processes.reserved_port()}"  # nothing listens there: the backend stays cold
     )
@@ -774,15 +805,14 @@ def run(args: argparse.Namespace, *, peers: tuple[str, ...], nginx_required: boo
                 started.append(compared)
                 processes.wait_http(compared_url + "/noctaya/queue", ready_key="backendReady")
                 targets[COMPARED] = (compared_url, compared.pid)
-            nginx_reject = None
+            nginx = None
             if "nginx" in peers:
                 nginx = processes.start_nginx(tmp, backend=backend_port, required=nginx_required)
                 if nginx is not None:
-                    nginx_process, nginx_port, nginx_reject = nginx
-                    started.append(nginx_process)
+                    started.append(nginx.process)
                     targets["nginx"] = (
-                        f"http://127.0.0.1:{nginx_port}",
-                        processes.nginx_worker_pid(nginx_process),
+                        f"http://127.0.0.1:{nginx.port}",
+                        processes.nginx_worker_pid(nginx.process),
                     )
             if "interceptor" in peers:
                 peer = interceptor.start(tmp, backend_port=backend_port, state=args.cluster_dir)
@@ -824,7 +854,12 @@ def run(args: argparse.Namespace, *, peers: tuple[str, ...], nginx_required: boo
                 peer = None
                 targets.pop("interceptor")
             if "reject" in phases:
-                reject_phase(tmp, seconds=seconds, client=args.client, nginx_reject=nginx_reject)
+                reject_phase(
+                    tmp,
+                    seconds=seconds,
+                    client=args.client,
+                    nginx_reject=nginx.reject_port if nginx is not None else None,
+                )
             held: dict[str, float] = {}
             if "held" in phases:
                 cold_peer = (
@@ -839,6 +874,7 @@ def run(args: argparse.Namespace, *, peers: tuple[str, ...], nginx_required: boo
                     count=args.held if not args.quick else min(args.held, 2000),
                     seconds=seconds,
                     interceptor_peer=cold_peer,
+                    nginx=nginx,
                 )
             if "interceptor" in peers:
                 peer_summary(figures, held)
