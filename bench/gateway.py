@@ -22,8 +22,9 @@ Figures:
 2. SSE relay with 256 concurrent streams: chunks/s received by clients and proxy CPU per 1,000 chunks/s;
 3. 10,000 cold keepalive requests held by a gateway whose backend is down: RSS and worst heartbeat lag,
    next to the goal (under 150 MiB, lag under 1 s) and to a bare aiohttp server holding the same load
-   (``bench.held_floor``: what aiohttp and uvloop cost by themselves), and the interceptor holding as
-   many on a route whose Service has no ready endpoints (measured once each);
+   (``bench.held_floor``: what aiohttp and uvloop cost by themselves), the interceptor holding as
+   many on a route whose Service has no ready endpoints, and nginx relaying as many (at most
+   ``processes.NGINX_HELD_MAX``) open streams from another such floor (measured once each);
 4. 429 responses/s from a gateway whose cold queue is full, next to nginx answering a static 429;
 5. with the interceptor among the peers: requests and SSE chunks per proxy CPU-second, paced added
    latency and held memory per request of every peer, each as a ratio to the interceptor's.
