@@ -72,8 +72,10 @@ class Scheduled(llmservice.Service):
     def scaled_object(self) -> str:
         return f"/apis/keda.sh/v1alpha1/namespaces/{self.namespace}/scaledobjects/{self.name}"
 
-    def writes(self, *, since: float) -> list[dict[str, Any]]:
-        """The operator's writes (not its Lease's) to this service or anything named for it, since."""
+    def writes(self, *, since: float, of: str | None = None) -> list[dict[str, Any]]:
+        """The operator's writes (not its Lease's) to this service (or service ``of``) or anything named
+        for it, since."""
+        name = of or self.name
         user = operators.username(IDENTITY)
         return [
             e
@@ -83,7 +85,7 @@ class Scheduled(llmservice.Service):
             and e.get("stage") == "ResponseComplete"
             and e.get("objectRef", {}).get("namespace") == self.namespace
             and e["objectRef"].get("resource") != "leases"
-            and self.name in (e["objectRef"].get("name") or "")
+            and name in (e["objectRef"].get("name") or "")
             and _parse_time(e["requestReceivedTimestamp"]) >= since
         ]
 
@@ -291,6 +293,8 @@ def test_a_settled_service_is_quiet_for_a_minute(scheduled: Scheduled, quiet_sin
     wait("the quiet minute to pass", time.time, lambda now: now >= end, timeout=QUIET + 5)
     writes = scheduled.writes(since=quiet_since)
     assert writes == [], [(w["verb"], w["objectRef"], w["requestReceivedTimestamp"]) for w in writes]
+    # not a quiet operator: it wrote the other service's objects, status and Events meanwhile
+    assert len(scheduled.writes(since=quiet_since, of="unbound")) >= 10
     assert scheduled.kube.get(scheduled.path)["metadata"]["resourceVersion"] == version
     events = scheduled.kube.get(
         f"/api/v1/namespaces/{scheduled.namespace}/events",
