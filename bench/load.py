@@ -253,12 +253,36 @@ async def load_sse(job: dict[str, Any]) -> dict[str, Any]:
     return {"chunks": chunks, "chunks_per_s": chunks / elapsed, "streams_completed": stats["completed"]}
 
 
+def held_count(document: object, *, key: str | None) -> int:
+    """Requests a server says it holds, from its queue endpoint's JSON: the gateway's
+    ``/noctaya/queue`` (``{"queued": n, ...}``, ``key`` None) or KEDA's interceptor's ``/queue``
+    (``{"<namespace>/<route>": {"Concurrency": n, "RequestCount": m}}``, ``key`` the route; a route
+    not listed yet holds 0)."""
+    if not isinstance(document, dict):
+        raise ValueError(f"queue: expected a JSON object, got {type(document).__name__}")
+    if key is None:
+        value = document.get("queued")
+        field = "queued"
+    else:
+        entry = document.get(key, {"Concurrency": 0})
+        if not isinstance(entry, dict):
+            raise ValueError(f"queue: route {key!r} is not an object")
+        value = entry.get("Concurrency")
+        field = f"{key}.Concurrency"
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"queue: {field} is not a non-negative integer: {value!r}")
+    return value
+
+
 async def load_held(job: dict[str, Any]) -> dict[str, Any]:
-    """Open ``count`` cold streaming requests, then watch their heartbeats for ``seconds``."""
+    """Open ``count`` cold streaming requests, then watch their heartbeats for ``seconds``
+    (``host``: the Host header to send; ``queue_key``: see :func:`held_count`)."""
     url, count, seconds, interval = job["url"], job["count"], job["seconds"], job["interval"]
-    queue_url = job["queue_url"]
+    queue_url, queue_key = job["queue_url"], job.get("queue_key")
     body = json.dumps({**CHAT_BODY, "stream": True}).encode()
     headers = {"Content-Type": "application/json"}
+    if job.get("host"):
+        headers["Host"] = job["host"]
     loop = asyncio.get_running_loop()
     lags: list[float] = []
     opened = 0
@@ -295,7 +319,7 @@ async def load_held(job: dict[str, Any]) -> dict[str, Any]:
             while queued < count:
                 await asyncio.sleep(0.25)
                 async with session.get(queue_url) as response:
-                    queued = (await response.json())["queued"]
+                    queued = held_count(await response.json(), key=queue_key)
         ramp = loop.time() - ramp_started
         measuring.set()
         await asyncio.sleep(seconds)

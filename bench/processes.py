@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import pathlib
 import shutil
@@ -52,7 +53,13 @@ class Process:
     """A child process we started; stopped with SIGTERM (then SIGKILL) by its own pid."""
 
     def __init__(
-        self, name: str, argv: list[str], *, log: pathlib.Path, cwd: pathlib.Path | None = None
+        self,
+        name: str,
+        argv: list[str],
+        *,
+        log: pathlib.Path,
+        cwd: pathlib.Path | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.name = name
         self.log = log
@@ -61,7 +68,7 @@ class Process:
             argv,
             stdout=self._file,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"},
             cwd=cwd,
         )
 
@@ -101,7 +108,7 @@ daemon off;
 pid {tmp}/nginx.pid;
 error_log {tmp}/nginx-error.log warn;
 worker_rlimit_nofile 20000;
-events {{ worker_connections 16000; }}
+events {{ worker_connections 19000; }}
 http {{
     access_log off;
     client_body_temp_path {tmp}/body;
@@ -121,6 +128,18 @@ http {{
             proxy_read_timeout 300s;
         }}
     }}
+    upstream held {{ server 127.0.0.1:{held_backend}; }}
+    server {{
+        listen 127.0.0.1:{held_port} backlog=4096;
+        location / {{
+            proxy_pass http://held;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffering off;
+            proxy_request_buffering off;
+            proxy_read_timeout 3600s;
+        }}
+    }}
     server {{
         listen 127.0.0.1:{reject_port} backlog=4096;
         location / {{
@@ -133,22 +152,65 @@ http {{
 """
 
 
-def start_nginx(tmp: pathlib.Path, *, backend: int) -> tuple[Process, int, int] | None:
-    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+class PeerMissing(Exception):
+    """A peer the run was asked for cannot run (the message says what is missing)."""
+
+
+def nginx_binary() -> str | None:
+    return shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+
+
+NGINX_HELD_MAX = 7_000
+"""Streams nginx holds at most here: each takes a client and an upstream connection, one worker has
+19,000 connections (20,000 descriptors is the hard limit of this machine's processes), and near 9,000
+held its worker ran out of them."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Nginx:
+    """A started nginx: ``port`` proxies to the backend, ``reject_port`` answers a static 429, and
+    ``held_port`` proxies to whatever listens on ``held_backend`` (a holding server, started later)."""
+
+    process: Process
+    port: int
+    reject_port: int
+    held_port: int
+    held_backend: int
+
+
+def start_nginx(tmp: pathlib.Path, *, backend: int, required: bool = False) -> Nginx | None:
+    """nginx in front of ``backend``; None (said on stdout) when it is not installed or does not
+    start, unless ``required``: then :class:`PeerMissing`."""
+    binary = nginx_binary()
     if binary is None:
+        if required:
+            raise PeerMissing("nginx not found (install it with: apt-get install -y nginx)")
         print("nginx not found: the nginx column is skipped (install it with: apt-get install -y nginx)")
         return None
-    port, reject_port = reserved_port(), reserved_port()
+    port, reject_port, held_port, held_backend = (reserved_port() for _ in range(4))
     conf = tmp / "nginx.conf"
-    conf.write_text(NGINX_CONF.format(tmp=tmp, backend=backend, port=port, reject_port=reject_port))
+    conf.write_text(
+        NGINX_CONF.format(
+            tmp=tmp,
+            backend=backend,
+            port=port,
+            reject_port=reject_port,
+            held_port=held_port,
+            held_backend=held_backend,
+        )
+    )
     process = Process("nginx", [binary, "-c", str(conf), "-p", str(tmp)], log=tmp / "nginx.log")
     try:
         wait_http(f"http://127.0.0.1:{port}/health")
     except TimeoutError:
-        print(f"nginx did not start (see {tmp / 'nginx-error.log'}): the nginx column is skipped")
         process.stop()
+        if required:
+            raise PeerMissing(f"nginx did not start (see {tmp / 'nginx-error.log'})") from None
+        print(f"nginx did not start (see {tmp / 'nginx-error.log'}): the nginx column is skipped")
         return None
-    return process, port, reject_port
+    return Nginx(
+        process=process, port=port, reject_port=reject_port, held_port=held_port, held_backend=held_backend
+    )
 
 
 def nginx_worker_pid(master: Process) -> int:

@@ -22,6 +22,14 @@ def ratio(value: float, baseline: float) -> str:
     return f"{value / baseline:.2f}x"
 
 
+def positive_ratio(value: float, baseline: float) -> str:
+    """:func:`ratio` of two quantities that only compare when both are above 0 (added latency: on a
+    busy machine a proxied run can come out faster than the direct one); ``-`` otherwise."""
+    if not (value > 0 and baseline > 0):
+        return "-"
+    return ratio(value, baseline)
+
+
 def table(title: str, header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """Render rows under a header, columns aligned, floats with three significant decimals."""
 

@@ -8,6 +8,9 @@
 #                                   installs KEDA's and Noctaya's CRDs and starts KEDA's operator and
 #                                   metrics API server (registered as the APIService
 #                                   v1beta1.external.metrics.k8s.io)
+#   bash scripts/cluster.sh try     after `up`, until Ctrl-C: the operator, each LLMService's gateway
+#                                   and a model server per Ready backend Pod as processes on this host
+#                                   (`python -m noctaya.dev.cluster try`; --help for its options)
 #   bash scripts/cluster.sh down    stop everything `up` started (KEDA's processes, then the cluster)
 #   bash scripts/cluster.sh bin     print the directory holding the binaries
 #
@@ -159,6 +162,13 @@ keda_side() {
   "$PYTHON" -m noctaya.dev.cluster --bin "$BIN" --state "$STATE" --kubeconfig "$KUBECONFIG_OUT" "$@"
 }
 
+# `try` becomes the Python process (exec), so a SIGINT or SIGTERM sent to this script reaches it
+try_here() {
+  [ -x "$PYTHON" ] || die "no Python environment at $PYTHON (bash scripts/setup.sh makes it)"
+  [ -x "$BIN/kubectl" ] || die "no kubectl in $BIN: bash scripts/cluster.sh up first"
+  exec "$PYTHON" -m noctaya.dev.cluster --bin "$BIN" --state "$STATE" --kubeconfig "$KUBECONFIG_OUT" try "$@"
+}
+
 module_dir_of() {
   (cd "$CACHE/src/$1" && go list -m -f '{{.Dir}}' "$2")
 }
@@ -239,5 +249,6 @@ case "${1:-}" in
   bin) echo "$BIN" ;;
   up) up ;;
   down) down ;;
-  *) die "usage: $0 build|up|down|bin" ;;
+  try) shift; try_here "$@" ;;
+  *) die "usage: $0 build|up|try|down|bin" ;;
 esac

@@ -6,6 +6,9 @@
 - ``xdist_group`` marks hold under ``--dist loadgroup``: pytest-xdist 3.8 names a group by renaming
   ``item._nodeid``, which pytest 9.2 no longer reads (a node's id is ``item._id``), so without the hook
   below every worker ran grouped tests and each brought up its own copy of a shared fixture.
+- hypothesis runs without its per-example time deadline and its too-slow health check: an example's
+  wall time on a loaded 2-core machine says nothing about the property, and a timed assertion has no
+  place in a unit test. A test that sets its own ``settings`` still inherits these.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import asyncio
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 
+import hypothesis
 import pytest
 from _pytest.nodeid import NodeId
 
@@ -22,6 +26,11 @@ from noctaya.dev import processes
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
 os.environ.setdefault("JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION", "1")
+
+hypothesis.settings.register_profile(
+    "noctaya", deadline=None, suppress_health_check=[hypothesis.HealthCheck.too_slow]
+)
+hypothesis.settings.load_profile("noctaya")
 
 
 @pytest.hookimpl(trylast=True)

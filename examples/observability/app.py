@@ -4,7 +4,7 @@
   ``serving.noctaya.io/llmservice`` (backends and gateways), in the ``llm`` namespace;
 - a PrometheusRule with the alert examples (activation timeouts, a saturated cold queue, rejections,
   slow activations, demand without a Ready backend, an ExternalScaler no KEDA stream is connected to,
-  a long engine queue);
+  an engine signal fallen back to the gateways' count, a long engine queue);
 - ``dashboard.json`` (beside this file) as a ConfigMap labelled ``grafana_dashboard: "1"``, which the
   Grafana sidecar of kube-prometheus-stack loads.
 

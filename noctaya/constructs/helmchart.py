@@ -12,7 +12,8 @@ their documentation and as ``values.schema.json``, which Helm enforces):
 ``resources``, ``watchNamespaces``, ``leaderElection.enabled``, ``gatewayImage.repository``/``tag``
 (default: the operator image), ``gateway.maxQueuedBodyBytes``/``maxConnections``/``websocketMaxOpen``/
 ``websocketMaxMessageBytes`` (the operator's ``--gateway-*`` bounds), ``imagePullSecrets`` and
-``logLevel``.
+``logLevel``. Against a cluster, each watched namespace must exist before the install (the chart
+fails, naming it, before anything is applied).
 
 The chart installs into the release namespace (``helm install -n noctaya-system --create-namespace``),
 so it holds no Namespace object; the CRDs are in ``crds/`` (Helm installs them before the templates and
@@ -211,6 +212,21 @@ It needs KEDA 2.20+ (its ScaledObject CRD) before LLMServices are created.
 """
 
 
+#: before anything is applied: each watched namespace must exist (the chart puts a Role in it). Checked
+#: only against a cluster (``lookup`` of kube-system answers): ``helm template`` and a client-side dry
+#: run render offline, where every lookup is empty
+WATCHED_NAMESPACES_EXIST: Final = """\
+{{- if and .Values.watchNamespaces (lookup "v1" "Namespace" "" "kube-system") }}
+{{- range $ns := .Values.watchNamespaces }}
+{{- if not (lookup "v1" "Namespace" "" $ns) }}
+{{- $hint := printf "create it first (kubectl create namespace %s)" $ns }}
+{{- fail (printf "watchNamespaces: namespace %q does not exist: %s" $ns $hint) }}
+{{- end }}
+{{- end }}
+{{- end }}
+"""
+
+
 def _mark(name: str) -> str:
     return f"{MARK}{name}"
 
@@ -304,6 +320,7 @@ def templates() -> str:
         "{{- if and (gt (int .Values.replicas) 1) (not .Values.leaderElection.enabled) }}\n"
         '{{- fail "replicas: more than 1 needs leaderElection.enabled" }}\n'
         "{{- end }}\n",
+        WATCHED_NAMESPACES_EXIST,
     ]
     conditions: list[tuple[str, Callable[[tuple[str, str, str]], bool]]] = [
         ("if gt (int $.Values.replicas) 1", lambda k: k not in single),

@@ -51,6 +51,9 @@ class ObservabilityProps:
     engine_queue_metric: str = "vllm:num_requests_waiting"
     #: that metric above this alerts. Default: ``50``.
     engine_queue_threshold: int = 50
+    #: how long the engine signal may fall back to the gateways' count before it is an alert (one
+    #: unreadable round is normal while a replica starts or stops). Default: ``"10m"``.
+    engine_fallback_for: str = "10m"
     #: how long a scaler may serve without any KEDA stream before it is an alert (KEDA reconnects with a
     #: backoff of a few seconds, so a short gap is normal). Default: ``"5m"``.
     stream_missing_for: str = "5m"
@@ -127,6 +130,17 @@ def alert_rules(props: ObservabilityProps) -> list[monitoring.PrometheusRuleSpec
             "KEDA's external-push trigger keeps one stream open per ScaledObject; without it a cold "
             "request waits for KEDA's polling interval instead of scaling from zero at once. Check the "
             "ScaledObject's trigger address, the scaler's TLS settings and the KEDA operator's log.",
+        ),
+        rule(
+            "NoctayaEngineSignalFallback",
+            f"max by ({BY}) (noctaya_engine_fallback) == 1",
+            props.engine_fallback_for,
+            "warning",
+            "{{ $labels.serving_noctaya_io_llmservice }} scales on the gateways' count, not the engine's",
+            "A Ready backend replica's metrics endpoint cannot be read, or reads NaN, negative or absurd "
+            "values, so KEDA gets the gateways' own count of requests instead of the engine signal "
+            "(spec.scaling.metric kvCacheUtil or engineQueueTarget). /noctaya/queue names the replica and "
+            "the reason; check the runtime's metrics port and path.",
         ),
         rule(
             "NoctayaEngineQueueHigh",

@@ -51,6 +51,10 @@ WEBSOCKET_MESSAGE_COPIES: Final = gatewaymemory.WEBSOCKET_MESSAGE_COPIES
 HEADER_NAME: Final = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$"
 MAX_TENANTS: Final = 4096
 MAX_SAMPLES: Final = 1000
+BACKEND_FAILED_HEADER: Final = "Noctaya-Backend-Failed"
+"""On a readiness answer that is no 2xx: the backend failed to start, and why (``noctaya dev``'s
+Service sends it while the replicas crash-loop); the gateway ends the activation at once."""
+MAX_BACKEND_FAILED_CHARS: Final = 256
 #: the attributes a running gateway applies from a changed config file, without a restart (and the
 #: ones the Pods' config hash leaves out): the one list both sides use
 LIVE_FIELDS: Final = ("warm_until",)

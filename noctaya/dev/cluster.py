@@ -7,7 +7,8 @@ namespace and the CRDs it is given, makes KEDA's certificates and starts KEDA's 
 metrics API server as :class:`~noctaya.dev.processes.Daemon` s (pid files and logs in
 ``<state>/keda``), and returns once the operator's ScaledObject controller runs (without leader
 election: a missed renewal on a loaded machine would end it) and ``external.metrics.k8s.io/v1beta1``
-is served through the aggregator; ``down`` stops both. Both are idempotent. The API server is driven
+is served through the aggregator; ``down`` stops both. Both are idempotent. ``try`` runs what the
+cluster's Pods would run on this host (:mod:`noctaya.dev.pods`) until Ctrl-C. The API server is driven
 with the ``kubectl`` binary built beside the others (this package imports no Kubernetes client).
 """
 
@@ -29,7 +30,7 @@ import sys
 import time
 from typing import Any
 
-from noctaya.dev import certificates, processes
+from noctaya.dev import certificates, pods, processes
 
 KEDA_NAMESPACE = "keda"
 ADAPTER_SERVICE = "keda-operator-metrics-apiserver"
@@ -255,6 +256,11 @@ class ControlPlane:
         return self.keda_dir / "certs"
 
     @property
+    def hosts(self) -> pathlib.Path:
+        """The hosts file KEDA's operator resolves names with (bind-mounted over its /etc/hosts)."""
+        return self.keda_dir / "hosts"
+
+    @property
     def operator(self) -> processes.Daemon:
         return processes.Daemon(
             name="KEDA operator",
@@ -340,7 +346,7 @@ class ControlPlane:
             say(f"KEDA operator already running (pid {operator.pid})")
             return
         make_keda_certificates(self.certs)
-        hosts = self.keda_dir / "hosts"
+        hosts = self.hosts
         if not hosts.is_file():
             shutil.copyfile("/etc/hosts", hosts)
         say(f"starting KEDA operator (log: {operator.log_path})")
@@ -486,6 +492,12 @@ def parser() -> argparse.ArgumentParser:
         help="the non-loopback address KEDA's metrics API server listens on (default: the host's first)",
     )
     commands.add_parser("down", help="stop what up started (idempotent)")
+    tryout = commands.add_parser(
+        "try",
+        help="run the operator, each LLMService's gateway and a model server per Ready backend Pod on "
+        "this host against the cluster and its KEDA, until Ctrl-C",
+    )
+    pods.add_arguments(tryout)
     return top
 
 
@@ -494,6 +506,14 @@ def main(argv: list[str] | None = None) -> int:
     plane = ControlPlane(
         bin=args.bin, state=args.state, kubeconfig=args.kubeconfig or args.state / "kubeconfig"
     )
+    if args.command == "try":
+        return pods.main(
+            kubectl=str(plane.bin / "kubectl"),
+            kubeconfig=plane.kubeconfig,
+            hosts=plane.hosts,
+            state=plane.state,
+            args=args,
+        )
     try:
         if args.command == "up":
             plane.up(crds=args.crds, host_ip=host_ip(args.host_ip))

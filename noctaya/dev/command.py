@@ -195,6 +195,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="longest wait for a replica's connections on scale-down, a duration (default 30s)",
     )
     p.add_argument(
+        "--crash-loop-exits",
+        type=_count(0, 100),
+        default=3,
+        help="replica exits in a row, none Ready, after which waiting clients get the last exit's "
+        "code and output line at once instead of waiting out --activation-timeout (default 3; 0: never)",
+    )
+    p.add_argument(
         "--state-file",
         type=pathlib.Path,
         default=None,
@@ -303,6 +310,7 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         scaler_tls=args.scaler_tls,
         member_ttl=args.member_ttl,
         replica_drain_timeout=args.replica_drain_timeout,
+        crash_loop_exits=args.crash_loop_exits,
         gateway_stop_grace=drain + 5.0,
         run_dir=args.run_dir,
         keep_run_dir=args.keep_run_dir,
@@ -334,7 +342,32 @@ def _engine_signal(args: argparse.Namespace) -> engines.EngineSignalSection | No
             kv_cache_target=args.kv_cache_target / 100 if kv else None,
         )
     except pydantic.ValidationError as exc:
-        raise ValueError(f"engine options: {_flag_errors(exc)}") from None
+        raise ValueError(documents.describe_errors(exc, where=_engine_option, separator="; ")) from None
+
+
+ENGINE_FLAGS: Final = {
+    "path": "--engine-metrics-path",
+    "interval": "--engine-interval",
+    "timeout": "--engine-interval",  # derived from it
+    "queue_metrics": "--engine-queue-metric",
+    "queue_target": "--engine-queue-target",
+    "kv_cache_metrics": "--engine-kv-metric",
+    "kv_cache_target": "--kv-cache-target",
+}
+"""The flag each field of the engine section comes from (a problem names the flag the user typed)."""
+
+
+def _engine_option(location: tuple[int | str, ...]) -> str:
+    """The flag a problem of the engine section names (its value's place in a repeated flag too)."""
+    head = str(location[0])
+    name = next(
+        (n for n, f in engines.EngineSignalSection.model_fields.items() if head in (n, f.alias)), head
+    )
+    flag = ENGINE_FLAGS.get(name)
+    if flag is None:
+        return f"engine options: {documents.dotted(location)}"
+    index = location[1] if len(location) > 1 and isinstance(location[1], int) else None
+    return flag if index is None or name != "kv_cache_metrics" else f"{flag} #{index + 1}"
 
 
 def _schedule(text: str, *, index: int, max_replicas: int) -> keda.CronTrigger:

@@ -4,7 +4,8 @@ Every child (gateway, aggregate scaler, backend replica) runs in a new process g
 reaches whatever it spawned, gets SIGTERM first and SIGKILL after a bounded grace, and on Linux is
 started under ``setpriv --pdeathsig`` so it is told to stop even if ``noctaya dev`` itself is killed
 with SIGKILL. Output goes to one log file per child, so failures can be shown with their last lines.
-The ports the runner gives its own children are held (:class:`PortReservation`) for as long as it runs.
+The ports the runner gives its children are held (:class:`PortReservation`): its own for as long as it
+runs, a backend replica's until that replica has ended.
 A :class:`Daemon` is the other kind: started by one command and stopped by a later one (the local
 control plane's KEDA, ``noctaya.dev.cluster``), so it has no parent-death signal and its pid is kept in
 a file; it is stopped the same way, its whole group, SIGTERM then SIGKILL.
@@ -24,17 +25,6 @@ import sys
 import time
 
 LOG_TAIL_BYTES = 2048
-
-
-def free_port() -> int:
-    """A loopback TCP port that was free a moment ago (the child binds it right after).
-
-    Another process may take it in between; for a child that binds with ``SO_REUSEADDR`` (every
-    ``noctaya`` command does), :class:`PortReservation` holds the port instead.
-    """
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class PortReservation:

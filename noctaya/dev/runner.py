@@ -83,6 +83,9 @@ class Settings:
     #: read the engines' own metrics (its ``endpointsFile`` is replaced by the runner's file of Ready
     #: replicas); None: the gateways' count alone
     engine: engines.EngineSignalSection | None = None
+    #: replica exits in a row, none Ready, that make a crash loop (waiting clients are answered the
+    #: last exit at once, ``replicas``); 0: never
+    crash_loop_exits: int = replicas.CRASH_LOOP_EXITS
 
 
 def _python_command(*args: str) -> list[str]:
@@ -114,6 +117,7 @@ class DevRunner:
             log_dir=self.run_dir / "replicas",
             drain_timeout=settings.replica_drain_timeout,
             stop_grace=settings.replica_stop_grace,
+            crash_loop_exits=settings.crash_loop_exits,
             on_event=self.view.event,
         )
         self.gateways = gateways.Gateways(front=front, on_event=self.view.event)
@@ -418,6 +422,7 @@ class DevRunner:
                 for r in self.deployment.replicas
             ],
             "restarts": self.deployment.restarts,
+            "crashLoop": self.deployment.crash_loop,
             "gateways": [
                 {
                     "name": g.child.name,

@@ -7,7 +7,10 @@ autoscaler keeps bringing the backend up. The lease ends in one of two ways:
 - the backend turns Ready: the lease stays open ``retry_grace`` longer (so a rejected client's retry
   finds the backend warm and the autoscaler does not scale it straight back down), then closes;
 - ``activation_timeout`` passes first: the lease expires, every request still waiting ends with
-  ``activation_timeout``, and demand drops. A later cold request opens a new lease.
+  ``activation_timeout``, and demand drops. A later cold request opens a new lease;
+- the backend says it failed to start (its readiness answer carries
+  ``readiness.FAILED_HEADER``, as ``noctaya dev``'s Service does for a replica that crash-loops):
+  the lease ends at once the same way, every waiting request answered 502 with that reason.
 
 So a model that never loads cannot make the gateway signal demand forever. All timing uses the event
 loop's clock and one timer handle; nothing here depends on any client connection.
@@ -177,6 +180,22 @@ class Activation:
         self._state = LeaseState.GRACE
         self._deadline = now + self.grace
         self._timer = loop.call_at(self._deadline, self._close)
+
+    def fail(self, reason: str) -> None:
+        """The backend failed to start (``reason``, already bounded and printable): an activating
+        lease ends now, as an expired one does, its waiting requests answered with the reason."""
+        if self._state is not LeaseState.ACTIVATING:
+            return
+        self._cancel_timer()
+        self._metrics.activation_failed.inc()
+        self._metrics.failures.activation(reason=f"backend_failed: {reason}")
+        self._close()
+        failed = self._admission.fail_waiting(
+            lambda: errors.bad_gateway(f"the model backend failed to start: {reason}")
+        )
+        logger.warning(
+            "activation failed: the backend failed to start (%s); %d waiting request(s) ended", reason, failed
+        )
 
     def close(self) -> None:
         """Stop the timers and drop the lease and any warm hold (shutdown)."""

@@ -9,8 +9,11 @@ The parts and who owns what:
   ``: keepalive`` comments (a task of the loops context);
 - :class:`~noctaya.gateway.activation.Activation`: the activation lease;
 - :class:`~noctaya.gateway.readiness.Readiness`: the probe loop (a task of the loops context);
-- :class:`~noctaya.gateway.proxy.Upstream`: the pooled client session to the backend (a cleanup
-  context);
+- :class:`~noctaya.gateway.coldanswers.ColdAnswers` (``keys.COLD_ANSWERS``): the cold routes' answers,
+  and the backend's model list read each time it turns Ready (a task of the loops context);
+- :class:`~noctaya.gateway.proxy.Upstream`: the backend connection pool (``backend``, at most
+  ``maxInFlight`` + 8 connections) and the pooled client session for what the pool does not take
+  (a cleanup context; on exit the pool takes no connection back);
 - :class:`~noctaya.gateway.liveconfig.LiveConfig`: the live fields (``warmUntil``), applied at start
   and, when the config came from a file (``source``), from the file as it changes (a poll, a task of
   the loops context);
@@ -46,6 +49,7 @@ from noctaya.gateway import (
     activation,
     admission,
     auth,
+    backend,
     demand,
     draining,
     endpoints,
@@ -171,6 +175,7 @@ def make_app(
         the_admission.set_ready(ready)
         if ready:
             the_activation.backend_ready()
+            app[keys.COLD_ANSWERS].models.backend_ready()  # what it serves, for the cold answers
         elif the_admission.queued:  # went cold with requests still waiting: they need a lease again
             the_activation.ensure_open()
 
@@ -182,6 +187,7 @@ def make_app(
         on_change=on_readiness,
         idle_interval=config.idle_probe_interval,
         wanted=lambda: the_demand.demand() > 0,
+        on_failed=the_activation.fail,
     )
 
     previous_demand = 0
@@ -279,7 +285,9 @@ def make_app(
             on_drop=the_metrics.access_log_dropped.inc,
         ),
     )
-    routing.setup_routes(app, handler=handler.ProxyHandler(parts))
+    the_handler = handler.ProxyHandler(parts)
+    app[keys.COLD_ANSWERS] = the_handler.cold_answers
+    routing.setup_routes(app, handler=the_handler)
     # what no route takes (a path with a line feed, OPTIONS *): the JSON 404
     fallback.install(app, handler=endpoints.not_found_handler)
     app.cleanup_ctx.append(_backend_context)
@@ -318,16 +326,34 @@ async def _backend_context(app: web.Application) -> AsyncIterator[None]:
         response_class=proxy.BackendResponse,  # an event stream's connection is never pooled again
         middlewares=(proxy.sent_once,),  # aiohttp would send a broken idempotent request again
     )
-    app[UPSTREAM].session = session
+    upstream = app[UPSTREAM]
+    upstream.session = session
+    address = backend.address_of(config.backend_url)
+    if address is not None:
+        upstream.pool = backend.Pool(
+            address=address,
+            limit=config.max_in_flight + BACKEND_SPARE,
+            connect_timeout=config.connect_timeout,
+            keepalive=UPSTREAM_KEEPALIVE,
+        )
+        pool = upstream.pool
+        app[keys.METRICS].bind_backend_pool(
+            limit=pool.limit,
+            open_=lambda: pool.open,
+            idle=lambda: pool.idle,
+            paused=lambda: pool.paused,
+        )
     try:
         yield
     finally:
+        if upstream.pool is not None:
+            upstream.pool.close()
         await session.close()
 
 
 async def _loops_context(app: web.Application) -> AsyncIterator[None]:
-    """The probe loop, the heartbeat ticker, the backend-header watchdog and the config file poll; on
-    exit they stop, then the lease and queue timers."""
+    """The probe loop, the heartbeat ticker, the backend-header watchdog, the config file poll and the
+    model list reader; on exit they stop, then the lease and queue timers."""
     # a new connection per probe: a kept-alive one would go on reaching a backend Pod that has left
     # the Service (terminating), while a request's new connection is refused or sent elsewhere
     session = aiohttp.ClientSession(
@@ -340,6 +366,7 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
         asyncio.create_task(app[HEARTBEAT].run(), name="noctaya-gateway-heartbeat"),
         asyncio.create_task(app[UPSTREAM].watch_headers(), name="noctaya-gateway-header-watchdog"),
         asyncio.create_task(app[LIVE].run(), name="noctaya-gateway-config-poll"),
+        asyncio.create_task(app[keys.COLD_ANSWERS].models.run(session), name="noctaya-gateway-models"),
     )
     try:
         yield

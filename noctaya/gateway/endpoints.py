@@ -43,6 +43,7 @@ def queue_state(app: web.Application) -> dict[str, object]:
         "activationSeconds": app[keys.HISTORY].typical(),
         "warmUntil": wall(lease.warm_until),
         "failures": app[keys.METRICS].failures.document(),
+        "servedModels": app[keys.COLD_ANSWERS].models.ids,  # what the backend listed when last Ready
     }
     engine = app[keys.ENGINE].document()
     if engine is not None:  # this gateway's co-located scaler reads the engines

@@ -11,7 +11,17 @@ from aiohttp import web
 
 from noctaya.contract import engines
 from noctaya.contract import gateway as gateway_contract
-from noctaya.gateway import activation, admission, auth, demand, draining, history, metrics, readiness
+from noctaya.gateway import (
+    activation,
+    admission,
+    auth,
+    coldanswers,
+    demand,
+    draining,
+    history,
+    metrics,
+    readiness,
+)
 from noctaya.serving import connections
 
 CONFIG = web.AppKey("noctaya.gateway.config", gateway_contract.GatewayConfig)
@@ -25,3 +35,4 @@ METRICS = web.AppKey("noctaya.gateway.metrics", metrics.Metrics)
 HISTORY = web.AppKey("noctaya.gateway.history", history.ActivationHistory)
 CONNECTIONS = web.AppKey("noctaya.gateway.connections", connections.ConnectionTable)
 ENGINE = web.AppKey("noctaya.gateway.engine", engines.Board)
+COLD_ANSWERS = web.AppKey("noctaya.gateway.cold_answers", coldanswers.ColdAnswers)

@@ -17,7 +17,7 @@ from noctaya.gateway import errors
 from noctaya.serving import connections as connections_
 
 PREFIX = "noctaya_gateway_"
-ACTIVATION_EVENTS = ("started", "succeeded", "expired")
+ACTIVATION_EVENTS = ("started", "succeeded", "expired", "failed")
 #: what became of a change of the config file (``noctaya.gateway.liveconfig``)
 RELOAD_OUTCOMES = ("applied", "invalid", "unchanged_live")
 ROUTES = ("chat/completions", "completions", "embeddings", "models")
@@ -115,7 +115,8 @@ class Metrics:
         )
         self.activation_events = Counter(
             f"{PREFIX}activation_events",
-            "Activation lease events: started (opened), succeeded (backend Ready), expired (timeout)",
+            "Activation lease events: started (opened), succeeded (backend Ready), expired (timeout), "
+            "failed (the backend said it failed to start)",
             ["event"],
             registry=r,
         )
@@ -159,6 +160,21 @@ class Metrics:
         self.max_connections = Gauge(
             f"{PREFIX}max_connections",
             "Bound on open connections (maxConnections, lowered to what RLIMIT_NOFILE holds)",
+            registry=r,
+        )
+        self.backend_connections = Gauge(
+            f"{PREFIX}backend_connections",
+            "The backend connection pool's connections: open (connecting ones included), idle, or paused "
+            "until the client they are piped to drains",
+            ["state"],
+            registry=r,
+        )
+        for state in ("open", "idle", "paused"):
+            self.backend_connections.labels(state)
+        self.max_backend_connections = Gauge(
+            f"{PREFIX}max_backend_connections",
+            "Bound on the backend connection pool's open connections (maxInFlight + 8; 0 for a backend URL "
+            "the pool does not serve)",
             registry=r,
         )
         self.max_connections_per_peer = Gauge(
@@ -252,8 +268,23 @@ class Metrics:
         self.activation_started = events["started"]
         self.activation_succeeded = events["succeeded"]
         self.activation_expired = events["expired"]
+        self.activation_failed = events["failed"]
         self.admitted_warm = self.admitted.labels("warm")
         self.admitted_cold = self.admitted.labels("cold")
+
+    def bind_backend_pool(
+        self,
+        *,
+        limit: int,
+        open_: Callable[[], float],
+        idle: Callable[[], float],
+        paused: Callable[[], float],
+    ) -> None:
+        """Read the backend pool's gauges from the live pool at scrape time."""
+        self.max_backend_connections.set(limit)
+        self.backend_connections.labels("open").set_function(open_)
+        self.backend_connections.labels("idle").set_function(idle)
+        self.backend_connections.labels("paused").set_function(paused)
 
     def bind(
         self,

@@ -13,8 +13,13 @@
   ``backend_timeout``); a ``101 Switching Protocols`` to a request that is no upgrade is a 502 (the
   connection carries something else now, it is closed); a client that stops reading is cut by the
   connection layer's write timeout, and one that left is its own 499 (:class:`ClientLeft`).
+- The common case (a plain ``http://host:port`` backend, a body held whole, an ASCII origin-form
+  target) goes over the gateway's own keep-alive pool (``backend``: its head written once, its answer
+  parsed by aiohttp's llhttp parser, no aiohttp client machinery per request); any other request
+  (a streamed body, a backend URL with TLS or a path) over aiohttp's client session.
 - Backend connections are pooled, except one that carries an event stream: it is closed after the
-  stream, decided from the response's headers as they are read (see :class:`BackendResponse`).
+  stream, decided from the response's headers as they are read (see :class:`BackendResponse`; the
+  pool does the same).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
@@ -23,7 +28,8 @@
   (RFC 9112 §9.3.1 allows it, but the backend may have run it): :func:`sent_once`, the backend
   session's middleware, turns those failures into :class:`Unanswered`, which it never retries. The
   one case proven unsent (a pooled connection found closing before its first write) is sent once more
-  here, by the caller, for every method alike.
+  here, by the caller, for every method alike. The pool retries nothing: a pooled connection found
+  closing is dropped before a byte is written to it, and any failure after the write ends the request.
 """
 
 from __future__ import annotations
@@ -33,12 +39,13 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import aiohttp
 from aiohttp import web, web_protocol
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from noctaya.gateway import admission, errors, metrics
+from noctaya.gateway import admission, backend, errors, metrics
 from noctaya.serving import peers as peers_
 
 logger = logging.getLogger(__name__)
@@ -74,6 +81,12 @@ MAX_ERROR_BODY = 64 * 1024
 COLD_START_HEADER = "Noctaya-Cold-Start"
 """On an answer to a request that waited for a cold start: the seconds it waited."""
 SSE_HEADERS = {"Content-Type": SSE_TYPE, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+PIPE_BUFFER = 64 * 1024
+"""Bytes the client's transport may hold before a piped relay waits for it to drain (aiohttp's
+writer drains at the same mark)."""
+
+Reply = aiohttp.ClientResponse | backend.Answer
+"""A backend's answer: from the connection pool (``backend``) or from aiohttp's client."""
 
 
 class ConnectFailed(Exception):
@@ -164,7 +177,7 @@ def peer_of(request: web.BaseRequest, *, peers: peers_.Peers) -> str:
     return peers.of_request(request.remote or "", None if lines is None else ", ".join(lines))
 
 
-def response_headers(upstream: aiohttp.ClientResponse) -> CIMultiDict[str]:
+def response_headers(upstream: Reply) -> CIMultiDict[str]:
     incoming = upstream.headers
     dropped = _dropped(incoming, base=_NOT_RETURNED)
     return CIMultiDict([(name, value) for name, value in incoming.items() if name.lower() not in dropped])
@@ -236,11 +249,14 @@ class BackendResponse(aiohttp.ClientResponse):
 
 
 class Upstream:
-    """Forwards requests to one backend base URL over a pooled client session (``session``, set when
-    the app starts: a client session needs a running loop; its ``response_class`` is
-    :class:`BackendResponse`)."""
+    """Forwards requests to one backend base URL: the common case over the connection pool
+    (``pool``, see ``backend``: a backend URL that is a plain ``http://host:port``, a body held whole,
+    an origin-form target), any other over a pooled aiohttp client session (``session``; its
+    ``response_class`` is :class:`BackendResponse`). Both are set when the app starts (they need a
+    running loop)."""
 
     session: aiohttp.ClientSession
+    pool: backend.Pool | None = None
 
     def __init__(
         self,
@@ -259,7 +275,7 @@ class Upstream:
         self.header_timeout = header_timeout
         self._ttfb = metrics.time_to_first_byte
         # SSE responses being relayed, with the backend answer each reads from (for ``cut_streams``)
-        self._streams: dict[web.StreamResponse, aiohttp.ClientResponse] = {}
+        self._streams: dict[web.StreamResponse, Reply] = {}
         self._cut: set[web.StreamResponse] = set()
         self._none_left: asyncio.Event | None = None
         # requests waiting for the backend's headers, by task, with their deadline; one watchdog
@@ -275,6 +291,8 @@ class Upstream:
         while True:
             await asyncio.sleep(min(period, self.header_timeout))
             now = loop.time()
+            if self.pool is not None:
+                self.pool.sweep(now=now)
             for task, deadline in list(self._awaiting_headers.items()):
                 if deadline <= now and task not in self._overdue:
                     self._overdue.add(task)
@@ -300,7 +318,7 @@ class Upstream:
                     await self._none_left.wait()
         return len(streams)
 
-    def _relaying(self, response: web.StreamResponse, upstream: aiohttp.ClientResponse) -> None:
+    def _relaying(self, response: web.StreamResponse, upstream: Reply) -> None:
         self._streams[response] = upstream
 
     def _relayed(self, response: web.StreamResponse) -> bytes | None:
@@ -387,7 +405,13 @@ class Upstream:
         assert task is not None
         self._awaiting_headers[task] = started + self.header_timeout
         try:
-            upstream = await self._send(self.session, request, headers=headers, data=data)
+            upstream: Reply
+            head = None if isinstance(data, AsyncIterator) else self._pooled_head(request, headers, data)
+            if head is not None:
+                assert self.pool is not None and not isinstance(data, AsyncIterator)
+                upstream = await self.pool.request(head, data, head_only=request.method == "HEAD")
+            else:
+                upstream = await self._send(self.session, request, headers=headers, data=data)
         except asyncio.CancelledError:
             if task not in self._overdue:
                 raise  # the client left (or shutdown)
@@ -396,6 +420,8 @@ class Upstream:
             raise errors.backend_timeout(self.header_timeout) from None
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             raise ConnectFailed(f"{type(exc).__name__}: {exc}") from None
+        except backend.Unreached as exc:
+            raise ConnectFailed(str(exc)) from None
         except BodyError as exc:
             raise exc.error from None
         except (aiohttp.ClientError, OSError) as exc:
@@ -415,10 +441,29 @@ class Upstream:
             if sse is not None:
                 if cold_start is not None:
                     await _try_write(sse, b": cold start %.3fs\n\n" % cold_start)
-                return await self._relay_into_sse(upstream, sse)
+                return await self._relay_into_sse(request, upstream, sse)
             return await self._relay(request, upstream, cold_start=cold_start)
         finally:
             upstream.release()
+
+    def _pooled_head(
+        self, request: web.Request, headers: CIMultiDict[str], body: bytes | None
+    ) -> bytes | None:
+        """The head to write over the connection pool, or None: this request takes aiohttp's client
+        (no pool, or a target other than an ASCII origin-form one, which aiohttp's client quotes)."""
+        pool = self.pool
+        if pool is None:
+            return None
+        target = request.rel_url.raw_path_qs
+        if not target.startswith("/") or not target.isascii():
+            return None
+        return backend.request_head(
+            method=request.method,
+            target=target,
+            authority=pool.address.authority,
+            headers=headers.items(),
+            body=body,
+        )
 
     async def _send(
         self,
@@ -446,7 +491,7 @@ class Upstream:
         )
 
     async def _relay(
-        self, request: web.Request, upstream: aiohttp.ClientResponse, *, cold_start: float | None
+        self, request: web.Request, upstream: Reply, *, cold_start: float | None
     ) -> web.StreamResponse:
         headers = response_headers(upstream)
         if cold_start is not None:
@@ -459,13 +504,13 @@ class Upstream:
             return web.Response(
                 status=upstream.status, reason=upstream.reason, headers=headers, body=content.read_nowait()
             )
-        response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers=headers)
+        response = Relayed(status=upstream.status, reason=upstream.reason, headers=headers)
         is_sse = upstream.content_type == SSE_TYPE
         await response.prepare(request)
         if is_sse:
             self._relaying(response, upstream)
         try:
-            failure = await _copy(upstream, response)
+            failure = await _relay_body(request, upstream, response)
         except BaseException:  # the client left: a failed write, or its handler cancelled
             if is_sse:
                 self._relayed(response)
@@ -489,13 +534,13 @@ class Upstream:
         return response
 
     async def _relay_into_sse(
-        self, upstream: aiohttp.ClientResponse, sse: web.StreamResponse
+        self, request: web.Request, upstream: Reply, sse: web.StreamResponse
     ) -> web.StreamResponse:
         """Headers (200, SSE) were sent while the request was queued: relay events or one error event."""
         if upstream.status == 200 and upstream.content_type == SSE_TYPE:
             self._relaying(sse, upstream)
             try:
-                failure = await _copy(upstream, sse)
+                failure = await _relay_body(request, upstream, sse)
             except BaseException:  # the client left: a failed write, or its handler cancelled
                 self._relayed(sse)
                 raise
@@ -510,7 +555,80 @@ class Upstream:
         return sse
 
 
-async def _copy(upstream: aiohttp.ClientResponse, response: web.StreamResponse) -> str | None:
+class Relayed(web.StreamResponse):
+    """A streamed answer whose body may be written partly past aiohttp's writer (:func:`_pipe`):
+    its ``body_length`` counts those bytes too."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.piped = 0
+
+    @property
+    def body_length(self) -> int:
+        return super().body_length + self.piped
+
+
+async def _relay_body(request: web.BaseRequest, upstream: Reply, response: web.StreamResponse) -> str | None:
+    """Relay the backend's body into ``response`` (:func:`_pipe` for a chunked answer from the pool,
+    else :func:`_copy`); what failed reading the backend, or None once it ended."""
+    if (
+        isinstance(upstream, backend.Answer)
+        and isinstance(response, Relayed)
+        # prepared: aiohttp chose chunked framing (no Content-Length, an HTTP/1.1 client)
+        and response.headers.get("Transfer-Encoding") == "chunked"
+    ):
+        return await _pipe(request, upstream, response)
+    return await _copy(upstream, response)
+
+
+async def _pipe(request: web.BaseRequest, upstream: backend.Answer, response: Relayed) -> str | None:
+    """:func:`_copy` at a lower cost per chunk: the first chunk goes out through aiohttp's writer
+    (with the headers, if still unsent), every later one is framed and written to the client's
+    transport from the backend connection's read callback (``backend.Connection.pipe``), with no
+    task woken per chunk. While the client's transport holds more than :data:`PIPE_BUFFER` bytes,
+    reading from the backend pauses until it drains (the writer's ``drain``: the connection layer's
+    write timeout applies meanwhile), so the client's backpressure reaches the backend as before."""
+    content = upstream.content
+    try:
+        first = await content.readany()
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        return type(exc).__name__
+    if not first:
+        return None
+    try:
+        await response.write(first)
+    except ConnectionError as exc:
+        raise ClientLeft(type(exc).__name__) from None
+    transport = request.transport
+    if transport is None or transport.is_closing():
+        raise ClientLeft("the client's transport is closing")
+    writer = request.writer
+
+    def sink(chunk: bytes) -> bool:
+        if transport.is_closing():
+            return True
+        frame = b"%x\r\n%b\r\n" % (len(chunk), chunk)
+        transport.write(frame)
+        response.piped += len(frame)
+        return transport.get_write_buffer_size() > PIPE_BUFFER
+
+    connection = upstream.connection
+    connection.pipe(sink)
+    try:
+        while await connection.piped():  # the client's side is full, or gone
+            if transport.is_closing():
+                raise ClientLeft("the client's transport is closing")
+            try:
+                await writer.drain()
+            except ConnectionError as exc:
+                raise ClientLeft(type(exc).__name__) from None
+            connection.resume()
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        return type(exc).__name__
+    return None
+
+
+async def _copy(upstream: Reply, response: web.StreamResponse) -> str | None:
     """Relay the backend's body into ``response`` as it comes; what failed reading the backend, or
     None once it ended. A write that fails is the client leaving, :class:`ClientLeft` (aiohttp's
     ``ClientConnectionResetError`` is both a ``ClientError`` and a ``ConnectionError``, so only
@@ -526,7 +644,7 @@ async def _copy(upstream: aiohttp.ClientResponse, response: web.StreamResponse) 
     return None
 
 
-async def _error_event(upstream: aiohttp.ClientResponse) -> bytes:
+async def _error_event(upstream: Reply) -> bytes:
     """The backend's (bounded) error body as one SSE ``data:`` event, OpenAI-shaped."""
     try:
         raw = await upstream.content.read(MAX_ERROR_BODY)
@@ -554,7 +672,7 @@ async def _try_write_eof(response: web.StreamResponse) -> None:
 
 async def start_sse(request: web.Request) -> web.StreamResponse:
     """Send 200 + SSE headers now, with a first comment so they leave at once."""
-    response = web.StreamResponse(status=200, headers=SSE_HEADERS)
+    response = Relayed(status=200, headers=SSE_HEADERS)
     await response.prepare(request)
     await response.write(b": keepalive\n\n")
     return response

@@ -28,10 +28,27 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from noctaya.contract import gateway as gateway_contract
+
 logger = logging.getLogger(__name__)
 
 MAX_PROBE_BODY = 64 * 1024
 """At most this much of a probe's answer is read (to reuse the connection); the status decides."""
+FAILED_HEADER = gateway_contract.BACKEND_FAILED_HEADER
+"""A readiness answer that is no 2xx and carries this header says the backend failed to start, and
+why (``noctaya dev``'s Service answers so for a replica that crash-loops): the activation ends at
+once (``Activation.fail``) instead of waiting out ``activationTimeout``."""
+MAX_FAILURE_CHARS = gateway_contract.MAX_BACKEND_FAILED_CHARS
+"""The reason of :data:`FAILED_HEADER` is cut to this many characters, each outside printable ASCII
+replaced by ``?`` (it reaches clients and the log)."""
+
+
+def failure_reason(value: str) -> str:
+    """A :data:`FAILED_HEADER` value as it may reach a client or the log: printable, bounded."""
+    printable = "".join(c if " " <= c <= "~" else "?" for c in value[: MAX_FAILURE_CHARS + 1]).strip()
+    if len(printable) > MAX_FAILURE_CHARS:
+        printable = printable[: MAX_FAILURE_CHARS - 1] + "~"
+    return printable or "no reason given"
 
 
 class Readiness:
@@ -47,6 +64,7 @@ class Readiness:
         on_change: Callable[[bool], None],
         idle_interval: float | None = None,
         wanted: Callable[[], bool] = lambda: True,
+        on_failed: Callable[[str], None] = lambda _reason: None,
     ) -> None:
         self.url = url
         self.path = urlsplit(url).path or "/"
@@ -57,6 +75,7 @@ class Readiness:
         self._wanted = wanted
         self.timeout = aiohttp.ClientTimeout(total=timeout)
         self._on_change = on_change
+        self._on_failed = on_failed  # the backend said it failed to start (FAILED_HEADER)
         self._ready = False
         self._wake = asyncio.Event()
         self.last_error: str | None = None  # for the log: may name the backend's address
@@ -100,7 +119,13 @@ class Readiness:
                         break
                 ok = 200 <= response.status < 300
                 problem = None if ok else f"readiness {self.path} answered {response.status}"
+                failed = None if ok else response.headers.get(FAILED_HEADER)
+                reason = None if failed is None else failure_reason(failed)
+                if reason is not None:
+                    problem = f"{problem}: the backend failed to start ({reason})"
                 self._outcome(problem, problem=problem)
+                if reason is not None:
+                    self._on_failed(reason)
                 return ok
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             problem = f"readiness {self.path} failed: connection refused or timed out"

@@ -17,7 +17,7 @@ from aiohttp import web
 
 from noctaya.contract import documents
 from noctaya.contract import gateway as gateway_contract
-from noctaya.gateway import activation, admission, demand, keys, liveconfig
+from noctaya.gateway import activation, admission, coldanswers, demand, keys, liveconfig
 from noctaya.gateway import app as app_
 
 T = TypeVar("T")
@@ -113,6 +113,11 @@ FAST_TIMINGS: dict[str, Any] = {
 }
 
 
+def own_read(head: bytes) -> bool:
+    """``head`` (a raw request head) is the gateway's own read of the model list, not a client's."""
+    return f"\r\nUser-Agent: {coldanswers.USER_AGENT}\r\n".encode() in head
+
+
 class GatewayStarter:
     """Starts gateways in front of ``backend_url`` and stops them all on exit (an async context)."""
 
@@ -138,8 +143,11 @@ class GatewayStarter:
     async def _serve(self, app: web.Application, *, wait_ready: bool) -> RunningGateway:
         gateway = await serve_gateway(app)
         self._started.append(gateway)
-        if wait_ready:
-            await gateway.wait_for(lambda: app[keys.READINESS].ready)
+        if wait_ready:  # and its read of the backend's model list done: a test's backend sees no more
+            models = app[keys.COLD_ANSWERS].models
+            await gateway.wait_for(
+                lambda: app[keys.READINESS].ready and (models.url is None or models.reads > 0)
+            )
         return gateway
 
     async def __aenter__(self) -> GatewayStarter:

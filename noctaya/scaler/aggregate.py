@@ -105,10 +105,14 @@ class AggregateScaler:
         return self.grpc.port
 
     async def __aenter__(self) -> AggregateScaler:
-        if self.engine is not None:
-            self._engine_task = asyncio.create_task(self.engine.reader.run(), name="noctaya-engine-reader")
-        await self.grpc.start()
+        """Start the engine reader, the gRPC server and the report server; whatever of these fails
+        (a port taken), what started before it is stopped again (``__aexit__``) before the raise."""
         try:
+            if self.engine is not None:
+                self._engine_task = asyncio.create_task(
+                    self.engine.reader.run(), name="noctaya-engine-reader"
+                )
+            await self.grpc.start()
             runner = connections.Runner(
                 intake.make_app(self.intake),
                 table=self.connections,

@@ -3,33 +3,30 @@
 KWOK reports a gateway Pod Running and Ready, but nothing runs in it, so KEDA would find no
 ExternalScaler at the rendered ``scalerAddress`` (``<name>-scaler.<ns>.svc:9090``) and, as KEDA 2.20
 does, create no HPA for the ScaledObject. :func:`start` runs the gateway the Pod would run, with the
-ConfigMap the operator rendered, on a loopback address of its own (only ``listen``, ``scaler.listen``
-and ``backendUrl`` move to loopback addresses, their ports kept), and maps the rendered scaler host to
-that address in the hosts file KEDA's operator resolves names with. Nothing the operator applied is
-edited.
+ConfigMap the operator rendered moved to loopback addresses as ``scripts/cluster.sh try`` moves it
+(``noctaya.dev.pods.gateway_config``), and :func:`map_scaler_host` maps the rendered scaler host to
+that address in the hosts file KEDA's operator resolves names with (``noctaya.dev.pods.HostsFile``).
+Nothing the operator applied is edited.
 """
 
 from __future__ import annotations
 
 import os
 import pathlib
-import random
 import signal
 import subprocess
-import sys
-import urllib.parse
 from typing import Any
 
 import yaml
 
+from noctaya.dev import pods
 from tests.cluster.conftest import ROOT, Cluster
 from tests.cluster.kube import wait
 
 
 def loopback() -> str:
     """A random address of 127.0.0.0/8 (every one is local): a session's servers share no port."""
-    rng = random.SystemRandom()
-    return f"127.{rng.randint(1, 254)}.{rng.randint(1, 254)}.{rng.randint(2, 254)}"
+    return pods.loopback()
 
 
 class Process:
@@ -64,10 +61,8 @@ def map_scaler_host(cluster: Cluster, *, namespace: str, name: str, address: str
     """Resolve the rendered ScaledObject's scaler host to ``address`` for KEDA's operator."""
     path = f"/apis/keda.sh/v1alpha1/namespaces/{namespace}/scaledobjects/{name}"
     wait(f"the ScaledObject {path}", lambda: cluster.kube.exists(path), bool, timeout=180)
-    trigger = cluster.kube.get(path)["spec"]["triggers"][0]
-    host = trigger["metadata"]["scalerAddress"].rpartition(":")[0]
-    with cluster.keda_hosts.open("a", encoding="utf-8") as hosts:
-        hosts.write(f"{address} {host}\n")
+    host = pods.scaler_host(cluster.kube.get(path))
+    pods.HostsFile(cluster.keda_hosts).map(host=host, address=address)
 
 
 def start(
@@ -80,17 +75,10 @@ def start(
     engine_address: str,
 ) -> Process:
     """The gateway of LLMService ``namespace/name`` on ``address``, its backend on ``engine_address``."""
-    config = rendered_config(cluster, namespace=namespace, name=name)
-    backend = urllib.parse.urlsplit(config["backendUrl"])
-    config["listen"] = f"{address}:{config['listen'].rpartition(':')[2]}"
-    config["scaler"]["listen"] = f"{address}:{config['scaler']['listen'].rpartition(':')[2]}"
-    config["backendUrl"] = f"{backend.scheme}://{engine_address}:{backend.port}"
-    engine = (config.get("scaler") or {}).get("engine")
-    if engine is not None:  # the headless Service's name answers the Ready Pods: here the one engine
-        engine["host"] = engine_address
+    rendered = rendered_config(cluster, namespace=namespace, name=name)
+    config = pods.gateway_config(rendered, address=address, engine_address=engine_address)
     path = directory / f"gateway-{namespace}-{name}.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return Process(
-        [sys.executable, "-m", "noctaya", "gateway", "--config", str(path), "--log-level", "DEBUG"],
-        log=directory / f"gateway-{namespace}-{name}.log",
+        pods.gateway_argv(path, log_level="DEBUG"), log=directory / f"gateway-{namespace}-{name}.log"
     )

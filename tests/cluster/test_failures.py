@@ -236,7 +236,14 @@ def test_a_failing_prewarm_job_reports_prewarm_failed_and_a_fixed_spec_recovers(
     job = f"/apis/batch/v1/namespaces/{PREWARM_NAMESPACE}/jobs/{name}-prewarm"
 
     def job_now() -> dict[str, Any]:
-        return dict(services.kube.get(job)) if services.kube.exists(job) else {}
+        """The Job, or {} while there is none (the operator deletes a failed one before it replaces it,
+        so it may go between any two reads)."""
+        try:
+            return dict(services.kube.get(job))
+        except ApiError as exc:
+            if exc.status == 404:
+                return {}
+            raise
 
     def finished(j: dict[str, Any], kind: str) -> bool:
         return any(

@@ -10,6 +10,10 @@ TokenRequest API. Every request of that account, reads and refused ones included
 server's audit log (``tests/cluster/audit-policy.yaml``).
 
 Aspects, in order:
+- the README's ``kubectl create namespace`` and ``helm install`` commands work as written (its names
+  swapped for this session's); run without the namespace first, the install fails before anything is
+  applied, with the chart's message naming the namespace and how to create it, and leaves no release
+  and no object behind;
 - ``helm install`` with the default values creates every object of the release, and the operator
   Deployment turns Available with all its replicas Ready. The CRDs were installed before (by
   ``scripts/cluster.sh up``, from ``dist/crds``, which the chart's ``crds/`` equals). Helm 4 does not
@@ -29,6 +33,8 @@ from __future__ import annotations
 
 import datetime
 import pathlib
+import re
+import shlex
 import subprocess
 import sys
 import urllib.request
@@ -221,6 +227,64 @@ def _reconciled(release: Release, *, path: str, namespace: str, name: str) -> No
     ):
         obj = release.kube.get(owned)
         assert obj["metadata"]["ownerReferences"][0]["name"] == name, obj["metadata"]
+
+
+def readme_helm_commands() -> list[list[str]]:
+    """The ``kubectl create namespace`` and ``helm install`` commands of README.md's Helm block."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```bash\n(.*?)```", text, re.S) if "helm install" in b)
+    commands = [shlex.split(line, comments=True) for line in block.replace("\\\n", " ").splitlines()]
+    return [
+        c for c in commands if c[:3] == ["kubectl", "create", "namespace"] or c[:2] == ["helm", "install"]
+    ]
+
+
+def test_the_readmes_helm_commands_work_and_a_missing_namespace_leaves_nothing(release: Release) -> None:
+    create, install = readme_helm_commands()
+    assert create[:3] == ["kubectl", "create", "namespace"] and install[:2] == ["helm", "install"]
+    watched, fresh = create[3], f"readme-{uuid.uuid4().hex[:6]}"
+    assert f'watchNamespaces=["{watched}"]' in install, install
+    # the tier's other modules use noctaya-system (dist/install.yaml), which Helm would not adopt
+    swapped = {watched: fresh, "noctaya-system": NAMESPACE}
+    install = [swapped.get(w, w.replace(f'"{watched}"', f'"{fresh}"')) for w in install]
+
+    def helm_install() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [release.helm_binary, "--kubeconfig", str(release.cluster.kubeconfig), *install[1:]],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+            cwd=ROOT,
+        )
+
+    rendered = subprocess.run(
+        [release.helm_binary, "template", *install[2:]],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    would_install = [_path(d) for d in yaml.safe_load_all(rendered.stdout) if d]
+    assert any(f"/namespaces/{fresh}/roles/" in p for p in would_install), would_install
+
+    failed = helm_install()
+    assert failed.returncode != 0, failed.stdout
+    message = f'namespace "{fresh}" does not exist: create it first (kubectl create namespace {fresh})'
+    assert message in failed.stderr, failed.stderr
+    assert release.helm("list", "--short", "--deployed", "--failed", "--pending").strip() == ""
+    assert [p for p in would_install if release.kube.exists(p)] == []
+
+    release.cluster.kubectl(*create[1:3], fresh)
+    try:
+        done = helm_install()
+        assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+        roles = {(d["kind"], d["metadata"].get("namespace")) for d in release.manifest()}
+        assert ("Role", fresh) in roles and ("RoleBinding", fresh) in roles, roles
+        release.helm("uninstall", RELEASE, "--wait")
+    finally:
+        release.kube.delete(f"/api/v1/namespaces/{fresh}")
 
 
 def test_helm_install_brings_the_operator_up_ready(release: Release) -> None:

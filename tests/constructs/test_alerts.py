@@ -3,7 +3,9 @@
 Aspects: every rendered rule parses (``promtool check rules``); ``NoctayaExternalScalerStreamMissing``
 fires for a scaler that no KEDA stream has been connected to for ``stream_missing_for`` and not for
 one that holds a stream or lost it only briefly; the rejection and queue alerts read the renamed
-families (``noctaya_gateway_rejections_total``, ``noctaya_gateway_pending``).
+families (``noctaya_gateway_rejections_total``, ``noctaya_gateway_pending``);
+``NoctayaEngineSignalFallback`` fires for an engine signal that has fallen back for ``engine_fallback_for``,
+not for one that fell back for a round.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from noctaya.constructs import observability
 
 Synth = Callable[[Callable[[constructs.Construct], object]], list[dict[str, Any]]]
 SERVICE = 'namespace="llm", serving_noctaya_io_llmservice="qwen"'
+SERVICE_FALLBACK = 'noctaya_engine_fallback{{namespace="llm", serving_noctaya_io_llmservice="{service}"}}'
 
 
 def streams(service: str) -> str:
@@ -74,6 +77,9 @@ def test_alerts_fire_as_documented(synth: Synth, tmp_path: pathlib.Path) -> None
                     },
                     {"series": f"noctaya_gateway_pending{{{SERVICE}}}", "values": "10x20"},
                     {"series": f"noctaya_gateway_max_queue{{{SERVICE}}}", "values": "10x20"},
+                    # one reader falling back for good; one that fell back for a round and recovered
+                    {"series": f'noctaya_engine_fallback{{{SERVICE}, pod="a"}}', "values": "0 1x20"},
+                    {"series": SERVICE_FALLBACK.format(service="blip"), "values": "0 1 0x19"},
                 ],
                 "alert_rule_test": [
                     {
@@ -108,6 +114,24 @@ def test_alerts_fire_as_documented(synth: Synth, tmp_path: pathlib.Path) -> None
                                 "exp_annotations": {
                                     "summary": "qwen rejects requests (queue_full)",
                                     "description": description(rules, "NoctayaRequestsRejected"),
+                                },
+                            }
+                        ],
+                    },
+                    {"eval_time": "9m", "alertname": "NoctayaEngineSignalFallback", "exp_alerts": []},
+                    {
+                        "eval_time": "12m",
+                        "alertname": "NoctayaEngineSignalFallback",
+                        "exp_alerts": [
+                            {
+                                "exp_labels": {
+                                    "severity": "warning",
+                                    "namespace": "llm",
+                                    "serving_noctaya_io_llmservice": "qwen",
+                                },
+                                "exp_annotations": {
+                                    "summary": "qwen scales on the gateways' count, not the engine's",
+                                    "description": description(rules, "NoctayaEngineSignalFallback"),
                                 },
                             }
                         ],

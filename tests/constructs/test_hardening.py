@@ -90,9 +90,10 @@ def test_monitoring(synth: Synth) -> None:
         {"port": "reports", "path": "/metrics", "interval": "15s"},
     ]
     alerts = rules["spec"]["groups"][0]["rules"]
-    assert len(alerts) == 7
+    assert len(alerts) == 8
     for alert in alerts:
         assert alert["labels"]["severity"] in {"info", "warning"}
         assert alert["annotations"]["summary"] and alert["alert"].startswith("Noctaya")
     assert sum("noctaya_gateway_" in a["expr"] for a in alerts) == 5
     assert sum("noctaya_scaler_" in a["expr"] for a in alerts) == 1
+    assert sum("noctaya_engine_" in a["expr"] for a in alerts) == 1

@@ -111,6 +111,12 @@ CASES: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]], str, dict[s
         "10m",
         {},
     ),
+    "NoctayaEngineSignalFallback": (
+        [("noctaya_engine_fallback" + SERIES, "0 1x20")],
+        [("noctaya_engine_fallback" + SERIES, "0 1 0x19")],
+        "15m",
+        {},
+    ),
     "NoctayaEngineQueueHigh": (
         [("vllm:num_requests_waiting" + SERIES.replace("qwen-gateway-0", "qwen-backend-0"), "60x20")],
         [("vllm:num_requests_waiting" + SERIES.replace("qwen-gateway-0", "qwen-backend-0"), "10x20")],

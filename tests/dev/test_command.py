@@ -2,10 +2,10 @@
 
 Aspects: defaults (fake engine backend, 0..3 replicas, one gateway, co-located scaler); gateway
 options pass through to the gateway config; --min above --max, a backend command without {port},
-a listen address without a fixed port, a bad gateway option or readiness path, a bad member TTL
-and a service name Kubernetes would refuse all exit 2 naming the option; a part that does not
-start (the gateway's port is taken, no openssl for --scaler-tls) exits 1 with the reason and no
-traceback.
+a listen address without a fixed port, a bad gateway or engine option (named by its flag) or
+readiness path, a bad member TTL and a service name Kubernetes would refuse all exit 2 naming the
+option; a part that does not start (the gateway's port is taken, no openssl for --scaler-tls)
+exits 1 with the reason and no traceback.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def test_defaults() -> None:
     assert s.scaling.scale_down_window == s.scaling.cooldown == 30.0
     assert s.gateway == gateway_contract.GatewaySettings(drain_timeout=10.0)
     assert s.api_key_file is None
+    assert s.crash_loop_exits == 3 and settings("--crash-loop-exits", "0").crash_loop_exits == 0
 
 
 def test_gateway_options_pass_through() -> None:
@@ -78,6 +79,14 @@ def test_gateway_options_pass_through() -> None:
         (["--schedule", "start=0 8 * * *; duration=1h; minReplicas=lots"], "not a whole number"),
         (["--schedule", "start 0 8 * * *"], "is not key=value"),
         (["--schedule", "{nope"], "not JSON"),
+        # an engine option is named by the flag typed, not by the engine section's field
+        (["--engine-queue-target", "2", "--engine-metrics-path", "metrics"], ": --engine-metrics-path: "),
+        (["--engine-queue-target", "2", "--engine-queue-metric", "a b"], ": --engine-queue-metric: "),
+        (["--engine-queue-target", "2", "--engine-interval", "1h"], ": --engine-interval: "),
+        (
+            ["--metric", "kvCacheUtil", "--engine-kv-metric", "ok", "--engine-kv-metric", "-"],
+            "--engine-kv-metric #2: ",
+        ),
     ],
 )
 def test_bad_options_exit_2_naming_the_option(
@@ -109,7 +118,9 @@ def test_schedules_become_the_local_keda_cron_triggers() -> None:
     )
 
 
-@pytest.mark.parametrize("argv", [["--gateways", "0"], ["--max", "0"], ["--cooldown", "later"]])
+@pytest.mark.parametrize(
+    "argv", [["--gateways", "0"], ["--max", "0"], ["--cooldown", "later"], ["--crash-loop-exits", "-1"]]
+)
 def test_argument_types_are_checked(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         command.main(argv)

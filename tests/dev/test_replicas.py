@@ -2,25 +2,32 @@
 
 Aspects: scaling up starts processes that join the Service once ready; scaling down drains a
 replica: a stream running on it completes in full before it gets SIGTERM; a replica that dies is
-replaced (crash-loop backoff) and the restart is counted; stopping the deployment leaves no process;
-a command without ``{port}`` is refused.
+replaced (crash-loop backoff) and the restart is counted; a replica that exits at once, again and
+again, makes a crash loop: a real gateway's waiting client (the openai SDK) gets a 502 naming the
+last exit code and output line at once, not after the activation timeout, and scaling to 0 ends it;
+each replica's port stays held (bound, never probed and released) until it has ended; stopping the
+deployment leaves no process; a command without ``{port}`` is refused.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import pathlib
 import signal
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
 
 import aiohttp
+import openai
 import pytest
 
 from noctaya.dev import replicas, service
+from noctaya.gateway import testing
 
 ENGINE = (
     f"{sys.executable} -m noctaya.dev.fake_engine --port {{port}} --ready-delay 200ms "
@@ -43,16 +50,19 @@ def alive(pid: int) -> bool:
 
 
 @contextlib.asynccontextmanager
-async def deployment(tmp_path: pathlib.Path, events: list[str]) -> AsyncIterator[replicas.Deployment]:
+async def deployment(
+    tmp_path: pathlib.Path, events: list[str], *, command: str = ENGINE, crash_loop_exits: int = 3
+) -> AsyncIterator[replicas.Deployment]:
     svc = service.Service()
     await svc.start()
     dep = replicas.Deployment(
-        command=ENGINE,
+        command=command,
         readiness_path="/health",
         service=svc,
         log_dir=tmp_path,
         drain_timeout=10,
         stop_grace=5,
+        crash_loop_exits=crash_loop_exits,
         on_event=events.append,
     )
     task = asyncio.create_task(dep.run())
@@ -123,6 +133,68 @@ async def test_a_dead_replica_is_replaced(tmp_path: pathlib.Path) -> None:
         await until(lambda: dep.restarts == 1)
         await until(lambda: dep.ready == 1 and dep.replicas[0] is not first)
         assert any("exited with code -9" in e for e in events), events
+
+
+EXITS_AT_ONCE = (
+    f"{sys.executable} -c \"import sys; print('loading', flush=True); "
+    f"print('error: no model at /m.gguf \\x1b[2J', file=sys.stderr); sys.exit(3)\" {{port}}"
+)
+
+
+@pytest.mark.timeout(60)
+async def test_a_crash_loop_fails_the_waiting_client_at_once_with_the_last_exit(
+    tmp_path: pathlib.Path,
+) -> None:
+    events: list[str] = []
+    async with (
+        deployment(tmp_path, events, command=EXITS_AT_ONCE, crash_loop_exits=2) as dep,
+        testing.GatewayStarter(backend_url=dep.service.url) as starter,
+    ):
+        gateway = await starter.start(activationTimeout="60s")
+        client = openai.AsyncOpenAI(base_url=gateway.url + "/v1", api_key="unused", max_retries=0, timeout=50)
+        loop = asyncio.get_running_loop()
+        try:
+            held = asyncio.create_task(client.completions.create(model="m", prompt="hi"))
+            await gateway.wait_for(lambda: gateway.admission.queued == 1)
+            started = loop.time()
+            dep.scale(1)  # as the local KEDA does on the held request's demand
+            with pytest.raises(openai.APIStatusError) as caught:
+                await held
+        finally:
+            await client.close()
+        assert loop.time() - started < 30  # two exits and a backoff, not the 60 s activation timeout
+        message = caught.value.message
+        assert caught.value.status_code == 502, message
+        assert "replica-2 exited with code 3 (last output: error: no model at /m.gguf ?[2J)" in message
+        assert dep.crash_loop is not None and dep.exits_without_ready == 2
+        assert any(e.startswith("crash loop: 2 exits without a Ready replica") for e in events), events
+        # the Service answers the same to anyone while the loop lasts, as an OpenAI-shaped error
+        async with aiohttp.ClientSession() as http, http.get(dep.service.url + "/v1/models") as response:
+            assert response.status == 503
+            assert (await response.json())["error"]["code"] == "backend_failed"
+        dep.scale(0)
+        after: str | None = dep.crash_loop  # (read again: scale(0) ended it)
+        assert after is None and not dep.service.listening  # refused again, as with no Pod
+        assert "crash loop over: requests wait for a replica again" in events
+
+
+@pytest.mark.timeout(60)
+async def test_a_replicas_port_is_held_from_its_start_until_it_has_ended(tmp_path: pathlib.Path) -> None:
+    """A replica that never listens: its port is still taken (nothing else can bind it) until the
+    replica is stopped, then free again."""
+    events: list[str] = []
+    never_listens = f'{sys.executable} -c "import time; time.sleep(60)" {{port}}'
+    async with deployment(tmp_path, events, command=never_listens) as dep:
+        dep.scale(1)
+        await until(lambda: bool(dep.live) and dep.live[0].child.running)
+        (replica,) = dep.live
+        with socket.socket() as other, pytest.raises(OSError) as caught:
+            other.bind(("127.0.0.1", replica.port))
+        assert caught.value.errno == errno.EADDRINUSE
+        dep.scale(0)
+        await until(lambda: replica.phase is replicas.Phase.STOPPED)
+        with socket.socket() as other:
+            other.bind(("127.0.0.1", replica.port))
 
 
 def test_command_needs_the_port_placeholder(tmp_path: pathlib.Path) -> None:

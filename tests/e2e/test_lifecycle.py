@@ -3,7 +3,8 @@
 Aspects: idle stays at 0 replicas; a cold streaming request gets SSE heartbeats while the backend
 starts and then completes; 0 -> 1 -> 2 -> 0 under concurrent load; 429 at queue overflow; reject mode
 answers 503 at once and a retry succeeds; a backend that never turns ready ends in activation_timeout,
-after which demand returns to 0 and no replica lingers; a replica killed mid-stream gives that client
+after which demand returns to 0 and no replica lingers; one that exits at once, again and again, fails
+its client early with the exit code and last output line; a replica killed mid-stream gives that client
 an error and the next requests recover; streams in flight survive a scale-down drain; SIGINT stops
 every child while a request is held (the harness checks the same after SIGTERM for every test), and
 even a SIGKILLed runner leaves no child behind.
@@ -39,13 +40,18 @@ def idle(state: dict[str, Any]) -> bool:
     return state["status"]["replicas_desired"] == 0 and not state["replicas"]
 
 
+def cold(state: dict[str, Any]) -> bool:
+    """Idle, and the gateway has seen it (until its next probe it would still proxy a request)."""
+    return idle(state) and not any(g["queue"].get("backendReady") for g in state["gateways"])
+
+
 @pytest.mark.timeout(40)
 async def test_idle_stays_at_zero_and_a_cold_stream_gets_heartbeats(start_dev: Any) -> None:
     dev = await start_dev(*FAST, "--heartbeat-interval", "200ms", engine={"ready_delay": "1500ms"})
     await asyncio.sleep(1.0)
     state = dev.state()
     assert idle(state) and state["status"]["activations"] == 0 and state["keda"]["pushes"] == 0
-    # a cold model list is the gateway's own answer (the service name), and wakes nothing
+    # a cold model list before the backend was ever up is the service name, and wakes nothing
     listed = await dev.client().models.list()
     assert [m.id for m in listed.data] == ["dev"]
     state = dev.state()
@@ -65,7 +71,13 @@ async def test_idle_stays_at_zero_and_a_cold_stream_gets_heartbeats(start_dev: A
     assert dev.state()["keda"]["pushes"] >= 1
 
     assert (await stream_text(dev.client())).split() == ["tok"] * 8  # warm now
-    await dev.wait(idle, within=15, what="back to 0 replicas")
+    await dev.wait(cold, within=15, what="back to 0 replicas, the gateway seeing it")
+    # cold again: the model list is the one the engine gave while it was warm, and wakes nothing
+    pushes = dev.state()["keda"]["pushes"]
+    listed = await dev.client().models.list()
+    assert [m.id for m in listed.data] == ["fake-model"]
+    state = dev.state()
+    assert idle(state) and state["keda"]["pushes"] == pushes and state["status"]["demand"] == 0
 
 
 @pytest.mark.timeout(60)
@@ -158,6 +170,21 @@ async def test_never_ready_backend_times_out_and_leaves_nothing(start_dev: Any) 
     )
     assert state["status"]["replicas_ready"] == 0
     assert not await dev.left_behind(set(replica_pids))
+
+
+@pytest.mark.timeout(40)
+async def test_a_crash_looping_backend_fails_its_client_early_with_the_exit(start_dev: Any) -> None:
+    exits = f"{sys.executable} -c \"import sys; sys.exit('cannot load /m.gguf')\" {{port}}"
+    dev = await start_dev(*FAST, "--activation-timeout", "60s", "--crash-loop-exits", "2", backend=exits)
+    started = time.monotonic()
+    with pytest.raises(openai.APIStatusError) as info:
+        await dev.client().chat.completions.create(model="m", messages=MESSAGES)
+    assert time.monotonic() - started < 30  # two exits and a 1 s backoff, not the 60 s timeout
+    assert info.value.status_code == 502
+    assert "exited with code 1 (last output: cannot load /m.gguf)" in info.value.message
+    assert "crash loop: 2 exits without a Ready replica" in dev.output()
+    await dev.wait(lambda s: idle(s) and s["crashLoop"] is None, within=20, what="scaled to 0, loop over")
+    assert "crash loop over" in dev.output()
 
 
 @pytest.mark.timeout(45)

@@ -2,9 +2,9 @@
 is there.
 
 Aspects: Prometheus (Debian's) scrapes both gateways, the aggregate scaler's ``/metrics`` and a backend
-replica (the fake engine, which speaks vLLM's metric names); every target is up; every metric name an
-alert rule or a dashboard panel uses is among the series it stored; every alert expression evaluates
-without error against that data.
+replica (the fake engine, which speaks vLLM's metric names, and which the engine signal reads too);
+every target is up; every metric name an alert rule or a dashboard panel uses is among the series it
+stored; every alert expression evaluates without error against that data.
 
 Prometheus cannot listen on port 0 and report the port, so it listens on a port the test reserves
 (``reserve_port``): held from before Prometheus starts until the test ends, taken by nobody else.
@@ -117,7 +117,8 @@ async def test_prometheus_scrapes_every_metric_the_alerts_and_dashboard_use(
     tmp_path: pathlib.Path,
     reserve_port: Callable[[], int],
 ) -> None:
-    dev = await start_dev("--min", "1", gateways=2)
+    # the engine signal on, so the aggregate scaler reads the replica and exports noctaya_engine_*
+    dev = await start_dev("--min", "1", "--engine-queue-target", "50", gateways=2)
     state = await dev.wait(
         lambda s: any(r["phase"] == "ready" for r in s["replicas"]) and s["scalerReportPort"],
         within=60,

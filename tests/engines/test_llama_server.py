@@ -2,7 +2,8 @@
 
 With the openai SDK, through the gateway: a cold start serves chat and ``/v1/completions``, with and
 without streaming, and a stream's chunks arrive one by one as the engine writes them (timed);
-``GET /v1/models`` is answered while cold without waking the backend; concurrent streams scale it
+``GET /v1/models`` is answered while cold without waking the backend (the engine's own list once it
+has been Ready); concurrent streams scale it
 1 -> 2; a request right after a stream is served (the engine closes a stream's connection); a
 replica killed mid-stream fails only that stream; the crash and scale-to-zero windows lose
 no request that never reached an engine; idle, it scales back to zero; reject mode answers 503 with
@@ -40,6 +41,11 @@ FAST = ("--retry-grace", "300ms", "--served-model", model.MODEL_NAME)
 
 def idle(state: dict[str, Any]) -> bool:
     return state["status"]["replicas_desired"] == 0 and not state["replicas"]
+
+
+def cold(state: dict[str, Any]) -> bool:
+    """Idle, and the gateway has seen it (until its next probe it would still proxy a request)."""
+    return idle(state) and not any(g["queue"].get("backendReady") for g in state["gateways"])
 
 
 async def chat(client: openai.AsyncOpenAI, *, tokens: int = 4) -> str:
@@ -121,6 +127,12 @@ async def test_models_while_cold_do_not_wake_the_engine(start_dev: Any, llama_cm
     assert await chat(client)  # a real request does wake it
     warm = await client.models.list()  # warm: the engine's own answer, proxied
     assert model.MODEL_NAME in [m.id for m in warm.data]
+    # cold again: the gateway answers the list the engine gave when it turned Ready, waking nothing
+    await dev.wait(cold, within=30, what="back to 0 replicas, the gateway seeing it")
+    pushes = dev.state()["keda"]["pushes"]
+    listed = await client.models.list()
+    assert [m.id for m in listed.data] == [m.id for m in warm.data]
+    assert idle(dev.state()) and dev.state()["keda"]["pushes"] == pushes
 
 
 @pytest.mark.timeout(120)

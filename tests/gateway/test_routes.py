@@ -1,13 +1,14 @@
 """Which paths the gateway proxies, which it answers itself, and what it passes to the engine.
 
-Aspects: every path but the gateway's own is proxied with the same admission (a cold one is held
-and wakes the backend); the gateway's own routes answer other methods with 405 and unknown
-``/noctaya/`` paths with its 404; a cold route answers ``GET /v1/models`` with the served model
-(OpenAI list shape, through the SDK) and a status route its status, opening no lease and taking no
-slot, while warm they are proxied; without a served model the route is proxied like any other; an
-unknown ``/v1`` path still wakes the backend; the client's ``Authorization`` is stripped before
-forwarding unless ``forwardAuthorization`` is set; a 401 carries ``WWW-Authenticate: Bearer``; the
-backend's own errors (a text/plain 404, a 500) pass through as they are, never rewrapped.
+Aspects: every path but the gateway's own is proxied with the same admission (a cold one is held and
+wakes the backend); the gateway's own routes answer other methods with 405 and unknown ``/noctaya/``
+paths with its 404; a cold route answers ``GET /v1/models`` with the served model (OpenAI list
+shape, through the SDK) and a status route its status, opening no lease and taking no slot, while
+warm they are proxied; without a served model the route is proxied like any other until the backend
+has listed its models; an unknown ``/v1`` path still wakes the backend; the client's
+``Authorization`` is stripped before forwarding unless ``forwardAuthorization`` is set; a 401
+carries ``WWW-Authenticate: Bearer``; the backend's own errors (a text/plain 404, a 500) pass
+through as they are, never rewrapped.
 """
 
 from __future__ import annotations
@@ -21,17 +22,20 @@ import yarl
 from aiohttp import web
 
 from noctaya.dev import fake_engine
-from noctaya.gateway import activation, keys, testing
+from noctaya.gateway import activation, coldanswers, keys, testing
 
 
 def recording_backend(*, ready: list[bool]) -> tuple[web.Application, list[dict[str, Any]]]:
-    """A backend that records every request it gets; ``ready[0]`` decides its ``/health``."""
+    """A backend that records every request it gets but the gateway's own model-list reads (it
+    lists ``listed``); ``ready[0]`` decides its ``/health``."""
     seen: list[dict[str, Any]] = []
 
     async def health(request: web.Request) -> web.Response:
         return web.Response(status=200 if ready[0] else 503)
 
     async def anything(request: web.Request) -> web.Response:
+        if request.headers.get("User-Agent") == coldanswers.USER_AGENT:  # the gateway's own read
+            return web.json_response({"data": [{"id": "listed"}]})
         seen.append({"method": request.method, "path": request.path_qs, "headers": dict(request.headers)})
         return web.json_response({"path": request.path_qs, "method": request.method})
 
@@ -110,6 +114,13 @@ async def test_a_models_route_without_a_served_model_is_proxied(
         async with await held as response:
             assert response.status == 200
         assert [s["path"] for s in seen] == ["/v1/models"]
+        # once the backend has listed its models, a cold GET answers them without waking it
+        await gateway.wait_for(lambda: gateway.app[keys.COLD_ANSWERS].models.ids == ["listed"])
+        ready[0] = False
+        await gateway.wait_for(lambda: not gateway.app[keys.READINESS].ready)
+        async with http.get(gateway.url + "/v1/models") as response:
+            assert [m["id"] for m in (await response.json())["data"]] == ["listed"]
+        assert len(seen) == 1 and gateway.lease_state is activation.LeaseState.CLOSED
 
 
 async def test_the_clients_key_stays_at_the_gateway_unless_forwarding_is_asked(

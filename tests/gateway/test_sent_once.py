@@ -33,9 +33,10 @@ UPGRADE = {
 
 
 class BreakingBackend:
-    """Answers the probes' ``/health``; every other request is one receipt (its first bytes arrived)
-    and its connection is broken as ``mode`` says. ``close-unread`` reads no head to tell a probe:
-    it answers every connection as a probe while ``probing``."""
+    """Answers the probes' ``/health`` (and the gateway's own model-list read); every other request
+    is one receipt (its first bytes arrived) and its connection is broken as ``mode`` says.
+    ``close-unread`` reads no head to tell a probe: it answers every connection as a probe while
+    ``probing``."""
 
     def __init__(self, mode: str) -> None:
         self.mode = mode
@@ -49,7 +50,7 @@ class BreakingBackend:
                 self.receipts.append(await reader.read(1))  # it arrived; nothing more is read
                 return
             head = await reader.readuntil(b"\r\n\r\n")
-            if head.startswith(b"GET /health "):
+            if head.startswith(b"GET /health ") or testing.own_read(head):
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 await writer.drain()
                 return

@@ -158,6 +158,13 @@ class Replica:
 StartOperator = Callable[..., Awaitable[Replica]]
 
 
+#: the replicas' leader election: short enough for quick hand-overs, long enough that a loaded machine's
+#: scheduling delays (hundreds of ms) stay well inside the margins the leadership scenarios assert
+LEASE_DURATION = 3.0
+RENEW_DEADLINE = 2.0
+RETRY_PERIOD = 0.2
+
+
 @pytest.fixture
 async def operators(server: ApiServer) -> AsyncIterator[StartOperator]:
     replicas: list[Replica] = []
@@ -169,9 +176,9 @@ async def operators(server: ApiServer) -> AsyncIterator[StartOperator]:
             gateway_image="ghcr.io/noctaya/noctaya:test",
             identity=identity,
             lease_namespace="noctaya-system",
-            lease_duration=1.5,
-            renew_deadline=1.0,
-            retry_period=0.2,
+            lease_duration=LEASE_DURATION,
+            renew_deadline=RENEW_DEADLINE,
+            retry_period=RETRY_PERIOD,
             health_listen="",
             keda_recheck=0.5,
             requeue_base_backoff=0.05,

@@ -8,7 +8,8 @@ every way a replica can fail — unreachable, slow, huge (announced or not), com
 HTTP errors, malformed, NaN, too many series — ends within its bound, is counted, logged once per
 change, shown and makes the served value fall back to the gateways' count; ``kvCacheUtil`` through
 a real gateway's co-located scaler and the local KEDA scales out above its target and not at or
-below it; the aggregate scaler serves the same value for the same replicas and gateway demand.
+below it; the aggregate scaler serves the same value for the same replicas and gateway demand, and
+one that cannot bind its gRPC port leaves no engine reader running.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import gzip
 import json
 import logging
 import pathlib
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -591,3 +593,28 @@ def test_no_ready_replica_is_no_fallback() -> None:
     reader.latest = enginemetrics.Round(at=0.0, replicas=1, problem="DNS lookup of x: failure")
     assert registry.get_sample_value("noctaya_engine_fallback") == 1
     reader.close()
+
+
+async def test_a_grpc_port_taken_leaves_no_engine_reader_running(tmp_path: pathlib.Path) -> None:
+    """The aggregate scaler that cannot bind its gRPC port raises, and the engine reader it had
+    started is stopped again (none left reading the replicas with nobody serving KEDA)."""
+    token = tmp_path / "token"
+    token.write_text("s3cret-token-0123456789abcdef")
+    file = write_endpoints(tmp_path / "endpoints", [])
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        config = scaler_contract.build_config(
+            {
+                "service": {"name": "qwen", "namespace": "ai"},
+                "grpcListen": f"127.0.0.1:{taken.getsockname()[1]}",
+                "reportListen": "127.0.0.1:0",
+                "tokenFile": str(token),
+                "engine": section(file).document(),
+            }
+        )
+        scaler = aggregate.AggregateScaler(config=config)
+        with pytest.raises(OSError, match="cannot listen for gRPC"):
+            async with scaler:
+                pass
+    assert [t.get_name() for t in asyncio.all_tasks() if t.get_name() == "noctaya-engine-reader"] == []

@@ -1,0 +1,512 @@
+"""The backend connection pool: HTTP/1.1 keep-alive connections to one backend, on asyncio protocols.
+
+The proxied request path's common case (a plain ``http://host:port`` backend, a request whose body
+the gateway holds whole, no upgrade) is sent here rather than through aiohttp's client session, whose
+machinery per request (request and response objects, timers, middlewares, the connector's bookkeeping)
+cost more than the rest of the gateway together. Everything else (a streamed request body, a backend
+URL with a path or TLS, WebSockets) keeps aiohttp's client.
+
+- A request goes out as one write: its head, rewritten once by the caller, and its body.
+- The answer is parsed by aiohttp's response parser (``aiohttp.http_parser.HttpResponseParser``:
+  llhttp, the parser aiohttp's client itself uses, with the same line, field and header bounds); its
+  body is an aiohttp ``StreamReader`` with the client's flow control (a full buffer pauses reading
+  from the backend), so the relay reads it as it reads an aiohttp client response.
+- Nothing is ever sent twice: a pooled connection is taken only while its transport is open (one
+  found closing is dropped before a byte is written to it), and a connection that breaks after the
+  write fails its request (:class:`aiohttp.ServerDisconnectedError` or ``ClientOSError``), never
+  retried. A failed connect is :class:`Unreached` (nothing was sent).
+- A connection goes back to the pool only when its answer was read to its end, said nothing of
+  closing, and was no event stream (see ``proxy.BackendResponse`` for why); any other is closed. Idle
+  connections are closed after ``keepalive`` seconds (:meth:`Pool.sweep`, from the header watchdog's
+  loop: no timer per request) and bytes a backend sends on an idle connection close it.
+- Open connections (connecting ones included) are bounded by ``limit``; a request beyond it waits
+  for one to be given back or closed (within the caller's backend header timeout).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import dataclasses
+from collections.abc import Callable, Iterable
+
+import aiohttp
+import yarl
+from aiohttp import base_protocol, http_parser, streams
+from multidict import CIMultiDictProxy
+
+#: the response parser's bounds: aiohttp's client defaults, as before this pool
+MAX_LINE_BYTES = 8190
+MAX_FIELD_BYTES = 8190
+MAX_HEADERS = 128
+READ_BUFFER = 2**16
+"""Bytes of an answer's body buffered before reading from the backend pauses."""
+_NO_BODY_STATUSES = frozenset({204, 304})
+EVENT_STREAM = "text/event-stream"
+
+
+class Unreached(Exception):
+    """The backend could not be connected to; no byte of the request was sent."""
+
+
+class MalformedAnswer(aiohttp.ClientError):
+    """The backend's answer is not valid HTTP/1.x (its head did not parse)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Address:
+    """Where the backend listens, and the ``Host`` its requests carry."""
+
+    host: str
+    port: int
+    authority: str
+
+
+class Answer:
+    """A backend's answer as the relay reads it: the parts of ``aiohttp.ClientResponse`` it uses
+    (``status``, ``reason``, ``headers``, ``content``, ``content_type``, ``close``, ``release``)."""
+
+    __slots__ = ("_connection", "_released", "content", "content_type", "headers", "reason", "status")
+
+    def __init__(
+        self,
+        connection: Connection,
+        *,
+        status: int,
+        reason: str,
+        headers: CIMultiDictProxy[str],
+        content: streams.StreamReader,
+    ) -> None:
+        self._connection = connection
+        self._released = False
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.content = content
+        raw_type = headers.get("Content-Type")
+        self.content_type = (
+            "application/octet-stream" if raw_type is None else raw_type.partition(";")[0].strip().lower()
+        )
+        if self.content_type == EVENT_STREAM:
+            # never pooled again: llama.cpp's server closes such a connection after the stream
+            # without saying so (see ``proxy.BackendResponse``)
+            connection.keep = False
+
+    def close(self) -> None:
+        """Close the connection now (the body's reader fails with ``ClientPayloadError``)."""
+        self._connection.close()
+
+    @property
+    def connection(self) -> Connection:
+        """The connection the answer is read from (for :meth:`Connection.pipe`)."""
+        return self._connection
+
+    def release(self) -> None:
+        """The relay is done with the answer: its connection back to the pool if it may be reused
+        (once: a second call does nothing)."""
+        if self._released:
+            return
+        self._released = True
+        connection = self._connection
+        if connection.reusable(self.content):
+            connection.pool.put(connection)
+        else:
+            connection.close()
+
+
+class Connection(base_protocol.BaseProtocol):
+    """One backend connection: its parser for the answer being read, and that answer's waiter."""
+
+    __slots__ = (
+        "_answer",
+        "_body",
+        "_congested",
+        "_flushing",
+        "_head_only",
+        "_signal",
+        "_sink",
+        "counted",
+        "idle_since",
+        "keep",
+        "pool",
+    )
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, pool: Pool) -> None:
+        super().__init__(loop)
+        self.pool = pool
+        self.counted = True  # in the pool's ``open`` count until it is forgotten
+        self.idle_since = 0.0
+        self.keep = True
+        self._answer: asyncio.Future[tuple[http_parser.RawResponseMessage, streams.StreamReader]] | None
+        self._answer = None
+        self._body: streams.StreamReader | None = None  # the body being read
+        self._head_only = False
+        self._sink: Callable[[bytes], bool] | None = None  # where the body goes while piped
+        self._signal: asyncio.Future[None] | None = None  # the pipe's waiter
+        self._congested = False
+        self._flushing = False
+
+    def send(
+        self, head: bytes, body: bytes | None, *, head_only: bool
+    ) -> asyncio.Future[tuple[http_parser.RawResponseMessage, streams.StreamReader]]:
+        """Write one request (one write); the future of its answer's head and body reader."""
+        self._head_only = head_only
+        self._parser = http_parser.HttpResponseParser(
+            self,
+            self._loop,
+            READ_BUFFER,
+            payload_exception=aiohttp.ClientPayloadError,
+            response_with_body=not head_only,
+            read_until_eof=True,
+            auto_decompress=False,
+            max_line_size=MAX_LINE_BYTES,
+            max_field_size=MAX_FIELD_BYTES,
+            max_headers=MAX_HEADERS,
+        )
+        self._body = None
+        answer = self._answer = self._loop.create_future()
+        assert self.transport is not None
+        if body:
+            self.transport.writelines((head, body))
+        else:
+            self.transport.write(head)
+        return answer
+
+    def reusable(self, content: streams.StreamReader) -> bool:
+        return (
+            self.keep
+            and self.transport is not None
+            and not self.transport.is_closing()
+            and content.is_eof()
+            and content.exception() is None
+            and self._answer is None
+        )
+
+    def idle(self) -> None:
+        """Its answer is over: nothing is expected on it until the next request."""
+        self._parser = None
+        self._body = None
+        self._sink = None
+
+    def resume_reading(self, resume_parser: bool = True) -> None:
+        """The body's reader asks to resume whenever it was read below its low mark, paused or not
+        (every chunk, when piped): only a paused connection has anything to resume."""
+        if self._reading_paused:
+            super().resume_reading(resume_parser)
+
+    def pipe(self, sink: Callable[[bytes], bool]) -> None:
+        """From now on the answer's body goes to ``sink`` as it is parsed, in the callback that read
+        it (no reader task woken per chunk). ``sink`` returns True when its side cannot take more:
+        reading from the backend pauses until :meth:`resume`. See :meth:`piped`."""
+        self._sink = sink
+        self._flush()
+
+    async def piped(self) -> bool:
+        """Wait for the pipe: True when its sink is congested (call :meth:`resume` once it drained),
+        False when the body ended; raises the body's failure (``ClientPayloadError``)."""
+        while True:
+            body = self._body
+            assert body is not None
+            failure = body.exception()
+            if failure is not None:
+                raise failure
+            if self._congested:
+                return True
+            if body.at_eof():
+                return False
+            self._signal = signal = self._loop.create_future()
+            try:
+                await signal
+            finally:
+                self._signal = None
+
+    def resume(self) -> None:
+        """The sink drained: pass on what is buffered and read from the backend again."""
+        if self._congested:
+            self._congested = False
+            self.pool.paused -= 1
+            self._resume_reading_for_buffer()
+        self._flush()
+
+    def _flush(self) -> None:
+        """Pass the buffered body to the sink, unless it is congested; wake the pipe's waiter when
+        the body ends, fails or the sink fills. A reader that resumes reading re-enters here through
+        ``data_received``: the outer call goes on with what it parsed, in order."""
+        body, sink = self._body, self._sink
+        if body is None or sink is None or self._flushing:
+            return
+        self._flushing = True
+        try:
+            while not self._congested and body.exception() is None:
+                chunk = body.read_nowait()
+                if not chunk:
+                    break
+                if sink(chunk):
+                    self._congested = True
+                    self.pool.paused += 1
+                    self._pause_reading_for_buffer()
+        finally:
+            self._flushing = False
+        signal = self._signal
+        if (
+            signal is not None
+            and not signal.done()
+            and (self._congested or body.at_eof() or body.exception() is not None)
+        ):
+            signal.set_result(None)
+
+    def close(self) -> None:
+        self.keep = False
+        if self.transport is not None:
+            self.transport.abort()
+
+    def data_received(self, data: bytes) -> None:
+        parser = self._parser
+        if parser is None:  # bytes on an idle connection (b"": a reader resuming): nothing asked for them
+            if data:
+                self.close()
+            return
+        try:
+            messages, _, _ = parser.feed_data(data)
+        except Exception as exc:  # every parse failure ends the connection
+            self.keep = False
+            self._fail(MalformedAnswer(type(exc).__name__), cause=exc)
+            if self.transport is not None:
+                self.transport.abort()
+            return
+        for message, payload in messages:
+            self._message(message, payload)
+        if self._sink is not None:
+            self._flush()
+
+    def _message(self, message: http_parser.RawResponseMessage, payload: streams.StreamReader) -> None:
+        answer = self._answer
+        if 100 <= message.code < 200 and message.code != 101:
+            return  # an interim answer (103 Early Hints...): the final one follows
+        if answer is None or answer.done():  # a second answer to one request: the backend is confused
+            self.close()
+            return
+        self._answer = None
+        if message.should_close:
+            self.keep = False
+        if self._head_only or message.code in _NO_BODY_STATUSES:
+            payload = streams.EMPTY_PAYLOAD
+        self._body = payload
+        answer.set_result((message, payload))
+
+    def _fail(self, exc: BaseException, *, cause: BaseException | None) -> None:
+        answer = self._answer
+        if answer is not None:
+            self._answer = None
+            if not answer.done():
+                exc.__cause__ = cause
+                answer.set_exception(exc)
+            return
+        body = self._body
+        if body is not None and not body.is_eof() and body.exception() is None:
+            body.set_exception(aiohttp.ClientPayloadError(f"the backend's answer broke off ({exc})"))
+            self._flush()
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        super().connection_lost(exc)
+        self.keep = False
+        if self._congested:
+            self._congested = False
+            self.pool.paused -= 1
+        self.pool.forget(self)
+        parser = self._parser
+        if parser is not None and self._answer is None:
+            try:
+                parser.feed_eof()  # an answer read until the connection closes ends here
+            except Exception as failed:  # a body cut short
+                self._fail(failed, cause=exc)
+        if isinstance(exc, OSError):
+            error: BaseException = aiohttp.ClientOSError(*exc.args)
+        else:
+            error = aiohttp.ServerDisconnectedError()
+        self._fail(error, cause=exc)  # the answer not yet headed, or its body not ended
+        self._flush()  # a body read until the connection closed has ended
+        self._parser = None
+
+
+class Pool:
+    """Keep-alive connections to one backend ``address``, at most ``limit`` open."""
+
+    def __init__(self, *, address: Address, limit: int, connect_timeout: float, keepalive: float) -> None:
+        self.address = address
+        self.limit = limit
+        self.connect_timeout = connect_timeout
+        self.keepalive = keepalive
+        self.open = 0
+        #: connections whose reading is paused until the client they are piped to drains
+        self.paused = 0
+        self._idle: list[Connection] = []  # the most recently used last
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._closed = False
+
+    @property
+    def idle(self) -> int:
+        return len(self._idle)
+
+    async def take(self) -> Connection:
+        """An open connection: a pooled one if any is still open, else a new one within ``limit``."""
+        idle = self._idle
+        while idle:
+            connection = idle.pop()
+            transport = connection.transport
+            if transport is not None and not transport.is_closing():
+                return connection
+            connection.close()  # found closing: dropped before a byte was written to it
+        while self.open >= self.limit and not self._closed:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+            while idle:
+                connection = idle.pop()
+                transport = connection.transport
+                if transport is not None and not transport.is_closing():
+                    return connection
+                connection.close()
+        return await self._connect()
+
+    async def request(self, head: bytes, body: bytes | None, *, head_only: bool) -> Answer:
+        """Send one request (``head`` ends with its blank line) and return its answer once its head
+        is read; a failure after the write is never retried. Cancelled (the header timeout, or the
+        client left), its connection is closed."""
+        connection = await self.take()
+        answer = connection.send(head, body, head_only=head_only)
+        try:
+            message, payload = await answer
+        except BaseException:
+            connection.close()
+            raise
+        return Answer(
+            connection, status=message.code, reason=message.reason, headers=message.headers, content=payload
+        )
+
+    async def _connect(self) -> Connection:
+        loop = asyncio.get_running_loop()
+        made: list[Connection] = []
+
+        def factory() -> Connection:
+            connection = Connection(loop, self)
+            made.append(connection)
+            return connection
+
+        self.open += 1
+        try:
+            async with asyncio.timeout(self.connect_timeout):
+                _, connection = await loop.create_connection(factory, self.address.host, self.address.port)
+        except BaseException as exc:
+            if made:
+                made[0].close()
+                self.forget(made[0])
+            else:
+                self.open -= 1
+                self._wake()
+            if isinstance(exc, TimeoutError | OSError):
+                raise Unreached(f"{type(exc).__name__}: {exc}") from None
+            raise
+        return connection
+
+    def put(self, connection: Connection) -> None:
+        """A connection whose answer was read to its end, back for the next request."""
+        connection.idle()
+        if self._closed:
+            connection.close()
+            return
+        connection.idle_since = asyncio.get_running_loop().time()
+        self._idle.append(connection)
+        self._wake()
+
+    def forget(self, connection: Connection) -> None:
+        """``connection`` is closed: it no longer counts."""
+        if connection.counted:
+            connection.counted = False
+            self.open -= 1
+            if connection in self._idle:
+                self._idle.remove(connection)
+            self._wake()
+
+    def _wake(self) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
+    def sweep(self, *, now: float) -> None:
+        """Close the connections idle for ``keepalive`` seconds or more."""
+        idle = self._idle
+        while idle and now - idle[0].idle_since >= self.keepalive:
+            idle.pop(0).close()
+
+    def close(self) -> None:
+        """Close every idle connection and take none back (the gateway is stopping)."""
+        self._closed = True
+        for connection in self._idle:
+            connection.close()
+        self._idle.clear()
+        self._wake()
+
+
+def address_of(base_url: str) -> Address | None:
+    """The address of a backend URL the pool serves: plain ``http://host[:port]`` with no path,
+    user or query; None for any other (those keep aiohttp's client)."""
+    try:
+        url = yarl.URL(base_url)
+    except ValueError:
+        return None
+    if (
+        url.scheme != "http"
+        or url.raw_host is None
+        or url.port is None
+        or url.raw_user is not None
+        or url.raw_password is not None
+        or url.raw_path not in ("", "/")
+        or base_url.endswith("/")
+        or url.raw_query_string
+        or url.raw_fragment
+    ):
+        return None
+    authority = url.host_port_subcomponent
+    if authority is None:
+        return None
+    return Address(host=url.raw_host, port=url.port, authority=authority)
+
+
+#: methods sent with no ``Content-Length`` when they carry no body (aiohttp's client does the same)
+_BODILESS_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+
+def request_head(
+    *, method: str, target: str, authority: str, headers: Iterable[tuple[str, str]], body: bytes | None
+) -> bytes | None:
+    """The request's head as it is written to the backend: request line, ``Host``, ``headers`` (the
+    caller's rewritten ones, with no ``Host`` or ``Content-Length``), the body's ``Content-Length``
+    and the blank line. None when it cannot be written as given (a CR or LF inside a name, value or
+    the target, which would split it; text that is not UTF-8): the caller uses aiohttp's client,
+    which refuses those."""
+    parts = [method, " ", target, " HTTP/1.1\r\nHost: ", authority, "\r\n"]
+    lines = 3  # the request line, Host and the blank line
+    for name, value in headers:
+        parts += (name, ": ", value, "\r\n")
+        lines += 1
+    if body is not None:
+        parts += ("Content-Length: ", str(len(body)), "\r\n")
+        lines += 1
+    elif method not in _BODILESS_METHODS:
+        parts.append("Content-Length: 0\r\n")
+        lines += 1
+    parts.append("\r\n")
+    text = "".join(parts)
+    if text.count("\n") != lines or text.count("\r") != lines:
+        return None
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None

@@ -1,0 +1,61 @@
+"""``bench.gateway``'s choice of peers and the medians it prints over interleaved repetitions."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bench import gateway
+
+
+def test_peers_are_parsed_in_the_order_given() -> None:
+    assert gateway.parse_peers("noctaya,nginx,interceptor") == ("noctaya", "nginx", "interceptor")
+    assert gateway.parse_peers(" interceptor , noctaya") == ("interceptor", "noctaya")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("noctaya,envoy", "unknown peer 'envoy'"),
+        ("noctaya,,nginx", "unknown peer ''"),
+        ("noctaya,nginx,nginx", "named twice"),
+        ("nginx,interceptor", "noctaya (the gateway measured against the others) must be one of them"),
+    ],
+)
+def test_a_bad_peer_list_is_refused_naming_what_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=r"^--peers: ") as caught:
+        gateway.parse_peers(text)
+    assert message in str(caught.value)
+
+
+def test_every_repetition_runs_every_target_once_in_a_rotated_order() -> None:
+    order: list[str] = []
+
+    def run(name: str, target: gateway.Target) -> gateway.Figures:
+        order.append(name)
+        return {"index": float(len(order))}
+
+    targets: dict[str, gateway.Target] = {"direct": ("d", None), "gateway": ("g", 1), "nginx": ("n", 2)}
+    runs = gateway.interleaved(targets, repeat=3, run=run)
+    assert order == ["direct", "gateway", "nginx", "gateway", "nginx", "direct", "nginx", "direct", "gateway"]
+    assert [run["index"] for run in runs["direct"]] == [1.0, 6.0, 8.0]
+
+
+def test_added_latency_is_taken_against_the_direct_run_of_the_same_repetition() -> None:
+    runs: gateway.Runs = {
+        "direct": [{"p50": 1.0, "p99": 2.0}, {"p50": 5.0, "p99": 9.0}],
+        "gateway": [{"p50": 1.5, "p99": 4.0}, {"p50": 5.25, "p99": 10.0}],
+    }
+    gateway.added_latency(runs)
+    assert [(run["added_p50"], run["added_p99"]) for run in runs["gateway"]] == [(0.5, 2.0), (0.25, 1.0)]
+    assert all(math.isnan(run["added_p50"]) for run in runs["direct"])
+
+
+def test_medians_leave_out_figures_that_could_not_be_computed() -> None:
+    medians = gateway.median_figures(
+        [{"rps": 3.0, "cpu": math.nan}, {"rps": 1.0, "cpu": math.nan}, {"rps": 2.0, "cpu": 4.0}]
+    )
+    assert medians["rps"] == 2.0
+    assert medians["cpu"] == 4.0
+    assert math.isnan(gateway.median_figures([{"cpu": math.nan}])["cpu"])
