@@ -205,6 +205,8 @@ class Report:
     applied: list[ObjectKey] = dataclasses.field(default_factory=list)
     skipped: list[ObjectKey] = dataclasses.field(default_factory=list)
     pruned: list[ObjectKey] = dataclasses.field(default_factory=list)
+    #: pruned, or found gone (or replaced) when it was to be pruned: no longer live as the caller knew it
+    gone: list[ObjectKey] = dataclasses.field(default_factory=list)
     refused: list[Refusal] = dataclasses.field(default_factory=list)
     rejected: list[Rejection] = dataclasses.field(default_factory=list)
     conflicts: list[Conflict] = dataclasses.field(default_factory=list)
@@ -432,19 +434,23 @@ class Applier:
 
     async def _prune(self, namespace: str, key: ObjectKey, obj: Mapping[str, Any], report: Report) -> None:
         self.fence()
-        await self._delete(namespace, key, obj, report)
+        if await self._delete(namespace, key, obj, report):
+            report.gone.append(key)
 
-    async def _delete(self, namespace: str, key: ObjectKey, obj: Mapping[str, Any], report: Report) -> None:
-        """Delete this incarnation of ``obj`` (uid precondition); a refusal is reported, not raised."""
+    async def _delete(self, namespace: str, key: ObjectKey, obj: Mapping[str, Any], report: Report) -> bool:
+        """Delete this incarnation of ``obj`` (uid precondition); a refusal is reported, not raised.
+        Whether this incarnation is gone (deleted now, or found gone or replaced)."""
         kind = apiclient.KINDS.get(key[:2])
         if kind is None:
-            return
+            return False
         uid = (obj.get("metadata") or {}).get("uid")
         try:
             if await self._client.delete(kind, namespace=namespace, name=key[2], uid=uid):
                 report.pruned.append(key)
         except apiclient.ApiError as e:
             _refused(e, key=key, namespace=namespace, report=report)
+            return False
+        return True
 
 
 def _applies_replicas(obj: Mapping[str, Any], manager: str) -> bool:

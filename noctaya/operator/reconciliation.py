@@ -239,6 +239,7 @@ class Reconciler:
         self._services: dict[inventory_.ServiceKey, tuple[object, llmservice.LLMService]] = {}
         self._runtime_cache: dict[str, tuple[object, inferenceruntime.InferenceRuntime | None]] = {}
         self._said: dict[inventory_.ServiceKey, str] = {}  # the last outcome line logged at INFO
+        self._token_read: set[inventory_.ServiceKey] = set()  # scaler token Secret read by name this term
 
     async def __call__(self, key: inventory_.ServiceKey) -> float | None:
         started = time.monotonic()
@@ -266,6 +267,7 @@ class Reconciler:
             self._applier.forget(namespace=key[0], service=key[1])
             self._services.pop(key, None)
             self._said.pop(key, None)
+            self._token_read.discard(key)
             self._triggers.forget(key)
             return None, ""  # gone: owner references make the garbage collector clean up
         if (body.get("metadata") or {}).get("deletionTimestamp"):
@@ -324,15 +326,19 @@ class Reconciler:
         except (ValueError, TypeError) as e:  # the constructs reject a combination the CRD could not
             return self._stopped(key, outcome, Reason.INVALID_SPEC, f"cannot render the service: {e}")
 
+        live = dict(self._inv.owned(key))
         report = await self._applier.sync(
             namespace=key[0],
             service=key[1],
             owner_uid=str((body.get("metadata") or {}).get("uid")),
             desired=desired,
-            live=self._inv.owned(key),
+            live=live,
         )
         for obj in report.live.values():
             self._inv.put_owned(obj)
+        for gone in report.gone:  # a kind no watch reports the deletion of (Secrets) is not pruned again
+            if (pruned := live.get(gone)) is not None:
+                self._inv.drop_owned(pruned)
         self._count(report)
         warm, recheck = schedules.next_warm_window(
             service.spec.scaling.schedules, now=datetime.datetime.now(datetime.UTC)
@@ -445,14 +451,18 @@ class Reconciler:
     async def _scaler_token(
         self, key: inventory_.ServiceKey, ident: naming.ServiceIdentity, service: llmservice.LLMService
     ) -> str | None:
+        """The token to render, or None with one gateway. Secrets are not watched: the Secret is read by
+        name when the inventory does not hold it, and with one gateway once per term all the same, so
+        that one an earlier spec rendered is in the inventory and pruned (if it is the service's)."""
         replicas = service.spec.endpoint.replicas or self._config.default_gateway_replicas
-        if replicas <= 1:
-            return None
         secret = self._inv.find(key, "v1", "Secret", ident.scaler_token)
-        if secret is None:
+        if secret is None and (replicas > 1 or key not in self._token_read):
+            self._token_read.add(key)
             secret = await self._client.get(apiclient.SECRET, namespace=key[0], name=ident.scaler_token)
             if secret is not None:
                 self._inv.put_owned(secret)
+        if replicas <= 1:
+            return None
         return tokens.token_of(secret) or tokens.new_token()
 
     def _count(self, report: applying.Report) -> None:

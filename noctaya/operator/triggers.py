@@ -9,16 +9,20 @@ not scale the backend past the schedule's replicas.
 :class:`TriggerCheck` reads that HPA (only for ScaledObjects with more than one trigger, only until it
 was found complete once per HPA uid) and, when it holds fewer external metrics than the ScaledObject
 has triggers, deletes it (uid precondition): KEDA owns it and builds it again at once, asking every
-scaler anew. The check then runs again after a delay that
-doubles from :data:`RECHECK` up to :data:`MAX_RECHECK`, so a scaler that stays unreachable costs one
-HPA rebuild per :data:`MAX_RECHECK` at most. Memory: one entry per LLMService with such a ScaledObject.
+scaler anew. The next delete waits for a delay that doubles from :data:`RECHECK` up to
+:data:`MAX_RECHECK`, however many passes look at the HPA in between (each delete changes the
+ScaledObject's status, which marks the service again: without the wait, a scaler that does not
+answer would have the HPA deleted on every pass). So a scaler that stays unreachable costs one HPA
+rebuild per :data:`MAX_RECHECK` at most, and a scaler that comes up has its metric in the HPA within
+:data:`MAX_RECHECK`. Memory: one entry per LLMService with such a ScaledObject.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from noctaya.operator import apiclient
@@ -26,7 +30,7 @@ from noctaya.operator import apiclient
 logger = logging.getLogger(__name__)
 
 RECHECK: Final = 15.0
-MAX_RECHECK: Final = 240.0
+MAX_RECHECK: Final = 60.0
 HPA_PREFIX: Final = "keda-hpa-"
 
 ServiceKey = tuple[str, str]
@@ -60,14 +64,17 @@ def missing(scaled_object: Mapping[str, Any], hpa: Mapping[str, Any]) -> int:
 
 
 class TriggerCheck:
-    def __init__(self, *, client: apiclient.Client) -> None:
+    def __init__(self, *, client: apiclient.Client, clock: Callable[[], float] = time.monotonic) -> None:
         self._client = client
+        self._clock = clock
         self._complete: dict[ServiceKey, str] = {}  # service -> uid of the HPA found complete
-        self._delays: dict[ServiceKey, float] = {}
+        self._delays: dict[ServiceKey, float] = {}  # service -> the wait after its next delete
+        self._due: dict[ServiceKey, float] = {}  # service -> no delete before this clock reading
 
     def forget(self, key: ServiceKey) -> None:
         self._complete.pop(key, None)
         self._delays.pop(key, None)
+        self._due.pop(key, None)
 
     async def check(self, key: ServiceKey, scaled_object: Mapping[str, Any] | None) -> Verdict:
         triggers = ((scaled_object or {}).get("spec") or {}).get("triggers") or []
@@ -84,9 +91,15 @@ class TriggerCheck:
         if not missing(scaled_object, hpa):
             self._complete[key] = uid
             self._delays.pop(key, None)
+            self._due.pop(key, None)
             return Verdict()
+        now = self._clock()
+        due = self._due.get(key)
+        if due is not None and now < due:  # deleted not long ago: KEDA's rebuild is given its time
+            return Verdict(recheck=due - now)
         delay = self._delays.get(key, RECHECK)
         await self._client.delete(apiclient.HPA, namespace=key[0], name=str(meta.get("name")), uid=uid)
+        self._due[key] = now + delay
         self._delays[key] = min(MAX_RECHECK, delay * 2)
         logger.info(
             "LLMService %s/%s: HPA %s holds %d of %d trigger metrics; deleted for KEDA to rebuild it",

@@ -8,7 +8,9 @@ Aspects (one namespace of this module's own, one operator replica under its rend
   ``OwnerReferencesPermissionEnforcement`` admits only for a writer that may update the owner's
   finalizers);
 - three restarts of the operator with the runtime and the service in place: no ``RuntimeNotFound``
-  ever, in status or Events;
+  ever, in status or Events; the scaler token Secret of two gateways, whose spec went back to one
+  gateway while no operator ran, is pruned by the next term (Secrets are not watched: it is read by
+  name) and deleted once in all;
 - every Pod template the chart renders (backend, gateway, prewarm Job on a claim) is admitted by the
   real Pod Security admission at the level docs/architecture.md states (server-side dry run in
   namespaces that enforce it), and a backend is refused where ``restricted`` is enforced.
@@ -131,7 +133,15 @@ def test_a_quota_refusal_is_reported_once_and_clears(
             "ownerReferences"
         ]
         assert owner["kind"] == "LLMService" and owner["blockOwnerDeletion"] is True
+        doc["spec"]["endpoint"]["replicas"] = 2  # two gateways: the aggregate scaler and its token
+        kube.apply(path, doc, manager="platform-team")
+        token = f"/api/v1/namespaces/{namespace}/secrets/{doc['metadata']['name']}-scaler-token"
+        wait("the scaler token Secret", lambda: kube.exists(token), bool, timeout=120)
 
+    # one gateway again while no operator runs: the next term prunes the token Secret, though Secrets
+    # are not watched, and deletes it once (not on each pass, nor at each restart)
+    doc["spec"]["endpoint"]["replicas"] = 1
+    kube.apply(path, doc, manager="platform-team")
     for restart in range(3):  # the runtime and the service in place at every start
         with operators.replicas(
             cluster, identities=[f"r{restart}"], namespace=namespace, directory=directory, timings=TIMINGS
@@ -142,8 +152,21 @@ def test_a_quota_refusal_is_reported_once_and_clears(
                 lambda text: "LLMService " in text and "phase " in text,
                 timeout=120,
             )
+            if restart == 0:
+                wait("the token Secret pruned", lambda: kube.exists(token), lambda e: not e, timeout=60)
     assert _events(cluster, namespace, "RuntimeNotFound") == []
     assert _condition(kube.get(path).get("status") or {}, "Reconciled").get("status") == "True"
+    deletes = [
+        e
+        for e in operators.audit_events(cluster)
+        if e.get("verb") == "delete"
+        and e.get("stage") == "ResponseComplete"
+        and e.get("objectRef", {}).get("resource") == "secrets"
+        and e["objectRef"].get("namespace") == namespace
+    ]
+    assert [(e["objectRef"]["name"], e["responseStatus"]["code"]) for e in deletes] == [
+        (f"{doc['metadata']['name']}-scaler-token", 200)
+    ]
 
 
 def _pods(level_of: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:

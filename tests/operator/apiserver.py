@@ -26,7 +26,7 @@ itself (discovery stays kmock's):
   a server-side apply that creates its object counts as ``patch`` and ``create``, as the real
   authorizer checks both;
   ``secret_requests``: the distinct ``(access, name, labelSelector)`` of its requests on Secrets, for the
-  check that it touches only the Secrets it owns.
+  check that it touches only the Secrets it owns; ``secret_calls`` counts them by (verb, name).
 """
 
 from __future__ import annotations
@@ -223,6 +223,8 @@ class ApiServer(kmock.KubernetesEmulator):
     accesses: set[Access] = attrs.field(factory=set, init=False)
     #: distinct (access, object name or "", labelSelector or "") of the operator's requests on Secrets
     secret_requests: set[tuple[Access, str, str]] = attrs.field(factory=set, init=False)
+    #: (verb, object name or "") -> how many requests of the operator on Secrets (a few names only)
+    secret_calls: collections.Counter[tuple[str, str]] = attrs.field(factory=collections.Counter, init=False)
     #: (resource, namespace) -> (status, reason, message) every create/update/patch of it is refused with
     refusals: dict[tuple[str, str | None], tuple[int, str, str]] = attrs.field(factory=dict, init=False)
 
@@ -321,6 +323,7 @@ class ApiServer(kmock.KubernetesEmulator):
                 parts = [p for p in raw_request.path.split("/") if p]
                 name = parts[parts.index("secrets") + 1] if parts[-1] != "secrets" else ""
                 self.secret_requests.add((access, name, raw_request.query.get("labelSelector", "")))
+                self.secret_calls[(access.verb, name)] += 1
         if not self.available:
             return _status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
         try:

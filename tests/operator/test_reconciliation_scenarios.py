@@ -521,6 +521,33 @@ async def test_fewer_gateways_prune_the_aggregate_scaler(
     assert server.obj(DEPLOYMENTS, NS, "qwen-gateway") is not None
 
 
+async def test_a_token_secret_of_a_spec_changed_while_no_replica_ran_is_pruned(
+    server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
+) -> None:
+    """Secrets are not watched: a new term learns of the scaler token Secret by name, once, even when
+    the spec no longer renders it (fewer gateways while no replica ran), so the prune still sees it."""
+    first = await ready_service(server, operators, wait_for, spec={"endpoint": {"replicas": 2}})
+    assert server.obj(SECRETS, NS, "qwen-scaler-token") is not None
+    await first.shutdown()
+    before = server.secret_calls[("get", "qwen-scaler-token")]
+    update_spec(server, endpoint={"replicas": 1})
+    replica = await operators(identity="op-b")
+    await wait_for(
+        lambda: server.obj(SECRETS, NS, "qwen-scaler-token") is None, message="the old token Secret pruned"
+    )
+    await wait_for(lambda: server.obj(DEPLOYMENTS, NS, "qwen-scaler") is None, message="scaler pruned")
+    await wait_for(lambda: status_of(server).get("observedGeneration") == 2)
+    await settled(replica, wait_for)
+    update_spec(server, endpoint={"replicas": 1, "maxQueue": 50})  # and a pass more after the prune
+    await wait_for(lambda: status_of(server).get("observedGeneration") == 3)
+    await settled(replica, wait_for)
+    # once per term, not on every pass; and deleted once: not again and again once it is gone (no
+    # watch event tells the inventory a Secret went)
+    calls = server.secret_calls
+    assert calls[("get", "qwen-scaler-token")] - before == 1, calls
+    assert calls[("delete", "qwen-scaler-token")] == 1, calls
+
+
 async def test_keda_reporting_a_broken_scaled_object_is_shown(
     server: ApiServer, cluster: SimulatedCluster, operators: StartOperator, wait_for: WaitFor
 ) -> None:
