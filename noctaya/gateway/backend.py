@@ -126,6 +126,7 @@ class Connection(base_protocol.BaseProtocol):
         "_signal",
         "_sink",
         "counted",
+        "ended_at",
         "idle_since",
         "keep",
         "pool",
@@ -136,6 +137,8 @@ class Connection(base_protocol.BaseProtocol):
         self.pool = pool
         self.counted = True  # in the pool's ``open`` count until it is forgotten
         self.idle_since = 0.0
+        #: when the backend's answer ended (its last byte read), for the keep-alive: None until then
+        self.ended_at: float | None = None
         self.keep = True
         self._answer: asyncio.Future[tuple[http_parser.RawResponseMessage, streams.StreamReader]] | None
         self._answer = None
@@ -164,6 +167,7 @@ class Connection(base_protocol.BaseProtocol):
             max_headers=MAX_HEADERS,
         )
         self._body = None
+        self.ended_at = None
         answer = self._answer = self._loop.create_future()
         assert self.transport is not None
         if body:
@@ -173,6 +177,8 @@ class Connection(base_protocol.BaseProtocol):
         return answer
 
     def reusable(self, content: streams.StreamReader) -> bool:
+        """Its answer was read whole and nothing holds its reading paused: a connection a congested
+        pipe paused (its client left or timed out before draining) would never read the next answer."""
         return (
             self.keep
             and self.transport is not None
@@ -180,6 +186,9 @@ class Connection(base_protocol.BaseProtocol):
             and content.is_eof()
             and content.exception() is None
             and self._answer is None
+            and not self._congested
+            and not self._buffer_paused
+            and not self._reading_paused
         )
 
     def idle(self) -> None:
@@ -276,6 +285,9 @@ class Connection(base_protocol.BaseProtocol):
             return
         for message, payload in messages:
             self._message(message, payload)
+        body = self._body
+        if self.ended_at is None and body is not None and body.is_eof():
+            self.ended_at = self._loop.time()
         if self._sink is not None:
             self._flush()
 
@@ -349,29 +361,44 @@ class Pool:
         return len(self._idle)
 
     async def take(self) -> Connection:
-        """An open connection: a pooled one if any is still open, else a new one within ``limit``."""
-        idle = self._idle
-        while idle:
-            connection = idle.pop()
-            transport = connection.transport
-            if transport is not None and not transport.is_closing():
-                return connection
-            connection.close()  # found closing: dropped before a byte was written to it
+        """An open connection: a pooled one if any is still open and idle for less than ``keepalive``,
+        else a new one within ``limit``."""
+        connection = self._pooled()
+        if connection is not None:
+            return connection
         while self.open >= self.limit and not self._closed:
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
             try:
                 await waiter
-            finally:
+            except BaseException:
                 if waiter in self._waiters:
                     self._waiters.remove(waiter)
-            while idle:
-                connection = idle.pop()
-                transport = connection.transport
-                if transport is not None and not transport.is_closing():
-                    return connection
-                connection.close()
+                elif waiter.done() and not waiter.cancelled():
+                    self._wake()  # woken, then gone before it ran: the wake is the next waiter's
+                raise
+            connection = self._pooled()
+            if connection is not None:
+                return connection
         return await self._connect()
+
+    def _pooled(self) -> Connection | None:
+        """The most recently used idle connection still open and inside the keep-alive (checked here,
+        not only by :meth:`sweep`, which runs once per watchdog period); the others met are closed."""
+        idle = self._idle
+        now = asyncio.get_running_loop().time()
+        while idle:
+            connection = idle.pop()
+            transport = connection.transport
+            if (
+                transport is not None
+                and not transport.is_closing()
+                and now - connection.idle_since < self.keepalive
+            ):
+                return connection
+            connection.close()  # closing, or idle too long: dropped before a byte was written to it
+            self.forget(connection)
+        return None
 
     async def request(self, head: bytes, body: bytes | None, *, head_only: bool) -> Answer:
         """Send one request (``head`` ends with its blank line) and return its answer once its head
@@ -419,7 +446,13 @@ class Pool:
         if self._closed:
             connection.close()
             return
-        connection.idle_since = asyncio.get_running_loop().time()
+        now = asyncio.get_running_loop().time()
+        # idle since the backend's answer ended, not since a slow client finished reading it
+        connection.idle_since = now if connection.ended_at is None else min(now, connection.ended_at)
+        if now - connection.idle_since >= self.keepalive:
+            connection.close()
+            self.forget(connection)
+            return
         self._idle.append(connection)
         self._wake()
 
@@ -451,7 +484,8 @@ class Pool:
         for connection in self._idle:
             connection.close()
         self._idle.clear()
-        self._wake()
+        while self._waiters:  # every waiter, not one: none of them will get a connection now
+            self._wake()
 
 
 def address_of(base_url: str) -> Address | None:

@@ -3,7 +3,9 @@ waiters and its paused connections.
 
 Aspects: a request waiting for a connection that leaves (cancelled) after it was woken does not
 keep the connection given back from the next waiter; a connection whose reading was paused (a
-congested pipe, or a body reader that stopped partway) is never handed to the next request.
+congested pipe, or a body reader that stopped partway) is never handed to the next request, through
+the gateway too (a client cut by its write timeout); a connection idle past the keep-alive is not
+taken before the next sweep; the pool's ``paused`` count returns to 0.
 """
 
 from __future__ import annotations
