@@ -258,9 +258,9 @@ def settings_from_args(args: argparse.Namespace) -> runner.Settings:
         raise ValueError("--listen needs a fixed port (clients must know it)")
     service = {"name": args.service_name, "namespace": args.namespace}
     try:  # the fields the scaler (and every gateway) reads, checked here rather than by a child
-        scaler_contract.build_config({"service": service, "memberTtl": args.member_ttl})
-    except scaler_contract.ConfigError as exc:
-        raise ValueError(f"--service-name, --namespace or --member-ttl: {exc}") from None
+        scaler_contract.ScalerConfig.model_validate({"service": service, "memberTtl": args.member_ttl})
+    except pydantic.ValidationError as exc:
+        raise ValueError(documents.describe_errors(exc, where=_scaler_option, separator="; ")) from None
     tunables: dict[str, Any] = {**DEV_GATEWAY_DEFAULTS, "readiness_path": args.readiness_path}
     for name, field in gateway_contract.GatewaySettings.model_fields.items():
         value = getattr(args, name, None) if name not in OWN_FLAGS else None
@@ -343,6 +343,21 @@ def _engine_signal(args: argparse.Namespace) -> engines.EngineSignalSection | No
         )
     except pydantic.ValidationError as exc:
         raise ValueError(documents.describe_errors(exc, where=_engine_option, separator="; ")) from None
+
+
+SCALER_FLAGS: Final = {
+    ("service", "name"): "--service-name",
+    ("service", "namespace"): "--namespace",
+    ("memberTtl",): "--member-ttl",
+}
+"""The flag each scaler field ``noctaya dev`` sets comes from (a problem names the flag the user typed)."""
+
+
+def _scaler_option(location: tuple[int | str, ...]) -> str:
+    for place, flag in SCALER_FLAGS.items():
+        if location[: len(place)] == place:
+            return flag
+    return f"scaler options: {documents.dotted(location)}"
 
 
 ENGINE_FLAGS: Final = {
