@@ -7,7 +7,8 @@
 - ``http``: a plain aiohttp client session; ``sdk``: the real ``openai`` SDK pointed at a gateway;
 - ``serve_app``: serves a purpose-built backend app on loopback and returns its base URL;
 - :func:`behind_a_service` (imported by the modules that use it): a warm gateway in front of
-  ``noctaya dev``'s Service with one fake engine behind it.
+  ``noctaya dev``'s Service with one fake engine behind it; :func:`pool_for`: a backend connection
+  pool to a URL and a GET head for it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 from aiohttp import web
 
 from noctaya.dev import fake_engine, service
+from noctaya.gateway import backend as backend_pool
 from noctaya.gateway import testing
 from noctaya.serving import connections
 
@@ -105,3 +107,15 @@ async def serve_app() -> AsyncIterator[ServeApp]:
     yield serve
     for runner in reversed(runners):
         await runner.cleanup()
+
+
+def pool_for(url: str, *, limit: int) -> tuple[backend_pool.Pool, bytes]:
+    """A pool to the backend at ``url`` (keep-alive 30 s) and the head of a ``GET /v1/models`` for it."""
+    address = backend_pool.address_of(url)
+    assert address is not None
+    pool = backend_pool.Pool(address=address, limit=limit, connect_timeout=5.0, keepalive=30.0)
+    head = backend_pool.request_head(
+        method="GET", target="/v1/models", authority=address.authority, headers=(), body=None
+    )
+    assert head is not None
+    return pool, head

@@ -22,7 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from noctaya.gateway import app as app_
 from noctaya.gateway import backend, keys, proxy, testing
-from tests.gateway.conftest import ServeApp
+from tests.gateway.conftest import ServeApp, pool_for
 
 Answer = Callable[[int, bytes, bytes], bytes]
 """(request number, request head, request body) -> the raw answer written to it (ending in
@@ -203,13 +203,7 @@ async def test_a_body_cut_short_is_cut_for_the_client_and_its_connection_dropped
 
 async def test_idle_connections_are_closed_after_the_keepalive() -> None:
     async with kept_alive(lambda n, head, body: ok()) as (url, seen):
-        address = backend.address_of(url)
-        assert address is not None
-        pool = backend.Pool(address=address, limit=2, connect_timeout=5.0, keepalive=30.0)
-        head = backend.request_head(
-            method="GET", target="/v1/models", authority=address.authority, headers=(), body=None
-        )
-        assert head is not None
+        pool, head = pool_for(url, limit=2)
         answer = await pool.request(head, None, head_only=False)
         assert (answer.status, await answer.content.read()) == (200, b"{}")
         answer.release()
@@ -313,13 +307,7 @@ async def test_a_client_that_reads_nothing_pauses_the_backend_and_an_event_strea
 
 async def test_a_request_beyond_the_limit_waits_for_a_connection_given_back() -> None:
     async with kept_alive(lambda n, head, body: ok(b'{"n": %d}' % n)) as (url, seen):
-        address = backend.address_of(url)
-        assert address is not None
-        pool = backend.Pool(address=address, limit=1, connect_timeout=5.0, keepalive=30.0)
-        head = backend.request_head(
-            method="GET", target="/v1/models", authority=address.authority, headers=(), body=None
-        )
-        assert head is not None
+        pool, head = pool_for(url, limit=1)
         first = await pool.request(head, None, head_only=False)
         second = asyncio.create_task(pool.request(head, None, head_only=False))
         await asyncio.sleep(0)  # the second has asked for a connection: none is free, none may open
@@ -340,13 +328,7 @@ async def test_a_pooled_connection_the_backend_closed_is_forgotten_and_the_next_
         url,
         seen,
     ):
-        address = backend.address_of(url)
-        assert address is not None
-        pool = backend.Pool(address=address, limit=4, connect_timeout=5.0, keepalive=30.0)
-        head = backend.request_head(
-            method="GET", target="/v1/models", authority=address.authority, headers=(), body=None
-        )
-        assert head is not None
+        pool, head = pool_for(url, limit=4)
         answer = await pool.request(head, None, head_only=False)
         assert await answer.content.read() == b'{"n": 1}'
         answer.release()

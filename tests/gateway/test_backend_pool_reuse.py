@@ -19,6 +19,7 @@ import aiohttp
 
 from noctaya.gateway import app as app_
 from noctaya.gateway import backend, testing
+from tests.gateway.conftest import pool_for
 
 Respond = Callable[[int, bytes, asyncio.StreamWriter], Awaitable[None]]
 """(request number, request head, the connection's writer): writes the answer."""
@@ -59,13 +60,7 @@ async def pool_on(
     """A pool in front of a :class:`RawBackend` answering ``respond``, and a GET head for it."""
     raw = RawBackend(respond)
     server = await asyncio.start_server(raw.serve, "127.0.0.1", 0)
-    address = backend.address_of(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}")
-    assert address is not None
-    pool = backend.Pool(address=address, limit=limit, connect_timeout=5.0, keepalive=30.0)
-    head = backend.request_head(
-        method="GET", target="/v1/x", authority=address.authority, headers=(), body=None
-    )
-    assert head is not None
+    pool, head = pool_for(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}", limit=limit)
     try:
         yield pool, raw, head
     finally:
