@@ -7,10 +7,15 @@ cost more than the rest of the gateway together. Everything else (a streamed req
 URL with a path or TLS, WebSockets) keeps aiohttp's client.
 
 - A request goes out as one write: its head, rewritten once by the caller, and its body.
-- The answer is parsed by aiohttp's response parser (``aiohttp.http_parser.HttpResponseParser``:
-  llhttp, the parser aiohttp's client itself uses, with the same line, field and header bounds); its
-  body is an aiohttp ``StreamReader`` with the client's flow control (a full buffer pauses reading
-  from the backend), so the relay reads it as it reads an aiohttp client response.
+- The answer's head is parsed by aiohttp's response parser (``aiohttp.http_parser.HttpResponseParser``:
+  llhttp, the parser aiohttp's client itself uses, with the same line, field and header bounds), fed
+  no further than the head's end. A chunked body (``Transfer-Encoding: chunked`` alone, no
+  ``Content-Length``) waits there, buffered (reading pauses past :data:`READ_BUFFER`), for the relay
+  to choose: passed on raw (:meth:`Connection.relay`: its framing followed and checked by
+  ``chunked.Framing``, its bytes written to the client as they came, no chunk decoded or re-framed)
+  or decoded (:attr:`Answer.content`). Any other body, and a decoded one, is read by llhttp into an
+  aiohttp ``StreamReader`` with the client's flow control (a full buffer pauses reading from the
+  backend), so the relay reads it as it reads an aiohttp client response.
 - Nothing is ever sent twice: a pooled connection is taken only while its transport is open (one
   found closing is dropped before a byte is written to it), and a connection that breaks after the
   write fails its request (:class:`aiohttp.ServerDisconnectedError` or ``ClientOSError``), never
@@ -34,6 +39,8 @@ import aiohttp
 import yarl
 from aiohttp import base_protocol, http_parser, streams
 from multidict import CIMultiDictProxy
+
+from noctaya.gateway import chunked
 
 #: the response parser's bounds: aiohttp's client defaults, as before this pool
 MAX_LINE_BYTES = 8190
@@ -64,9 +71,10 @@ class Address:
 
 class Answer:
     """A backend's answer as the relay reads it: the parts of ``aiohttp.ClientResponse`` it uses
-    (``status``, ``reason``, ``headers``, ``content``, ``content_type``, ``close``, ``release``)."""
+    (``status``, ``reason``, ``headers``, ``content``, ``content_type``, ``close``, ``release``), and
+    for a chunked body :attr:`raw` (it may be passed on as it came, :meth:`Connection.relay`)."""
 
-    __slots__ = ("_connection", "_released", "content", "content_type", "headers", "reason", "status")
+    __slots__ = ("_connection", "_content", "_released", "content_type", "headers", "raw", "reason", "status")
 
     def __init__(
         self,
@@ -76,13 +84,16 @@ class Answer:
         reason: str,
         headers: CIMultiDictProxy[str],
         content: streams.StreamReader,
+        raw: bool,
     ) -> None:
         self._connection = connection
         self._released = False
         self.status = status
         self.reason = reason
         self.headers = headers
-        self.content = content
+        #: the body is chunked and not yet read: :meth:`Connection.relay` may pass it on as it came
+        self.raw = raw
+        self._content: streams.StreamReader | None = None if raw else content
         raw_type = headers.get("Content-Type")
         self.content_type = (
             "application/octet-stream" if raw_type is None else raw_type.partition(";")[0].strip().lower()
@@ -92,13 +103,21 @@ class Answer:
             # without saying so (see ``proxy.BackendResponse``)
             connection.keep = False
 
+    @property
+    def content(self) -> streams.StreamReader:
+        """The body, decoded (for a :attr:`raw` one, from now on: it can no longer be relayed raw)."""
+        if self._content is None:
+            self.raw = False
+            self._content = self._connection.decode()
+        return self._content
+
     def close(self) -> None:
         """Close the connection now (the body's reader fails with ``ClientPayloadError``)."""
         self._connection.close()
 
     @property
     def connection(self) -> Connection:
-        """The connection the answer is read from (for :meth:`Connection.pipe`)."""
+        """The connection the answer is read from (for :meth:`Connection.pipe` and ``relay``)."""
         return self._connection
 
     def release(self) -> None:
@@ -108,10 +127,18 @@ class Answer:
             return
         self._released = True
         connection = self._connection
-        if connection.reusable(self.content):
+        if connection.reusable():
             connection.pool.put(connection)
         else:
             connection.close()
+
+
+_NOT_LOST = object()
+"""``Connection._lost`` while the connection is open (a loss is kept there while a chunked body
+waits for its reader: the exception, or None for a clean close)."""
+
+AnswerHead = tuple[http_parser.RawResponseMessage, streams.StreamReader, bool]
+"""An answer's head, its body's llhttp reader, and whether that body may be relayed raw."""
 
 
 class Connection(base_protocol.BaseProtocol):
@@ -121,10 +148,16 @@ class Connection(base_protocol.BaseProtocol):
         "_answer",
         "_body",
         "_congested",
+        "_failure",
         "_flushing",
+        "_framing",
         "_head_only",
+        "_lost",
+        "_pending",
+        "_pending_size",
         "_signal",
         "_sink",
+        "_tail",
         "counted",
         "ended_at",
         "idle_since",
@@ -140,18 +173,24 @@ class Connection(base_protocol.BaseProtocol):
         #: when the backend's answer ended (its last byte read), for the keep-alive: None until then
         self.ended_at: float | None = None
         self.keep = True
-        self._answer: asyncio.Future[tuple[http_parser.RawResponseMessage, streams.StreamReader]] | None
-        self._answer = None
-        self._body: streams.StreamReader | None = None  # the body being read
+        self._answer: asyncio.Future[AnswerHead] | None = None
+        self._body: streams.StreamReader | None = None  # the body being read by llhttp
         self._head_only = False
+        # the last bytes of a head not yet whole (its end may straddle two reads); None: llhttp reads
+        # all of this answer as it comes
+        self._tail: bytes | None = b""
+        # a chunked body's bytes waiting for the relay to choose raw or decoded (None: no such body)
+        self._pending: list[bytes] | None = None
+        self._pending_size = 0
+        self._lost: object = _NOT_LOST  # the connection's loss while the body waited
+        self._framing: chunked.Framing | None = None  # the body passed on raw, its framing followed
+        self._failure: aiohttp.ClientPayloadError | None = None  # how a raw body broke off
         self._sink: Callable[[bytes], bool] | None = None  # where the body goes while piped
         self._signal: asyncio.Future[None] | None = None  # the pipe's waiter
         self._congested = False
         self._flushing = False
 
-    def send(
-        self, head: bytes, body: bytes | None, *, head_only: bool
-    ) -> asyncio.Future[tuple[http_parser.RawResponseMessage, streams.StreamReader]]:
+    def send(self, head: bytes, body: bytes | None, *, head_only: bool) -> asyncio.Future[AnswerHead]:
         """Write one request (one write); the future of its answer's head and body reader."""
         self._head_only = head_only
         self._parser = http_parser.HttpResponseParser(
@@ -167,6 +206,12 @@ class Connection(base_protocol.BaseProtocol):
             max_headers=MAX_HEADERS,
         )
         self._body = None
+        self._tail = b""
+        self._pending = None
+        self._pending_size = 0
+        self._lost = _NOT_LOST
+        self._framing = None
+        self._failure = None
         self.ended_at = None
         answer = self._answer = self._loop.create_future()
         assert self.transport is not None
@@ -176,26 +221,33 @@ class Connection(base_protocol.BaseProtocol):
             self.transport.write(head)
         return answer
 
-    def reusable(self, content: streams.StreamReader) -> bool:
+    def reusable(self) -> bool:
         """Its answer was read whole and nothing holds its reading paused: a connection a congested
         pipe paused (its client left or timed out before draining) would never read the next answer."""
-        return (
+        if not (
             self.keep
             and self.transport is not None
             and not self.transport.is_closing()
-            and content.is_eof()
-            and content.exception() is None
             and self._answer is None
+            and self._pending is None
             and not self._congested
             and not self._buffer_paused
             and not self._reading_paused
-        )
+        ):
+            return False
+        framing = self._framing
+        if framing is not None:
+            return framing.ended and not framing.extra and self._failure is None
+        body = self._body
+        return body is not None and body.is_eof() and body.exception() is None
 
     def idle(self) -> None:
         """Its answer is over: nothing is expected on it until the next request."""
         self._parser = None
         self._body = None
         self._sink = None
+        self._framing = None
+        self._pending = None
 
     def resume_reading(self, resume_parser: bool = True) -> None:
         """The body's reader asks to resume whenever it was read below its low mark, paused or not
@@ -203,26 +255,80 @@ class Connection(base_protocol.BaseProtocol):
         if self._reading_paused:
             super().resume_reading(resume_parser)
 
+    @property
+    def boundary(self) -> bool:
+        """What a raw relay passed on ends at a chunk boundary (another chunk may follow it)."""
+        framing = self._framing
+        return framing is None or framing.boundary
+
+    def decode(self) -> streams.StreamReader:
+        """The answer's body as llhttp decodes it. A chunked body that waits for its reader is decoded
+        from now on: what was buffered is parsed now, and what comes next as it comes."""
+        assert self._framing is None, "decode: the body is being relayed raw"
+        pending = self._pending
+        if pending is None:
+            body = self._body
+            assert body is not None
+            return body
+        self._pending = None
+        lost, self._lost = self._lost, _NOT_LOST
+        for data in pending:
+            self._parse(data)
+        if lost is not _NOT_LOST:
+            self._lose(lost if isinstance(lost, BaseException) else None)
+        elif self._buffer_paused and not self._congested:
+            self._resume_reading_for_buffer()
+        body = self._body
+        assert body is not None
+        return body
+
+    def relay(self, sink: Callable[[bytes], bool]) -> None:
+        """Pass the waiting chunked body to ``sink`` as it came (canonically framed, its end and
+        trailer fields left out), in the callback that read it; ``sink`` returns True when its side
+        cannot take more: reading pauses until :meth:`resume`. See :meth:`piped`."""
+        pending = self._pending
+        assert pending is not None, "relay: no chunked body waits"
+        self._pending = None
+        self._framing = chunked.Framing(hold=READ_BUFFER)
+        self._sink = sink
+        lost, self._lost = self._lost, _NOT_LOST
+        for data in pending:
+            self._pass(data)
+        if lost is not _NOT_LOST:
+            self._break_off(lost if isinstance(lost, BaseException) else None)
+        elif self._buffer_paused and not self._congested:
+            self._resume_reading_for_buffer()
+
     def pipe(self, sink: Callable[[bytes], bool]) -> None:
-        """From now on the answer's body goes to ``sink`` as it is parsed, in the callback that read
-        it (no reader task woken per chunk). ``sink`` returns True when its side cannot take more:
-        reading from the backend pauses until :meth:`resume`. See :meth:`piped`."""
+        """From now on the answer's decoded body goes to ``sink`` as it is parsed, in the callback that
+        read it (no reader task woken per chunk). ``sink`` returns True when its side cannot take
+        more: reading from the backend pauses until :meth:`resume`. See :meth:`piped`."""
+        if self._pending is not None:
+            self.decode()
         self._sink = sink
         self._flush()
 
     async def piped(self) -> bool:
-        """Wait for the pipe: True when its sink is congested (call :meth:`resume` once it drained),
-        False when the body ended; raises the body's failure (``ClientPayloadError``)."""
+        """Wait for the pipe (or raw relay): True when its sink is congested (call :meth:`resume` once
+        it drained), False when the body ended; raises the body's failure (``ClientPayloadError``)."""
         while True:
-            body = self._body
-            assert body is not None
-            failure = body.exception()
-            if failure is not None:
-                raise failure
-            if self._congested:
-                return True
-            if body.at_eof():
-                return False
+            if self._framing is not None:
+                if self._failure is not None:
+                    raise self._failure
+                if self._congested:
+                    return True
+                if self._framing.ended:
+                    return False
+            else:
+                body = self._body
+                assert body is not None
+                failure = body.exception()
+                if failure is not None:
+                    raise failure
+                if self._congested:
+                    return True
+                if body.at_eof():
+                    return False
             self._signal = signal = self._loop.create_future()
             try:
                 await signal
@@ -235,7 +341,18 @@ class Connection(base_protocol.BaseProtocol):
             self._congested = False
             self.pool.paused -= 1
             self._resume_reading_for_buffer()
-        self._flush()
+        if self._framing is None:
+            self._flush()
+
+    def _congest(self) -> None:
+        self._congested = True
+        self.pool.paused += 1
+        self._pause_reading_for_buffer()
+
+    def _wake(self) -> None:
+        signal = self._signal
+        if signal is not None and not signal.done():
+            signal.set_result(None)
 
     def _flush(self) -> None:
         """Pass the buffered body to the sink, unless it is congested; wake the pipe's waiter when
@@ -251,18 +368,47 @@ class Connection(base_protocol.BaseProtocol):
                 if not chunk:
                     break
                 if sink(chunk):
-                    self._congested = True
-                    self.pool.paused += 1
-                    self._pause_reading_for_buffer()
+                    self._congest()
         finally:
             self._flushing = False
-        signal = self._signal
-        if (
-            signal is not None
-            and not signal.done()
-            and (self._congested or body.at_eof() or body.exception() is not None)
-        ):
-            signal.set_result(None)
+        if self._congested or body.at_eof() or body.exception() is not None:
+            self._wake()
+
+    def _pass(self, data: bytes) -> None:
+        """One read of a raw relay's body: what may pass goes to the sink now."""
+        framing = self._framing
+        assert framing is not None and self._sink is not None
+        if self._failure is not None:
+            return
+        try:
+            out = framing.feed(data)
+        except chunked.BadFraming as exc:
+            self.keep = False
+            self._failure = aiohttp.ClientPayloadError(f"the backend's answer broke off ({exc})")
+            self._wake()
+            if self.transport is not None:
+                self.transport.abort()
+            return
+        if out and self._sink(out) and not self._congested:
+            self._congest()
+            self._wake()
+        if framing.ended:
+            if self.ended_at is None:
+                self.ended_at = self._loop.time()
+                if framing.extra:
+                    self.keep = False
+                self._wake()
+            elif data:
+                self.close()  # bytes after the answer's end: nothing asked for them
+
+    def _break_off(self, exc: BaseException | None) -> None:
+        """A raw relay's connection is lost: its body broke off unless it had ended."""
+        framing = self._framing
+        if framing is None or framing.ended or self._failure is not None:
+            return
+        reason = "the connection closed" if exc is None else type(exc).__name__
+        self._failure = aiohttp.ClientPayloadError(f"the backend's answer broke off ({reason})")
+        self._wake()
 
     def close(self) -> None:
         self.keep = False
@@ -270,11 +416,56 @@ class Connection(base_protocol.BaseProtocol):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
-        parser = self._parser
-        if parser is None:  # bytes on an idle connection (b"": a reader resuming): nothing asked for them
+        if self._parser is None:  # bytes on an idle connection (b"": a reader resuming): nothing asked for them
             if data:
                 self.close()
             return
+        if self._framing is not None:
+            if data:
+                self._pass(data)
+            return
+        pending = self._pending
+        if pending is None and self._answer is not None and not self._head_only:
+            data = self._head(data)
+            pending = self._pending
+        if pending is not None:  # a chunked body waiting for the relay to choose how it is read
+            if data:
+                pending.append(data)
+                self._pending_size += len(data)
+                if self._pending_size > READ_BUFFER and not self._buffer_paused:
+                    self._pause_reading_for_buffer()
+            return
+        self._parse(data)
+
+    def _head(self, data: bytes) -> bytes:
+        """Feed llhttp the answer's head(s) in ``data``, no further than the end of the final one when
+        its body is chunked (the rest is returned, for :attr:`_pending`); otherwise all of it is fed
+        (nothing returned). An interim answer's head (1xx) is fed and passed over."""
+        while self._answer is not None and data and self._tail is not None:
+            seen = self._tail + data
+            ends = [found + len(mark) for mark in (b"\n\r\n", b"\n\n") if (found := seen.find(mark)) >= 0]
+            if not ends:
+                self._tail = seen[-2:]
+                self._parse(data)
+                return b""
+            end = min(ends) - len(self._tail)
+            self._tail = b""
+            head, data = data[:end], data[end:]
+            if not self._parse(head, whole_head=True):
+                if self._answer is None or self.transport is None or self.transport.is_closing():
+                    return b""  # failed: the connection is closed
+                self._tail = None  # llhttp read no head where one ended: it reads all of this answer
+            elif self._pending is not None:
+                return data
+        if data:
+            self._parse(data)
+        return b""
+
+    def _parse(self, data: bytes, *, whole_head: bool = False) -> bool:
+        """Feed ``data`` to llhttp; False when parsing failed (the connection is closed), or when
+        ``whole_head`` (``data`` ends where a head ends) and llhttp did not see a head end there."""
+        parser = self._parser
+        assert parser is not None
         try:
             messages, _, _ = parser.feed_data(data)
         except Exception as exc:  # every parse failure ends the connection
@@ -282,16 +473,19 @@ class Connection(base_protocol.BaseProtocol):
             self._fail(MalformedAnswer(type(exc).__name__), cause=exc)
             if self.transport is not None:
                 self.transport.abort()
-            return
+            return False
         for message, payload in messages:
-            self._message(message, payload)
+            self._message(message, payload, whole_head=whole_head)
         body = self._body
         if self.ended_at is None and body is not None and body.is_eof():
             self.ended_at = self._loop.time()
         if self._sink is not None:
             self._flush()
+        return not (whole_head and not messages)
 
-    def _message(self, message: http_parser.RawResponseMessage, payload: streams.StreamReader) -> None:
+    def _message(
+        self, message: http_parser.RawResponseMessage, payload: streams.StreamReader, *, whole_head: bool
+    ) -> None:
         answer = self._answer
         if 100 <= message.code < 200 and message.code != 101:
             return  # an interim answer (103 Early Hints...): the final one follows
@@ -304,7 +498,10 @@ class Connection(base_protocol.BaseProtocol):
         if self._head_only or message.code in _NO_BODY_STATUSES:
             payload = streams.EMPTY_PAYLOAD
         self._body = payload
-        answer.set_result((message, payload))
+        raw = whole_head and payload is not streams.EMPTY_PAYLOAD and _chunked_alone(message)
+        if raw:
+            self._pending = []
+        answer.set_result((message, payload, raw))
 
     def _fail(self, exc: BaseException, *, cause: BaseException | None) -> None:
         answer = self._answer
@@ -326,6 +523,17 @@ class Connection(base_protocol.BaseProtocol):
             self._congested = False
             self.pool.paused -= 1
         self.pool.forget(self)
+        if self._pending is not None:  # the body waits for its reader: the loss is its to meet
+            self._lost = exc
+            return
+        if self._framing is not None:
+            self._break_off(exc)
+            return
+        self._lose(exc)
+
+    def _lose(self, exc: BaseException | None) -> None:
+        """The connection is lost while llhttp reads its answer: an answer read until the connection
+        closes ends here, any other one not yet whole fails."""
         parser = self._parser
         if parser is not None and self._answer is None:
             try:
@@ -339,6 +547,16 @@ class Connection(base_protocol.BaseProtocol):
         self._fail(error, cause=exc)  # the answer not yet headed, or its body not ended
         self._flush()  # a body read until the connection closed has ended
         self._parser = None
+
+
+def _chunked_alone(message: http_parser.RawResponseMessage) -> bool:
+    """The answer's body is framed by chunked coding alone (no other transfer coding, no
+    ``Content-Length``), so it may pass on as it came."""
+    if not message.chunked or message.upgrade:
+        return False
+    headers = message.headers
+    codings = headers.getall("Transfer-Encoding", ())
+    return len(codings) == 1 and codings[0].strip().lower() == "chunked" and "Content-Length" not in headers
 
 
 class Pool:
@@ -407,12 +625,17 @@ class Pool:
         connection = await self.take()
         answer = connection.send(head, body, head_only=head_only)
         try:
-            message, payload = await answer
+            message, payload, raw = await answer
         except BaseException:
             connection.close()
             raise
         return Answer(
-            connection, status=message.code, reason=message.reason, headers=message.headers, content=payload
+            connection,
+            status=message.code,
+            reason=message.reason,
+            headers=message.headers,
+            content=payload,
+            raw=raw,
         )
 
     async def _connect(self) -> Connection:

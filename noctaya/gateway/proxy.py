@@ -496,13 +496,16 @@ class Upstream:
         headers = response_headers(upstream)
         if cold_start is not None:
             headers[COLD_START_HEADER] = f"{cold_start:.3f}"
-        content = upstream.content
-        if content.is_eof() and request.method != "HEAD":
+        raw = isinstance(upstream, backend.Answer) and upstream.raw
+        if not raw and upstream.content.is_eof() and request.method != "HEAD":
             # The whole body arrived with the headers (typical of small answers): nothing to wait
             # for, so send headers and body in one write instead of streaming chunk by chunk.
             headers.popall("Content-Length", None)
             return web.Response(
-                status=upstream.status, reason=upstream.reason, headers=headers, body=content.read_nowait()
+                status=upstream.status,
+                reason=upstream.reason,
+                headers=headers,
+                body=upstream.content.read_nowait(),
             )
         response = Relayed(status=upstream.status, reason=upstream.reason, headers=headers)
         is_sse = upstream.content_type == SSE_TYPE
@@ -516,7 +519,7 @@ class Upstream:
                 self._relayed(response)
             raise
         failed = failure is not None
-        if failure is not None and not is_sse:
+        if failure is not None and (not is_sse or response.torn):
             # cut the connection: the client must not take a truncated body for a whole one
             logger.warning("backend failed mid-response on %s: %s", request.path, failure)
             response.force_close()
@@ -540,11 +543,18 @@ class Upstream:
         if upstream.status == 200 and upstream.content_type == SSE_TYPE:
             self._relaying(sse, upstream)
             try:
-                failure = await _relay_body(request, upstream, sse)
+                failure = await _relay_body(request, upstream, sse, headed=True)
             except BaseException:  # the client left: a failed write, or its handler cancelled
                 self._relayed(sse)
                 raise
             final = self._relayed(sse)
+            if failure is not None and isinstance(sse, Relayed) and sse.torn:
+                # a chunk was passed on in part: nothing can follow it, the client sees the cut
+                logger.warning("backend failed mid-stream on %s", request.path)
+                sse.force_close()
+                if request.transport is not None:
+                    request.transport.abort()
+                return sse
             if final is None and failure is not None:
                 final = errors.backend_failed_event()
             if final is not None:
@@ -556,29 +566,101 @@ class Upstream:
 
 
 class Relayed(web.StreamResponse):
-    """A streamed answer whose body may be written partly past aiohttp's writer (:func:`_pipe`):
-    its ``body_length`` counts those bytes too."""
+    """A streamed answer whose body may be written partly past aiohttp's writer (:func:`_pipe`,
+    :func:`_pass_raw`): its ``body_length`` counts those bytes too. ``torn``: a relay that failed
+    after passing a chunk on in part (nothing may be written after it: the client is cut)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.piped = 0
+        self.torn = False
 
     @property
     def body_length(self) -> int:
         return super().body_length + self.piped
 
 
-async def _relay_body(request: web.BaseRequest, upstream: Reply, response: web.StreamResponse) -> str | None:
-    """Relay the backend's body into ``response`` (:func:`_pipe` for a chunked answer from the pool,
-    else :func:`_copy`); what failed reading the backend, or None once it ended."""
+async def _relay_body(
+    request: web.BaseRequest, upstream: Reply, response: web.StreamResponse, *, headed: bool = False
+) -> str | None:
+    """Relay the backend's body into ``response`` (for an answer from the pool to a chunked response:
+    :func:`_pass_raw` when the backend's body is chunked too, else :func:`_pipe`; any other:
+    :func:`_copy`); what failed reading the backend, or None once it ended. ``headed``: the
+    response's head was written already."""
     if (
         isinstance(upstream, backend.Answer)
         and isinstance(response, Relayed)
         # prepared: aiohttp chose chunked framing (no Content-Length, an HTTP/1.1 client)
         and response.headers.get("Transfer-Encoding") == "chunked"
     ):
+        if upstream.raw:
+            return await _pass_raw(request, upstream, response, headed=headed)
         return await _pipe(request, upstream, response)
     return await _copy(upstream, response)
+
+
+async def _pass_raw(
+    request: web.BaseRequest, upstream: backend.Answer, response: Relayed, *, headed: bool
+) -> str | None:
+    """:func:`_pipe` for a chunked body passed on as it came (``backend.Connection.relay``): the
+    backend's bytes, their framing checked, written to the client's transport from the read callback,
+    with no chunk decoded or framed again. Unless ``headed``, the first chunk goes out through
+    aiohttp's writer with the response's head (so the head and the first chunk leave in one write),
+    the rest past it. Backpressure as in :func:`_pipe`. A failure after a chunk was passed on in part
+    marks the response ``torn``."""
+    transport = request.transport
+    if transport is None or transport.is_closing():
+        raise ClientLeft("the client's transport is closing")
+    writer = request.writer
+    first: list[bytes] = []
+    direct = headed
+
+    def sink(data: bytes) -> bool:
+        if not direct:  # the head is not out yet: kept for the writer, and reading pauses meanwhile
+            first.append(data)
+            return True
+        if transport.is_closing():
+            return True
+        transport.write(data)
+        response.piped += len(data)
+        return transport.get_write_buffer_size() > PIPE_BUFFER
+
+    async def head_out() -> None:
+        nonlocal direct
+        data = b"".join(first)
+        first.clear()
+        direct = True
+        line_end = data.index(b"\r\n")  # canonical framing: the first chunk's size line
+        start = line_end + 2
+        stop = start + int(data[:line_end], 16)
+        try:
+            await response.write(data[start:stop])  # the head, and this chunk framed by the writer
+        except ConnectionError as exc:
+            raise ClientLeft(type(exc).__name__) from None
+        rest = data[stop + 2 :]
+        if rest:
+            sink(rest)
+
+    connection = upstream.connection
+    connection.relay(sink)
+    try:
+        while await connection.piped():  # the client's side is full, or gone, or the head is due
+            if first:
+                await head_out()
+            if transport.is_closing():
+                raise ClientLeft("the client's transport is closing")
+            if transport.get_write_buffer_size() > PIPE_BUFFER:
+                try:
+                    await writer.drain()
+                except ConnectionError as exc:
+                    raise ClientLeft(type(exc).__name__) from None
+            connection.resume()
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        if first:  # what was read before the failure still goes out
+            await head_out()
+        response.torn = not connection.boundary
+        return type(exc).__name__
+    return None
 
 
 async def _pipe(request: web.BaseRequest, upstream: backend.Answer, response: Relayed) -> str | None:

@@ -1,0 +1,184 @@
+"""A chunked body passed on as it came: its framing followed and checked, its bytes not re-framed.
+
+A backend's chunked answer relayed to a client that takes chunked framing too (HTTP/1.1) needs no
+decoding: :class:`Framing` reads the chunk-size lines as the bytes go by and hands back what to write
+to the client, most of the time the very buffer the backend's read produced. What the client gets
+is always canonical framing (``HEX CRLF data CRLF``): what llhttp's lax response parsing accepts
+beyond it (spaces after the size, chunk extensions, a bare LF after a chunk's data) is rewritten for
+that chunk alone, and the end (the last chunk and any trailer fields) is not passed on, since the client's own
+writer ends the answer (trailers were never passed on: aiohttp's relay drops them too).
+
+- A chunk no larger than ``hold`` whose end has not arrived yet is held, not passed on in part, so
+  the client's stream stays at a chunk boundary (:attr:`Framing.boundary`) while the backend's
+  bytes are in flight and an error event can still follow if the backend fails. A larger chunk is
+  passed on as it arrives.
+- Bounds: a chunk-size line (size, spaces, extensions) of at most ``max_line`` bytes, a size of at
+  most 15 hex digits past its leading zeros, trailer fields of at most ``max_trailer`` bytes together; anything else is
+  :class:`BadFraming`, and so is a chunk whose data is not followed by its line end.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["BadFraming", "Framing"]
+
+_SIZE_LINE = re.compile(rb"(0*[0-9A-Fa-f]{1,15})([ \t]*(?:;[\t\x20-\x7e\x80-\xff]*)?)\r\n")
+"""A chunk-size line as llhttp's lax parsing reads it: the size (leading zeros allowed), spaces,
+extensions with no control character, CRLF (a bare LF there llhttp refuses too). A line is canonical
+when its match ends two bytes after the size (nothing but CRLF follows the size)."""
+
+_SIZE, _DATA, _LINE_END, _TRAILER, _DONE = range(5)
+
+
+class BadFraming(ValueError):
+    """The body's chunked framing is broken or beyond a bound (the message names which)."""
+
+
+class Framing:
+    """The framing of one chunked body, followed as it passes (see the module)."""
+
+    __slots__ = ("_held", "_hold", "_left", "_max_line", "_max_trailer", "_state", "_trailer", "extra")
+
+    def __init__(self, *, hold: int = 64 * 1024, max_line: int = 4096, max_trailer: int = 8190) -> None:
+        self._hold = hold
+        self._max_line = max_line
+        self._max_trailer = max_trailer
+        self._state = _SIZE
+        self._held = b""  # the start of a line or of a small chunk, waiting for its end
+        self._left = 0  # data bytes of a large chunk not yet passed on
+        self._trailer = 0  # trailer bytes read
+        #: bytes that came after the body's end (the connection cannot be reused)
+        self.extra = False
+
+    @property
+    def ended(self) -> bool:
+        """The last chunk and its trailer section have been read."""
+        return self._state == _DONE
+
+    @property
+    def boundary(self) -> bool:
+        """What was passed on ends at a chunk boundary (no chunk passed on in part)."""
+        return self._state in (_SIZE, _TRAILER, _DONE)
+
+    def feed(self, data: bytes) -> bytes:
+        """The part of ``data`` (following what came before) to pass on now, canonically framed;
+        ``b""`` when nothing is to be passed yet. Raises :class:`BadFraming`."""
+        if self._held:
+            data = self._held + data
+            self._held = b""
+        state = self._state
+        if state == _DONE:
+            if data:
+                self.extra = True
+            return b""
+        if state == _TRAILER:
+            self._trailers(data, 0)
+            return b""
+        size = len(data)
+        pos = 0
+        if state == _DATA:  # inside a large chunk: its bytes pass as they come
+            pos = min(self._left, size)
+            self._left -= pos
+            if self._left:
+                return data
+            state = _LINE_END
+        out: list[bytes] = []
+        run = 0  # start of the bytes passed on as they came
+        stop_at = size  # end of what is passed on now (the rest is held, or is the body's end)
+        if state == _LINE_END:
+            end = _line_end(data, pos)
+            if end < 0:
+                self._state = _LINE_END
+                self._held = data[pos:]
+                return data[:pos]
+            if end - pos != 2:  # a bare LF: written as CRLF
+                out += (data[run:pos], b"\r\n")
+                run = end
+            pos = end
+            state = _SIZE
+        match = _SIZE_LINE.match
+        max_line = self._max_line
+        while pos < size:
+            found = match(data, pos)
+            if found is None:
+                if data.find(b"\n", pos, pos + max_line) >= 0 or size - pos >= max_line:
+                    raise BadFraming("a chunk-size line is not valid or too long")
+                self._held = data[pos:]
+                stop_at = pos
+                break
+            start = found.end()
+            if start - pos > max_line:
+                raise BadFraming("a chunk-size line is too long")
+            length = int(found.group(1), 16)
+            if length == 0:  # the last chunk: trailer fields follow, then the end (none passed on)
+                stop_at = pos
+                state = _TRAILER
+                pos = start
+                break
+            canonical = found.end(1) + 2 == start
+            stop = start + length
+            end = _line_end(data, stop)
+            if end >= 0:  # the whole chunk is here
+                if not canonical:
+                    out += (data[run:pos], b"%x\r\n" % length)
+                    run = start
+                if end - stop != 2:
+                    out += (data[run:stop], b"\r\n")
+                    run = end
+                pos = end
+                continue
+            if length <= self._hold:  # a small chunk not yet whole: held until it is
+                self._held = data[pos:]
+                stop_at = pos
+                break
+            # a large chunk: its size line and what of its data is here are passed on now
+            if not canonical:
+                out += (data[run:pos], b"%x\r\n" % length)
+                run = start
+            if stop < size:  # its data is here, its line end not yet (a lone CR)
+                state = _LINE_END
+                self._held = data[stop:]
+                stop_at = stop
+            else:
+                state = _DATA
+                self._left = stop - size
+            break
+        self._state = state
+        if state == _TRAILER:
+            self._trailers(data, pos)
+        out.append(data[run:stop_at])
+        return out[0] if len(out) == 1 else b"".join(out)
+
+    def _trailers(self, data: bytes, pos: int) -> None:
+        """Read trailer lines from ``pos`` up to the empty line that ends the body (dropped)."""
+        size = len(data)
+        while pos < size:
+            end = data.find(b"\n", pos)
+            if end < 0:
+                self._held = data[pos:]
+                if self._trailer + size - pos > self._max_trailer:
+                    raise BadFraming("the trailer fields are too long")
+                return
+            line = data[pos:end]
+            self._trailer += end + 1 - pos
+            if self._trailer > self._max_trailer:
+                raise BadFraming("the trailer fields are too long")
+            pos = end + 1
+            if line in (b"", b"\r"):
+                self._state = _DONE
+                if pos < size:
+                    self.extra = True
+                return
+
+
+def _line_end(data: bytes, pos: int) -> int:
+    """Where the line end at ``pos`` (CRLF, or a bare LF) stops; -1 when it has not all come yet;
+    :class:`BadFraming` when something else is there (a chunk longer than its size said)."""
+    if data.startswith(b"\r\n", pos):
+        return pos + 2
+    if data.startswith(b"\n", pos):
+        return pos + 1
+    if pos >= len(data) or (pos + 1 == len(data) and data[pos] == 0x0D):
+        return -1
+    raise BadFraming("a chunk's data is not followed by its line end")

@@ -1,0 +1,147 @@
+"""The chunked framing followed as it passes (``noctaya.gateway.chunked``), over arbitrary bodies and
+arbitrary reads (hypothesis, deterministic), against llhttp's own reading of the same bytes."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import hypothesis
+import pytest
+from aiohttp import base_protocol, http_parser
+from hypothesis import strategies as st
+
+from noctaya.gateway import chunked
+
+DETERMINISTIC = hypothesis.settings(
+    derandomize=True, database=None, deadline=None, max_examples=300, print_blob=False
+)
+
+# how a chunk's size line and line end may be written by a backend that llhttp's lax mode reads
+SIZE_STYLES = ("%x\r\n", "%X\r\n", "%x \r\n", "%x\t;name=value\r\n", '%x ;a="b c"\r\n', "000%x\r\n")
+END_STYLES = ("\r\n", "\n")
+
+
+def canonical(payloads: list[bytes]) -> bytes:
+    return b"".join(b"%x\r\n%b\r\n" % (len(p), p) for p in payloads)
+
+
+CANONICAL_SIZE = re.compile(rb"([0-9a-fA-F]+)\r\n")
+"""A size line passed on: hex digits (either case, leading zeros kept) and CRLF, nothing else."""
+
+
+def llhttp_payload(body: bytes) -> bytes:
+    """The payload llhttp (aiohttp's response parser, lax as the pool runs it) reads from ``body``."""
+    loop = asyncio.new_event_loop()
+    try:
+        parser = http_parser.HttpResponseParser(
+            base_protocol.BaseProtocol(loop), loop, 2**20, response_with_body=True, auto_decompress=False
+        )
+        messages, _, _ = parser.feed_data(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
+        (_, payload), = messages
+        assert payload.is_eof()
+        return payload.read_nowait()
+    finally:
+        loop.close()
+
+
+def split(data: bytes, cuts: list[int]) -> list[bytes]:
+    points = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
+    return [data[a:b] for a, b in zip(points, points[1:], strict=False)]
+
+
+def chunks_of(passed: bytes) -> list[bytes]:
+    """Parse canonical framing strictly; every chunk whole."""
+    found, pos = [], 0
+    while pos < len(passed):
+        line = CANONICAL_SIZE.match(passed, pos)
+        assert line is not None, passed[pos : pos + 20]
+        size = int(line.group(1), 16)
+        assert size > 0
+        data_end = line.end() + size
+        assert passed[data_end : data_end + 2] == b"\r\n"
+        found.append(passed[line.end() : data_end])
+        pos = data_end + 2
+    return found
+
+
+@DETERMINISTIC
+@hypothesis.given(
+    payloads=st.lists(st.binary(min_size=1, max_size=300), max_size=12),
+    styles=st.lists(st.tuples(st.sampled_from(SIZE_STYLES), st.sampled_from(END_STYLES)), min_size=12, max_size=12),
+    trailers=st.sampled_from(["", "X-Usage: 3\r\n", "A: 1\nB: 2\n"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=5000), max_size=10),
+    hold=st.sampled_from([0, 16, 64 * 1024]),
+)
+def test_what_passes_is_the_canonical_framing_of_what_llhttp_reads(
+    payloads: list[bytes], styles: list[tuple[str, str]], trailers: str, cuts: list[int], hold: int
+) -> None:
+    body = b"".join(
+        (size % len(p)).encode() + p + end.encode() for p, (size, end) in zip(payloads, styles, strict=False)
+    )
+    body += b"0\r\n" + trailers.encode() + b"\r\n"
+    framing = chunked.Framing(hold=hold)
+    passed = b""
+    for piece in split(body, cuts):
+        passed += framing.feed(piece)
+        if framing.boundary:  # nothing passed in part: it parses as whole chunks
+            chunks_of(passed)
+    assert framing.ended and not framing.extra
+    assert chunks_of(passed) == payloads
+    assert b"".join(payloads) == llhttp_payload(body)
+
+
+def test_canonical_reads_pass_the_very_buffer() -> None:
+    framing = chunked.Framing()
+    data = canonical([b"data: one\n\n", b"data: two\n\n"])
+    assert framing.feed(data) is data
+
+
+def test_a_small_chunk_cut_short_is_held_and_a_large_one_passes_as_it_comes() -> None:
+    framing = chunked.Framing(hold=8)
+    assert framing.feed(b"5\r\nhel") == b""
+    assert framing.boundary
+    assert framing.feed(b"lo\r\n") == b"5\r\nhello\r\n"
+    assert framing.feed(b"10;x=y\r\n0123") == b"10\r\n0123"
+    assert not framing.boundary
+    assert framing.feed(b"456789abcdef\r") == b"456789abcdef"
+    assert not framing.boundary
+    assert framing.feed(b"\n0\r\n\r\n") == b"\r\n"
+    assert framing.ended and framing.boundary
+
+
+def test_bytes_after_the_end_are_noticed() -> None:
+    framing = chunked.Framing()
+    assert framing.feed(b"1\r\na\r\n0\r\n\r\nHTTP/1.1") == b"1\r\na\r\n"
+    assert framing.ended and framing.extra
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        (b"zz\r\n", "chunk-size line"),
+        (b"-1\r\n", "chunk-size line"),
+        (b"+a\r\n", "chunk-size line"),
+        (b"0x5\r\n", "chunk-size line"),
+        (b"1_0\r\n", "chunk-size line"),
+        (b"1" * 16 + b"\r\n", "chunk-size line"),
+        (b"3\r\nabcd\r\n", "line end"),
+        (b"3\r\nabc\rX", "line end"),
+        (b"3\nabc\r\n", "chunk-size line"),  # llhttp refuses a bare LF after the size too
+        (b"3;a=\x01\r\nabc\r\n", "chunk-size line"),
+        (b"1;" + b"e" * 5000, "chunk-size line"),
+        (b"0\r\n" + b"T: v\r\n" * 2000, "trailer"),
+    ],
+)
+def test_broken_framing_is_refused_by_name(body: bytes, named: str) -> None:
+    with pytest.raises(chunked.BadFraming, match=named):
+        chunked.Framing().feed(body)
+
+
+def test_a_size_line_trickling_in_is_held_within_its_bound() -> None:
+    framing = chunked.Framing(max_line=8)
+    assert framing.feed(b"a") == b""
+    assert framing.feed(b"\r") == b""
+    assert framing.feed(b"\n0123456789\r\n") == b"a\r\n0123456789\r\n"
+    with pytest.raises(chunked.BadFraming):
+        framing.feed(b"1;abcdefgh")
