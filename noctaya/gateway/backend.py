@@ -20,8 +20,13 @@ URL with a path or TLS, WebSockets) keeps aiohttp's client.
   found closing is dropped before a byte is written to it), and a connection that breaks after the
   write fails its request (:class:`aiohttp.ServerDisconnectedError` or ``ClientOSError``), never
   retried. A failed connect is :class:`Unreached` (nothing was sent).
-- A connection goes back to the pool only when its answer was read to its end, said nothing of
-  closing, and was no event stream (see ``proxy.BackendResponse`` for why); any other is closed. Idle
+- A connection goes back to the pool only when its answer was read to its end and said nothing of
+  closing; any other is closed. One that carried an event stream first waits out a probation
+  (:data:`STREAM_PROBATION`, idle and unused): llama.cpp's server closes such a connection after the
+  stream without saying so, and a request written to it then would be lost after it was sent. A
+  backend seen closing one in its probation has every later one closed at its end (as
+  ``proxy.BackendResponse`` does on aiohttp's path); once :data:`STREAMS_PROVEN` have outlasted it
+  with none closed, they go back to the pool at once, as any other. Idle
   connections are closed after ``keepalive`` seconds (:meth:`Pool.sweep`, from the header watchdog's
   loop: no timer per request) and bytes a backend sends on an idle connection close it.
 - Open connections (connecting ones included) are bounded by ``limit``; a request beyond it waits
@@ -34,6 +39,7 @@ import asyncio
 import collections
 import dataclasses
 from collections.abc import Callable, Iterable
+from typing import cast
 
 import aiohttp
 import yarl
@@ -48,6 +54,12 @@ MAX_FIELD_BYTES = 8190
 MAX_HEADERS = 128
 READ_BUFFER = 2**16
 """Bytes of an answer's body buffered before reading from the backend pauses."""
+STREAM_PROBATION = 1.0
+"""Seconds a connection that carried an event stream waits, idle, before it may carry a request: a
+backend that closes such connections after the stream is seen doing so within it."""
+STREAMS_PROVEN = 3
+"""Event streams' connections that must outlast their probation (none closed by the backend) before
+such connections go back to the pool at once."""
 _NO_BODY_STATUSES = frozenset({204, 304})
 EVENT_STREAM = "text/event-stream"
 
@@ -99,9 +111,9 @@ class Answer:
             "application/octet-stream" if raw_type is None else raw_type.partition(";")[0].strip().lower()
         )
         if self.content_type == EVENT_STREAM:
-            # never pooled again: llama.cpp's server closes such a connection after the stream
-            # without saying so (see ``proxy.BackendResponse``)
-            connection.keep = False
+            # pooled only past its probation, or once the backend is known to keep such connections
+            # (llama.cpp's server closes them after the stream without saying so: see ``Pool.put``)
+            connection.streamed = True
 
     @property
     def content(self) -> streams.StreamReader:
@@ -163,6 +175,8 @@ class Connection(base_protocol.BaseProtocol):
         "idle_since",
         "keep",
         "pool",
+        "probation_until",
+        "streamed",
     )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, pool: Pool) -> None:
@@ -173,6 +187,10 @@ class Connection(base_protocol.BaseProtocol):
         #: when the backend's answer ended (its last byte read), for the keep-alive: None until then
         self.ended_at: float | None = None
         self.keep = True
+        #: its last answer was an event stream (see ``Pool.put``)
+        self.streamed = False
+        #: idle on probation until then (see ``Pool.put``); None when it is not
+        self.probation_until: float | None = None
         self._answer: asyncio.Future[AnswerHead] | None = None
         self._body: streams.StreamReader | None = None  # the body being read by llhttp
         self._head_only = False
@@ -213,6 +231,7 @@ class Connection(base_protocol.BaseProtocol):
         self._framing = None
         self._failure = None
         self.ended_at = None
+        self.streamed = False
         answer = self._answer = self._loop.create_future()
         assert self.transport is not None
         if body:
@@ -416,7 +435,9 @@ class Connection(base_protocol.BaseProtocol):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
-        if self._parser is None:  # bytes on an idle connection (b"": a reader resuming): nothing asked for them
+        if (
+            self._parser is None
+        ):  # bytes on an idle connection (b"": a reader resuming): nothing asked for them
             if data:
                 self.close()
             return
@@ -516,13 +537,19 @@ class Connection(base_protocol.BaseProtocol):
             body.set_exception(aiohttp.ClientPayloadError(f"the backend's answer broke off ({exc})"))
             self._flush()
 
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # not aiohttp's, which sets TCP_NODELAY again through a socket object made for it: uvloop's
+        # and asyncio's TCP transports set it themselves
+        self.transport = cast(asyncio.Transport, transport)
+
     def connection_lost(self, exc: BaseException | None) -> None:
         super().connection_lost(exc)
+        by_backend = self.keep  # we set it False before we close a connection
         self.keep = False
         if self._congested:
             self._congested = False
             self.pool.paused -= 1
-        self.pool.forget(self)
+        self.pool.forget(self, by_backend=by_backend)
         if self._pending is not None:  # the body waits for its reader: the loss is its to meet
             self._lost = exc
             return
@@ -571,12 +598,17 @@ class Pool:
         #: connections whose reading is paused until the client they are piped to drains
         self.paused = 0
         self._idle: list[Connection] = []  # the most recently used last
+        #: event streams' connections waiting out their probation, oldest first (see :meth:`put`)
+        self._probation: collections.deque[Connection] = collections.deque()
+        self._outlasted = 0  # of them, how many outlasted it
+        #: whether the backend keeps an event stream's connection open: None until it is known
+        self.streams_kept: bool | None = None
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._closed = False
 
     @property
     def idle(self) -> int:
-        return len(self._idle)
+        return len(self._idle) + len(self._probation)
 
     async def take(self) -> Connection:
         """An open connection: a pooled one if any is still open and idle for less than ``keepalive``,
@@ -584,6 +616,11 @@ class Pool:
         connection = self._pooled()
         if connection is not None:
             return connection
+        if self.open >= self.limit and self._probation:  # room is worth more than an unproven one
+            oldest = self._probation.popleft()
+            oldest.probation_until = None
+            oldest.close()
+            self.forget(oldest)
         while self.open >= self.limit and not self._closed:
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
@@ -605,6 +642,8 @@ class Pool:
         not only by :meth:`sweep`, which runs once per watchdog period); the others met are closed."""
         idle = self._idle
         now = asyncio.get_running_loop().time()
+        if self._probation:
+            self._promote(now)
         while idle:
             connection = idle.pop()
             transport = connection.transport
@@ -672,19 +711,46 @@ class Pool:
         now = asyncio.get_running_loop().time()
         # idle since the backend's answer ended, not since a slow client finished reading it
         connection.idle_since = now if connection.ended_at is None else min(now, connection.ended_at)
-        if now - connection.idle_since >= self.keepalive:
+        streamed = connection.streamed
+        if now - connection.idle_since >= self.keepalive or (streamed and self.streams_kept is False):
             connection.close()
             self.forget(connection)
+            return
+        if streamed and self.streams_kept is None:
+            # on probation: idle and unused until the backend has had the time to close it
+            connection.probation_until = now + STREAM_PROBATION
+            self._probation.append(connection)
             return
         self._idle.append(connection)
         self._wake()
 
-    def forget(self, connection: Connection) -> None:
-        """``connection`` is closed: it no longer counts."""
+    def _promote(self, now: float) -> None:
+        """Connections past their probation (all still open: a closed one has left it) join the
+        idle ones; enough of them prove the backend keeps event streams' connections."""
+        probation = self._probation
+        while probation:
+            until = probation[0].probation_until
+            if until is None or until > now:
+                return
+            connection = probation.popleft()
+            connection.probation_until = None
+            self._outlasted += 1
+            if self._outlasted >= STREAMS_PROVEN and self.streams_kept is None:
+                self.streams_kept = True
+            self._idle.append(connection)
+            self._wake()
+
+    def forget(self, connection: Connection, *, by_backend: bool = False) -> None:
+        """``connection`` is closed (``by_backend``: the backend closed it): it no longer counts."""
         if connection.counted:
             connection.counted = False
             self.open -= 1
-            if connection in self._idle:
+            if connection.probation_until is not None:
+                connection.probation_until = None
+                self._probation.remove(connection)
+                if by_backend and self.streams_kept is None:
+                    self.streams_kept = False  # it closes event streams' connections after them
+            elif connection in self._idle:
                 self._idle.remove(connection)
             self._wake()
 
@@ -696,10 +762,13 @@ class Pool:
                 return
 
     def sweep(self, *, now: float) -> None:
-        """Close the connections idle for ``keepalive`` seconds or more."""
-        idle = self._idle
-        while idle and now - idle[0].idle_since >= self.keepalive:
-            idle.pop(0).close()
+        """Close the connections idle for ``keepalive`` seconds or more (probation ends first: a
+        connection past it joins the idle ones, in no particular order of idleness)."""
+        self._promote(now)
+        expired = [connection for connection in self._idle if now - connection.idle_since >= self.keepalive]
+        for connection in expired:
+            self._idle.remove(connection)
+            connection.close()
 
     def close(self) -> None:
         """Close every idle connection and take none back (the gateway is stopping)."""
@@ -707,6 +776,10 @@ class Pool:
         for connection in self._idle:
             connection.close()
         self._idle.clear()
+        while self._probation:
+            connection = self._probation.popleft()
+            connection.probation_until = None
+            connection.close()
         while self._waiters:  # every waiter, not one: none of them will get a connection now
             self._wake()
 

@@ -12,9 +12,10 @@ writer ends the answer (trailers were never passed on: aiohttp's relay drops the
   the client's stream stays at a chunk boundary (:attr:`Framing.boundary`) while the backend's
   bytes are in flight and an error event can still follow if the backend fails. A larger chunk is
   passed on as it arrives.
-- Bounds: a chunk-size line (size, spaces, extensions) of at most ``max_line`` bytes, a size of at
-  most 15 hex digits past its leading zeros, trailer fields of at most ``max_trailer`` bytes together; anything else is
-  :class:`BadFraming`, and so is a chunk whose data is not followed by its line end.
+- Bounds: a chunk-size line (size, spaces, extensions) of at most ``max_line`` bytes (and
+  extensions of at most 4 KiB), a size of at most 15 hex digits past at most 16 leading zeros,
+  trailer fields of at most ``max_trailer`` bytes together; anything else is :class:`BadFraming`,
+  and so is a chunk whose data is not followed by its line end.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ import re
 
 __all__ = ["BadFraming", "Framing"]
 
-_SIZE_LINE = re.compile(rb"(0*[0-9A-Fa-f]{1,15})([ \t]*(?:;[\t\x20-\x7e\x80-\xff]*)?)\r\n")
-"""A chunk-size line as llhttp's lax parsing reads it: the size (leading zeros allowed), spaces,
+_SIZE_LINE = re.compile(rb"(0{0,16}[0-9A-Fa-f]{1,15})([ \t]*(?:;[\t\x20-\x7e\x80-\xff]{0,4096})?)\r\n")
+"""A chunk-size line as llhttp's lax parsing reads it: the size (up to 16 leading zeros), spaces,
 extensions with no control character, CRLF (a bare LF there llhttp refuses too). A line is canonical
 when its match ends two bytes after the size (nothing but CRLF follows the size)."""
 
@@ -101,13 +102,24 @@ class Framing:
         max_line = self._max_line
         while pos < size:
             found = match(data, pos)
-            if found is None:
+            if found is not None:  # the common case first: a whole chunk, canonically framed
+                start = found.end()
+                stop = start + int(found[1], 16)
+                if (
+                    stop + 1 < size
+                    and data[stop] == 13
+                    and data[stop + 1] == 10
+                    and found.end(1) + 2 == start
+                    and stop > start
+                ):
+                    pos = stop + 2
+                    continue
+            else:
                 if data.find(b"\n", pos, pos + max_line) >= 0 or size - pos >= max_line:
                     raise BadFraming("a chunk-size line is not valid or too long")
                 self._held = data[pos:]
                 stop_at = pos
                 break
-            start = found.end()
             if start - pos > max_line:
                 raise BadFraming("a chunk-size line is too long")
             length = int(found.group(1), 16)
@@ -117,7 +129,6 @@ class Framing:
                 pos = start
                 break
             canonical = found.end(1) + 2 == start
-            stop = start + length
             end = _line_end(data, stop)
             if end >= 0:  # the whole chunk is here
                 if not canonical:

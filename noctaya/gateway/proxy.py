@@ -604,60 +604,39 @@ async def _pass_raw(
 ) -> str | None:
     """:func:`_pipe` for a chunked body passed on as it came (``backend.Connection.relay``): the
     backend's bytes, their framing checked, written to the client's transport from the read callback,
-    with no chunk decoded or framed again. Unless ``headed``, the first chunk goes out through
-    aiohttp's writer with the response's head (so the head and the first chunk leave in one write),
-    the rest past it. Backpressure as in :func:`_pipe`. A failure after a chunk was passed on in part
-    marks the response ``torn``."""
+    with no chunk decoded or framed again. The response's head leaves first (``prepare`` sends it,
+    as a streamed answer's head should go before its first chunk, however late that is; an empty
+    write sends it wherever it is still held; ``headed``: it is out already). Backpressure as in
+    :func:`_pipe`. A failure after a chunk was passed on in part marks the response ``torn``."""
+    if not headed:
+        try:
+            await response.write(b"")  # the head, if the writer still holds it
+        except ConnectionError as exc:
+            raise ClientLeft(type(exc).__name__) from None
     transport = request.transport
     if transport is None or transport.is_closing():
         raise ClientLeft("the client's transport is closing")
     writer = request.writer
-    first: list[bytes] = []
-    direct = headed
 
     def sink(data: bytes) -> bool:
-        if not direct:  # the head is not out yet: kept for the writer, and reading pauses meanwhile
-            first.append(data)
-            return True
         if transport.is_closing():
             return True
         transport.write(data)
         response.piped += len(data)
         return transport.get_write_buffer_size() > PIPE_BUFFER
 
-    async def head_out() -> None:
-        nonlocal direct
-        data = b"".join(first)
-        first.clear()
-        direct = True
-        line_end = data.index(b"\r\n")  # canonical framing: the first chunk's size line
-        start = line_end + 2
-        stop = start + int(data[:line_end], 16)
-        try:
-            await response.write(data[start:stop])  # the head, and this chunk framed by the writer
-        except ConnectionError as exc:
-            raise ClientLeft(type(exc).__name__) from None
-        rest = data[stop + 2 :]
-        if rest:
-            sink(rest)
-
     connection = upstream.connection
     connection.relay(sink)
     try:
-        while await connection.piped():  # the client's side is full, or gone, or the head is due
-            if first:
-                await head_out()
+        while await connection.piped():  # the client's side is full, or gone
             if transport.is_closing():
                 raise ClientLeft("the client's transport is closing")
-            if transport.get_write_buffer_size() > PIPE_BUFFER:
-                try:
-                    await writer.drain()
-                except ConnectionError as exc:
-                    raise ClientLeft(type(exc).__name__) from None
+            try:
+                await writer.drain()
+            except ConnectionError as exc:
+                raise ClientLeft(type(exc).__name__) from None
             connection.resume()
     except (aiohttp.ClientError, TimeoutError) as exc:
-        if first:  # what was read before the failure still goes out
-            await head_out()
         response.torn = not connection.boundary
         return type(exc).__name__
     return None

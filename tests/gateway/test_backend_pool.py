@@ -2,11 +2,11 @@
 
 Aspects: answers are read over one kept-alive connection, each request's head written once with the
 rewritten headers (``Host`` the backend's, one ``Content-Length``, ``X-Forwarded-*``, no hop-by-hop);
-an answer that says ``Connection: close``, an event stream, an answer whose head does not parse and
-one whose body is cut short are never pooled (the next request opens a new connection and is
-answered); an interim ``103`` is passed over; idle connections are closed after the keep-alive; a
-head that a CR or LF would split is never written by the pool; the pool's open, idle and paused
-connections and its bound are on ``/metrics``.
+an answer that says ``Connection: close``, an answer whose head does not parse and one whose body
+is cut short are never pooled, nor is an event stream's within its probation (the next request
+opens a new connection and is answered); an interim ``103`` is passed over; idle connections are
+closed after the keep-alive; a head that a CR or LF would split is never written by the pool; the
+pool's open, idle and paused connections and its bound are on ``/metrics``.
 """
 
 from __future__ import annotations
@@ -149,8 +149,10 @@ async def test_answers_are_read_over_one_kept_alive_connection_with_each_head_re
     ids=["connection-close", "event-stream", "malformed-head", "http-1.0"],
 )
 async def test_a_connection_whose_answer_ends_it_is_never_pooled(
-    http: aiohttp.ClientSession, first: bytes
+    http: aiohttp.ClientSession, first: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # an event stream's connection is on probation: unused for as long as this test runs
+    monkeypatch.setattr(backend, "STREAM_PROBATION", 3600.0)
     async with (
         kept_alive(lambda n, head, body: first if n == 1 else ok()) as (url, seen),
         testing.GatewayStarter(backend_url=url) as starter,

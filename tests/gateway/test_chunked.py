@@ -4,6 +4,7 @@ arbitrary reads (hypothesis, deterministic), against llhttp's own reading of the
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 
 import hypothesis
@@ -38,7 +39,7 @@ def llhttp_payload(body: bytes) -> bytes:
             base_protocol.BaseProtocol(loop), loop, 2**20, response_with_body=True, auto_decompress=False
         )
         messages, _, _ = parser.feed_data(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
-        (_, payload), = messages
+        ((_, payload),) = messages
         assert payload.is_eof()
         return payload.read_nowait()
     finally:
@@ -47,7 +48,7 @@ def llhttp_payload(body: bytes) -> bytes:
 
 def split(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
-    return [data[a:b] for a, b in zip(points, points[1:], strict=False)]
+    return [data[a:b] for a, b in itertools.pairwise(points)]
 
 
 def chunks_of(passed: bytes) -> list[bytes]:
@@ -68,7 +69,9 @@ def chunks_of(passed: bytes) -> list[bytes]:
 @DETERMINISTIC
 @hypothesis.given(
     payloads=st.lists(st.binary(min_size=1, max_size=300), max_size=12),
-    styles=st.lists(st.tuples(st.sampled_from(SIZE_STYLES), st.sampled_from(END_STYLES)), min_size=12, max_size=12),
+    styles=st.lists(
+        st.tuples(st.sampled_from(SIZE_STYLES), st.sampled_from(END_STYLES)), min_size=12, max_size=12
+    ),
     trailers=st.sampled_from(["", "X-Usage: 3\r\n", "A: 1\nB: 2\n"]),
     cuts=st.lists(st.integers(min_value=0, max_value=5000), max_size=10),
     hold=st.sampled_from([0, 16, 64 * 1024]),
@@ -99,15 +102,19 @@ def test_canonical_reads_pass_the_very_buffer() -> None:
 
 def test_a_small_chunk_cut_short_is_held_and_a_large_one_passes_as_it_comes() -> None:
     framing = chunked.Framing(hold=8)
-    assert framing.feed(b"5\r\nhel") == b""
-    assert framing.boundary
-    assert framing.feed(b"lo\r\n") == b"5\r\nhello\r\n"
-    assert framing.feed(b"10;x=y\r\n0123") == b"10\r\n0123"
-    assert not framing.boundary
-    assert framing.feed(b"456789abcdef\r") == b"456789abcdef"
-    assert not framing.boundary
-    assert framing.feed(b"\n0\r\n\r\n") == b"\r\n"
-    assert framing.ended and framing.boundary
+    reads = [
+        (b"5\r\nhel", b""),
+        (b"lo\r\n", b"5\r\nhello\r\n"),
+        (b"10;x=y\r\n0123", b"10\r\n0123"),
+        (b"456789abcdef\r", b"456789abcdef"),
+        (b"\n0\r\n\r\n", b"\r\n"),
+    ]
+    at_boundary = []
+    for data, passed in reads:
+        assert framing.feed(data) == passed
+        at_boundary.append(framing.boundary)
+    assert at_boundary == [True, True, False, False, True]
+    assert framing.ended
 
 
 def test_bytes_after_the_end_are_noticed() -> None:
