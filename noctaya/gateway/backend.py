@@ -62,6 +62,8 @@ STREAMS_PROVEN = 3
 such connections go back to the pool at once."""
 _NO_BODY_STATUSES = frozenset({204, 304})
 EVENT_STREAM = "text/event-stream"
+LAST_CHUNK = b"0\r\n\r\n"
+"""The end of a chunked body as a raw relay writes it (no trailer fields)."""
 
 
 class Unreached(Exception):
@@ -301,22 +303,29 @@ class Connection(base_protocol.BaseProtocol):
         assert body is not None
         return body
 
-    def relay(self, sink: Callable[[bytes], bool]) -> None:
-        """Pass the waiting chunked body to ``sink`` as it came (canonically framed, its end and
-        trailer fields left out), in the callback that read it; ``sink`` returns True when its side
-        cannot take more: reading pauses until :meth:`resume`. See :meth:`piped`."""
+    @property
+    def waiting(self) -> bool:
+        """Bytes of a chunked body that waits for its reader have come already."""
+        return bool(self._pending)
+
+    def relay(self, sink: Callable[[bytes], bool]) -> bytes:
+        """Pass the waiting chunked body on as it came: canonically framed, its trailer fields left
+        out and its end written as ``0 CRLF CRLF`` after the last chunk. What came already is
+        returned (for the caller to write first); what comes next goes to ``sink`` in the callback
+        that read it. ``sink`` returns True when its side cannot take more: reading pauses until
+        :meth:`resume`. See :meth:`piped`."""
         pending = self._pending
         assert pending is not None, "relay: no chunked body waits"
         self._pending = None
         self._framing = chunked.Framing(hold=READ_BUFFER)
+        passed = [self._pass(data) for data in pending]
         self._sink = sink
         lost, self._lost = self._lost, _NOT_LOST
-        for data in pending:
-            self._pass(data)
         if lost is not _NOT_LOST:
             self._break_off(lost if isinstance(lost, BaseException) else None)
         elif self._buffer_paused and not self._congested:
             self._resume_reading_for_buffer()
+        return b"".join(passed)
 
     def pipe(self, sink: Callable[[bytes], bool]) -> None:
         """From now on the answer's decoded body goes to ``sink`` as it is parsed, in the callback that
@@ -393,12 +402,12 @@ class Connection(base_protocol.BaseProtocol):
         if self._congested or body.at_eof() or body.exception() is not None:
             self._wake()
 
-    def _pass(self, data: bytes) -> None:
-        """One read of a raw relay's body: what may pass goes to the sink now."""
+    def _pass(self, data: bytes) -> bytes:
+        """One read of a raw relay's body: what may pass now (with the body's end, once it came)."""
         framing = self._framing
-        assert framing is not None and self._sink is not None
+        assert framing is not None
         if self._failure is not None:
-            return
+            return b""
         try:
             out = framing.feed(data)
         except chunked.BadFraming as exc:
@@ -407,18 +416,17 @@ class Connection(base_protocol.BaseProtocol):
             self._wake()
             if self.transport is not None:
                 self.transport.abort()
-            return
-        if out and self._sink(out) and not self._congested:
-            self._congest()
-            self._wake()
+            return b""
         if framing.ended:
             if self.ended_at is None:
                 self.ended_at = self._loop.time()
                 if framing.extra:
                     self.keep = False
                 self._wake()
-            elif data:
+                return out + LAST_CHUNK
+            if data:
                 self.close()  # bytes after the answer's end: nothing asked for them
+        return out
 
     def _break_off(self, exc: BaseException | None) -> None:
         """A raw relay's connection is lost: its body broke off unless it had ended."""
@@ -442,8 +450,12 @@ class Connection(base_protocol.BaseProtocol):
                 self.close()
             return
         if self._framing is not None:
-            if data:
-                self._pass(data)
+            if data and (out := self._pass(data)):
+                sink = self._sink
+                assert sink is not None
+                if sink(out) and not self._congested:
+                    self._congest()
+                    self._wake()
             return
         pending = self._pending
         if pending is None and self._answer is not None and not self._head_only:

@@ -42,7 +42,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
-from aiohttp import web, web_protocol
+from aiohttp import http_writer, web, web_protocol
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from noctaya.gateway import admission, backend, errors, metrics
@@ -508,6 +508,10 @@ class Upstream:
                 body=upstream.content.read_nowait(),
             )
         response = Relayed(status=upstream.status, reason=upstream.reason, headers=headers)
+        if isinstance(upstream, backend.Answer) and upstream.raw and upstream.connection.waiting:
+            # the first chunks came with the head: it leaves with them, in one write (aiohttp's
+            # streamed answer writes its head at once otherwise; left as it is where this is gone)
+            response._send_headers_immediately = False
         is_sse = upstream.content_type == SSE_TYPE
         await response.prepare(request)
         if is_sse:
@@ -593,30 +597,31 @@ async def _relay_body(
         # prepared: aiohttp chose chunked framing (no Content-Length, an HTTP/1.1 client)
         and response.headers.get("Transfer-Encoding") == "chunked"
     ):
-        if upstream.raw:
-            return await _pass_raw(request, upstream, response, headed=headed)
+        if upstream.raw and isinstance(request.writer, http_writer.StreamWriter):
+            return await _pass_raw(request, upstream, response, request.writer, headed=headed)
         return await _pipe(request, upstream, response)
     return await _copy(upstream, response)
 
 
 async def _pass_raw(
-    request: web.BaseRequest, upstream: backend.Answer, response: Relayed, *, headed: bool
+    request: web.BaseRequest,
+    upstream: backend.Answer,
+    response: Relayed,
+    writer: http_writer.StreamWriter,
+    *,
+    headed: bool,
 ) -> str | None:
     """:func:`_pipe` for a chunked body passed on as it came (``backend.Connection.relay``): the
-    backend's bytes, their framing checked, written to the client's transport from the read callback,
-    with no chunk decoded or framed again. The response's head leaves first (``prepare`` sends it,
-    as a streamed answer's head should go before its first chunk, however late that is; an empty
-    write sends it wherever it is still held; ``headed``: it is out already). Backpressure as in
-    :func:`_pipe`. A failure after a chunk was passed on in part marks the response ``torn``."""
-    if not headed:
-        try:
-            await response.write(b"")  # the head, if the writer still holds it
-        except ConnectionError as exc:
-            raise ClientLeft(type(exc).__name__) from None
+    backend's bytes, their framing checked, written with no chunk decoded or framed again, the end
+    included (aiohttp's writer frames nothing meanwhile: its ``chunked`` is off while the relay
+    writes, on again if it fails, for the event after it). What came with the backend's head goes
+    first through aiohttp's writer, with the response's head if that is still held (``headed``: it
+    is out already), what comes later to the client's transport from the read callback.
+    Backpressure as in :func:`_pipe`. A failure after a chunk was passed on in part marks the
+    response ``torn``."""
     transport = request.transport
     if transport is None or transport.is_closing():
         raise ClientLeft("the client's transport is closing")
-    writer = request.writer
 
     def sink(data: bytes) -> bool:
         if transport.is_closing():
@@ -626,8 +631,14 @@ async def _pass_raw(
         return transport.get_write_buffer_size() > PIPE_BUFFER
 
     connection = upstream.connection
-    connection.relay(sink)
+    first = connection.relay(sink)
+    writer.chunked = False
     try:
+        if first or not headed:
+            try:
+                await response.write(first)  # the head too, if the writer still holds it
+            except ConnectionError as exc:
+                raise ClientLeft(type(exc).__name__) from None
         while await connection.piped():  # the client's side is full, or gone
             if transport.is_closing():
                 raise ClientLeft("the client's transport is closing")
@@ -637,6 +648,7 @@ async def _pass_raw(
                 raise ClientLeft(type(exc).__name__) from None
             connection.resume()
     except (aiohttp.ClientError, TimeoutError) as exc:
+        writer.chunked = True  # what follows (an error event, the end) is framed by the writer
         response.torn = not connection.boundary
         return type(exc).__name__
     return None

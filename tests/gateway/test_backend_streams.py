@@ -235,7 +235,7 @@ async def one_stream(pool: backend.Pool, head: bytes) -> bytes:
         passed.append(data)
         return False
 
-    answer.connection.relay(sink)
+    passed.insert(0, answer.connection.relay(sink))  # what came with the head, then the rest
     assert not await answer.connection.piped()
     answer.release()
     return b"".join(passed)
@@ -245,9 +245,9 @@ async def test_an_event_streams_connection_waits_out_its_probation(monkeypatch: 
     monkeypatch.setattr(backend, "STREAM_PROBATION", 3600.0)
     async with chunked_backend(stream_then_keep) as (url, served):
         pool, head = pool_for(url, limit=4)
-        assert await one_stream(pool, head) == chunk(b"data: 01\n\n")
+        assert await one_stream(pool, head) == chunk(b"data: 01\n\n") + backend.LAST_CHUNK
         assert (pool.open, pool.idle) == (1, 1)  # idle, on probation
-        assert await one_stream(pool, head) == chunk(b"data: 02\n\n")  # on a connection of its own
+        assert await one_stream(pool, head) == chunk(b"data: 02\n\n") + backend.LAST_CHUNK  # a new connection
         assert served.connections == 2 and pool.streams_kept is None
         pool.close()
 
