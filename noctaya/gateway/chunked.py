@@ -29,6 +29,9 @@ _SIZE_LINE = re.compile(rb"(0{0,16}[0-9A-Fa-f]{1,15})([ \t]*(?:;[\t\x20-\x7e\x80
 extensions with no control character, CRLF (a bare LF there llhttp refuses too). A line is canonical
 when its match ends two bytes after the size (nothing but CRLF follows the size)."""
 
+_CANONICAL = re.compile(rb"([0-9a-f]{1,15})\r\n")
+"""The size line almost every server writes (lower-case hex, CRLF): tried first, as it is cheaper."""
+
 _SIZE, _DATA, _LINE_END, _TRAILER, _DONE = range(5)
 
 
@@ -98,22 +101,21 @@ class Framing:
                 run = end
             pos = end
             state = _SIZE
+        fast = _CANONICAL.match
         match = _SIZE_LINE.match
         max_line = self._max_line
         while pos < size:
-            found = match(data, pos)
+            found = fast(data, pos)
             if found is not None:  # the common case first: a whole chunk, canonically framed
                 start = found.end()
                 stop = start + int(found[1], 16)
-                if (
-                    stop + 1 < size
-                    and data[stop] == 13
-                    and data[stop + 1] == 10
-                    and found.end(1) + 2 == start
-                    and stop > start
-                ):
+                if stop > start and data[stop : stop + 2] == b"\r\n":
                     pos = stop + 2
                     continue
+            found = match(data, pos)
+            if found is not None:
+                start = found.end()
+                stop = start + int(found[1], 16)
             else:
                 if data.find(b"\n", pos, pos + max_line) >= 0 or size - pos >= max_line:
                     raise BadFraming("a chunk-size line is not valid or too long")
