@@ -475,6 +475,9 @@ class Connection(base_protocol.BaseProtocol):
         its body is chunked (the rest is returned, for :attr:`_pending`); otherwise all of it is fed
         (nothing returned). An interim answer's head (1xx) is fed and passed over."""
         while self._answer is not None and data and self._tail is not None:
+            if b"chunked" not in data:  # not a chunked answer's head (or one written oddly: decoded)
+                self._tail = (self._tail + data)[-2:]
+                break
             seen = self._tail + data
             ends = [found + len(mark) for mark in (b"\n\r\n", b"\n\n") if (found := seen.find(mark)) >= 0]
             if not ends:
@@ -617,6 +620,15 @@ class Pool:
         self.streams_kept: bool | None = None
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._closed = False
+        self._running: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        """The loop the pool runs on (asked once: each ask of asyncio's is a ``getpid`` call)."""
+        loop = self._running
+        if loop is None:
+            loop = self._running = asyncio.get_running_loop()
+        return loop
 
     @property
     def idle(self) -> int:
@@ -634,7 +646,7 @@ class Pool:
             oldest.close()
             self.forget(oldest)
         while self.open >= self.limit and not self._closed:
-            waiter = asyncio.get_running_loop().create_future()
+            waiter = self._loop.create_future()
             self._waiters.append(waiter)
             try:
                 await waiter
@@ -653,7 +665,7 @@ class Pool:
         """The most recently used idle connection still open and inside the keep-alive (checked here,
         not only by :meth:`sweep`, which runs once per watchdog period); the others met are closed."""
         idle = self._idle
-        now = asyncio.get_running_loop().time()
+        now = self._loop.time()
         if self._probation:
             self._promote(now)
         while idle:
@@ -690,7 +702,7 @@ class Pool:
         )
 
     async def _connect(self) -> Connection:
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         made: list[Connection] = []
 
         def factory() -> Connection:
@@ -720,7 +732,7 @@ class Pool:
         if self._closed:
             connection.close()
             return
-        now = asyncio.get_running_loop().time()
+        now = self._loop.time()
         # idle since the backend's answer ended, not since a slow client finished reading it
         connection.idle_since = now if connection.ended_at is None else min(now, connection.ended_at)
         streamed = connection.streamed

@@ -178,6 +178,15 @@ class ProxyHandler:
         self.peers = parts.peers
         self.keepalive = parts.config.cold_start_mode == "keepalive"
         self.cold_answers = coldanswers.cold_answers(parts.config)
+        self._running: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        """The loop requests are handled on (asked once: each ask of asyncio's is a ``getpid``)."""
+        loop = self._running
+        if loop is None:
+            loop = self._running = asyncio.get_running_loop()
+        return loop
 
     def retry_after(self) -> float:
         """Retry-After for a cold refusal now: measured activation time left, or the fixed value."""
@@ -186,7 +195,7 @@ class ProxyHandler:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         route = metrics.route_label(request.path)
         exchange = Exchange()
-        started = asyncio.get_running_loop().time()
+        started = self._loop.time()
         code: str | None = None
         outcome: int | None = None  # the refusal's own status (a held stream's answer is a 200)
         try:
@@ -252,7 +261,7 @@ class ProxyHandler:
             route=route,
             cold=exchange.cold,
             wait=exchange.wait,
-            duration=asyncio.get_running_loop().time() - started,
+            duration=self._loop.time() - started,
             sent=0 if sent is None else sent_bytes(sent),
             code=code,
             upgrade=None if exchange.socket is None else "websocket",
@@ -278,7 +287,7 @@ class ProxyHandler:
                 try:
                     if ticket is None:  # warm: in flight already
                         if arrived is None:
-                            arrived = asyncio.get_running_loop().time()
+                            arrived = self._loop.time()
                     else:  # cold: the wait is awaited here, in no coroutine of its own (see below)
                         arrived = ticket.enqueued_at
                         try:

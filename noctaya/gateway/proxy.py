@@ -85,6 +85,9 @@ PIPE_BUFFER = 64 * 1024
 """Bytes the client's transport may hold before a piped relay waits for it to drain (aiohttp's
 writer drains at the same mark)."""
 
+_BODY = web.RequestKey("noctaya.gateway.body", bytes)
+"""Where a request keeps its body once read whole (it is forwarded again after a refused connect)."""
+
 Reply = aiohttp.ClientResponse | backend.Answer
 """A backend's answer: from the connection pool (``backend``) or from aiohttp's client."""
 
@@ -283,6 +286,15 @@ class Upstream:
         # timer of its own
         self._awaiting_headers: dict[asyncio.Task[object], float] = {}
         self._overdue: set[asyncio.Task[object]] = set()
+        self._running: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        """The loop requests are forwarded on (asked once: each ask of asyncio's is a ``getpid``)."""
+        loop = self._running
+        if loop is None:
+            loop = self._running = asyncio.get_running_loop()
+        return loop
 
     async def watch_headers(self, *, period: float = 1.0) -> None:
         """Cancel every request that has waited ``header_timeout`` for the backend's headers (checked
@@ -337,11 +349,23 @@ class Upstream:
         (a queued request) every byte is taken from its budget first; a full budget is a 429."""
         if not request.body_exists:
             return b""
+        held: bytes | None = request.get(_BODY)
+        if held is not None:  # read already (a request held again after a refused connect)
+            if charge is not None and not charge.grow_to(len(held)):
+                raise charge.budget.refusal()
+            return held
         try:
             if charge is not None:
                 return await self._read_charged(request, charge)
-            if request.content.is_eof():  # all of it has arrived (the usual small request): no timer
-                return await request.read()
+            content = request.content
+            if content.is_eof():  # all of it has arrived (the usual small request): no timer, no wait
+                if content.exception() is not None:
+                    return await request.read()  # raises what broke it
+                body = content.read_nowait()
+                if len(body) > self.max_body_bytes:  # inflated past the bound
+                    raise errors.too_large(self.max_body_bytes)
+                request[_BODY] = body
+                return body
             async with asyncio.timeout(self.body_timeout):
                 return await request.read()
         except TimeoutError:
@@ -359,6 +383,7 @@ class Upstream:
             body = await request.read()
             if not charge.grow_to(len(body)):
                 raise charge.budget.refusal()
+            request[_BODY] = body
             return body
         chunks: list[bytes] = []
         size = 0
@@ -370,7 +395,8 @@ class Upstream:
                 if not charge.grow_to(size):
                     raise charge.budget.refusal()
                 chunks.append(chunk)
-        return b"".join(chunks)
+        request[_BODY] = body = b"".join(chunks)
+        return body
 
     async def forward(
         self,
@@ -399,9 +425,9 @@ class Upstream:
             if request.content_length is not None and not decoded(request):
                 headers["Content-Length"] = str(request.content_length)
             data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         started = loop.time()
-        task = asyncio.current_task()
+        task = asyncio.current_task(loop)
         assert task is not None
         self._awaiting_headers[task] = started + self.header_timeout
         try:

@@ -3,7 +3,8 @@
 - ``/healthz``, ``/metrics``, ``/noctaya/queue`` (``endpoints``; GET and HEAD) and
   ``/noctaya/warm`` (``warming``; POST): any other method is the gateway's 405, never proxied;
 - any other ``/noctaya/…`` path: the gateway's 404 (``endpoints``);
-- everything else: the proxied request path (``handler``), cold routes included (``coldanswers``).
+- everything else: the proxied request path (``handler``), cold routes included (``coldanswers``);
+  the common OpenAI paths (:data:`HOT_PATHS`) are routed to it by name, the rest by a catch-all.
 
 Every route answers ``Expect: 100-continue`` the gateway's way (``Expect`` other than that: 417).
 """
@@ -19,6 +20,9 @@ from noctaya.gateway import handler as handler_
 from noctaya.serving import connections
 
 _READ_METHODS = frozenset({"GET", "HEAD"})
+HOT_PATHS = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/models")
+"""Proxied paths routed as plain resources: aiohttp finds those by one dictionary lookup, where the
+catch-all is found after a walk up the path's parents and a pattern match."""
 _WARM_METHODS = frozenset({"POST"})
 
 
@@ -62,4 +66,6 @@ def setup_routes(app: web.Application, *, handler: handler_.ProxyHandler) -> Non
         expect_handler=expect_handler,
     )
     add("*", "/noctaya/{tail:.*}", endpoints.not_found_handler, expect_handler=expect_handler)
+    for path in HOT_PATHS:  # the catch-all's own handler, found by one lookup instead of a walk
+        add("*", path, handler.handle, expect_handler=expect_handler)
     add("*", "/{tail:.*}", handler.handle, expect_handler=expect_handler)
