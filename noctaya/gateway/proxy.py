@@ -173,6 +173,73 @@ def request_headers(request: web.BaseRequest, *, forward_authorization: bool = F
     return out
 
 
+_NOT_FORWARDED_RAW = frozenset(name.encode() for name in _NOT_FORWARDED)
+_NOT_FORWARDED_NOR_KEY_RAW = frozenset(name.encode() for name in _NOT_FORWARDED_NOR_KEY)
+#: methods sent with no ``Content-Length`` when they carry no body (aiohttp's client does the same)
+_BODILESS_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+
+def pooled_head(
+    request: web.BaseRequest, *, authority: str, forward_authorization: bool, body: bytes | None
+) -> bytes | None:
+    """The head of ``request`` as the connection pool writes it (``backend``), built from the bytes
+    the client sent: the headers :func:`request_headers` passes on, in their order, with its
+    ``X-Forwarded-*``, the backend's ``Host`` and the body's ``Content-Length``. None when the pool
+    cannot take it (a target other than an ASCII origin-form one, which aiohttp's client quotes; a
+    CR or LF that would split the head): the caller uses aiohttp's client."""
+    target = request.rel_url.raw_path_qs
+    if not target.startswith("/") or not target.isascii():
+        return None
+    raw = request.raw_headers
+    dropped = _NOT_FORWARDED_RAW if forward_authorization else _NOT_FORWARDED_NOR_KEY_RAW
+    named = [value for name, value in raw if name.lower() == b"connection"]
+    if named:  # the names ``Connection`` lists are hop-by-hop too
+        tokens = {token.strip().lower() for value in named for token in value.split(b",")}
+        if not tokens <= dropped:
+            dropped = dropped | tokens
+    if decoded(request):
+        dropped = dropped | {b"content-encoding"}
+    method = request.method
+    parts = [method.encode(), b" ", target.encode(), b" HTTP/1.1\r\nHost: ", authority.encode(), b"\r\n"]
+    lines = 3  # the request line, Host and the blank line
+    previous: list[bytes] = []
+    for name, value in raw:
+        lower = name.lower()
+        if lower.startswith(b"x-forwarded-"):
+            if lower == b"x-forwarded-for":
+                previous.append(value)  # several lines are one list
+            continue
+        if lower not in dropped:
+            parts += (name, b": ", value, b"\r\n")
+            lines += 1
+    peer = request.remote
+    if peer:
+        peer_bytes = peer.encode()
+        parts += (b"X-Forwarded-For: ", b", ".join([*previous, peer_bytes]), b"\r\n")
+        lines += 1
+    elif previous:
+        parts += (b"X-Forwarded-For: ", b", ".join(previous), b"\r\n")
+        lines += 1
+    # what this gateway saw, never what the client claims
+    parts += (b"X-Forwarded-Proto: ", request.scheme.encode(), b"\r\nX-Forwarded-Host: ")
+    try:
+        parts += (request.host.encode(), b"\r\n")
+    except UnicodeEncodeError:
+        return None
+    lines += 2
+    if body is not None:
+        parts += (b"Content-Length: ", b"%d" % len(body), b"\r\n")
+        lines += 1
+    elif method not in _BODILESS_METHODS:
+        parts.append(b"Content-Length: 0\r\n")
+        lines += 1
+    parts.append(b"\r\n")
+    head = b"".join(parts)
+    if head.count(b"\n") != lines or head.count(b"\r") != lines:
+        return None
+    return head
+
+
 def peer_of(request: web.BaseRequest, *, peers: peers_.Peers) -> str:
     """The client host of ``request`` (``noctaya.serving.peers``): its connection's peer, or behind a
     trusted proxy the client its ``X-Forwarded-For`` lines name."""
@@ -409,7 +476,7 @@ class Upstream:
     ) -> web.StreamResponse:
         """Send ``request`` to the backend and relay the answer; ``sse`` = SSE headers already sent;
         ``cold_start`` = seconds the request waited for a cold start (``Noctaya-Cold-Start``)."""
-        headers = request_headers(request, forward_authorization=self.forward_authorization)
+        content_length: str | None = None  # declared for a streamed body
         data: bytes | AsyncIterator[bytes] | None
         if body is not None:
             data = body
@@ -423,7 +490,7 @@ class Upstream:
             data = await self.read_body(request)
         else:
             if request.content_length is not None and not decoded(request):
-                headers["Content-Length"] = str(request.content_length)
+                content_length = str(request.content_length)
             data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
         loop = self._loop
         started = loop.time()
@@ -432,11 +499,24 @@ class Upstream:
         self._awaiting_headers[task] = started + self.header_timeout
         try:
             upstream: Reply
-            head = None if isinstance(data, AsyncIterator) else self._pooled_head(request, headers, data)
+            pool = self.pool
+            head = (
+                None
+                if pool is None or isinstance(data, AsyncIterator)
+                else pooled_head(
+                    request,
+                    authority=pool.address.authority,
+                    forward_authorization=self.forward_authorization,
+                    body=data,
+                )
+            )
             if head is not None:
-                assert self.pool is not None and not isinstance(data, AsyncIterator)
-                upstream = await self.pool.request(head, data, head_only=request.method == "HEAD")
+                assert pool is not None and not isinstance(data, AsyncIterator)
+                upstream = await pool.request(head, data, head_only=request.method == "HEAD")
             else:
+                headers = request_headers(request, forward_authorization=self.forward_authorization)
+                if content_length is not None:
+                    headers["Content-Length"] = content_length
                 upstream = await self._send(self.session, request, headers=headers, data=data)
         except asyncio.CancelledError:
             if task not in self._overdue:
@@ -471,25 +551,6 @@ class Upstream:
             return await self._relay(request, upstream, cold_start=cold_start)
         finally:
             upstream.release()
-
-    def _pooled_head(
-        self, request: web.Request, headers: CIMultiDict[str], body: bytes | None
-    ) -> bytes | None:
-        """The head to write over the connection pool, or None: this request takes aiohttp's client
-        (no pool, or a target other than an ASCII origin-form one, which aiohttp's client quotes)."""
-        pool = self.pool
-        if pool is None:
-            return None
-        target = request.rel_url.raw_path_qs
-        if not target.startswith("/") or not target.isascii():
-            return None
-        return backend.request_head(
-            method=request.method,
-            target=target,
-            authority=pool.address.authority,
-            headers=headers.items(),
-            body=body,
-        )
 
     async def _send(
         self,

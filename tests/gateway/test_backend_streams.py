@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import aiohttp
 import pytest
+from aiohttp import web
 
-from noctaya.gateway import backend, errors, testing
+from noctaya.gateway import backend, errors, proxy, testing
 from tests.gateway.conftest import pool_for
 
 Writer = Callable[[asyncio.StreamWriter, int], Awaitable[bool]]
@@ -296,3 +298,61 @@ async def test_a_pool_at_its_limit_closes_a_connection_on_probation_for_a_new_on
             await one_stream(pool, head)
         assert served.connections == 2 and pool.open == 1
         pool.close()
+
+
+HEADS = [
+    b"Content-Type: application/json\r\nX-Trace:   spaced value   \r\n",
+    b"Connection: keep-alive, X-Hop\r\nX-Hop: 1\r\nX-Kept: 2\r\nTE: trailers\r\nUpgrade: h2c\r\n",
+    b"X-Forwarded-For: 10.0.0.1\r\nX-Forwarded-For: 10.0.0.2, 10.0.0.3\r\nX-Forwarded-Host: evil\r\n",
+    b"Authorization: Bearer k\r\nProxy-Authorization: p\r\nExpect: 100-continue\r\nKeep-Alive: 5\r\n",
+    b"Content-Encoding: gzip\r\nx-forwarded-proto: ftp\r\nCONNECTION: close\r\nAccept: */*\r\n",
+    b"X-Cafe: caf\xc3\xa9\r\nX-Empty:\r\nX-Dup: a\r\nX-Dup: b\r\n",
+]
+
+
+@pytest.mark.parametrize("forward_authorization", [False, True])
+async def test_the_pooled_head_built_from_the_bytes_sent_is_the_head_of_the_rewritten_headers(
+    forward_authorization: bool,
+) -> None:
+    """The pool's head (``proxy.pooled_head``, from the raw header bytes) and the head of the headers
+    aiohttp's client is given (``proxy.request_headers``) pass on the same fields, in the same
+    order, for requests parsed by the gateway's own server."""
+    seen: list[tuple[bytes | None, bytes | None]] = []
+
+    async def both(request: web.Request) -> web.Response:
+        body = await request.read() if request.body_exists else None
+        headers = proxy.request_headers(request, forward_authorization=forward_authorization)
+        if proxy.decoded(request):  # the decoded body is what goes: the client's coding is not named
+            assert "Content-Encoding" not in headers
+        old = backend.request_head(
+            method=request.method,
+            target=request.rel_url.raw_path_qs,
+            authority="engine:8000",
+            headers=headers.items(),
+            body=body,
+        )
+        new = proxy.pooled_head(
+            request, authority="engine:8000", forward_authorization=forward_authorization, body=body
+        )
+        seen.append((old, new))
+        return web.Response(text="ok")
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", both)
+    runner, url = await testing.serve(app, shutdown_timeout=0.2)
+    try:
+        for extra in HEADS:
+            body = gzip.compress(b"{}") if b"gzip" in extra else b"{}"
+            request = (
+                b"POST /v1/chat/completions?x=1 HTTP/1.1\r\nHost: gw.example:8080\r\n%bContent-Length: %d\r\n"
+                b"Connection: close\r\n\r\n%b" % (extra, len(body), body)
+            )
+            answer = await raw_exchange(url, request)
+            assert b"HTTP/1.1 200 OK\r\n" in answer, answer[:200]
+        get = b"GET /v1/models HTTP/1.1\r\nHost: gw\r\nConnection: close\r\n\r\n"
+        assert (await raw_exchange(url, get)).startswith(b"HTTP/1.1 200")
+    finally:
+        await runner.cleanup()
+    assert len(seen) == len(HEADS) + 1
+    for old, new in seen:
+        assert old is not None and new == old
