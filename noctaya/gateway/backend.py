@@ -476,7 +476,7 @@ class Connection(base_protocol.BaseProtocol):
         (nothing returned). An interim answer's head (1xx) is fed and passed over."""
         while self._answer is not None and data and self._tail is not None:
             if b"chunked" not in data:  # not a chunked answer's head (or one written oddly: decoded)
-                self._tail = (self._tail + data)[-2:]
+                self._tail = (self._tail + data[-2:])[-2:]
                 break
             seen = self._tail + data
             ends = [found + len(mark) for mark in (b"\n\r\n", b"\n\n") if (found := seen.find(mark)) >= 0]

@@ -45,6 +45,15 @@ from noctaya.gateway import app as app_
 from noctaya.gateway import keys, liveconfig
 from noctaya.serving import connections, redaction
 
+GC_THRESHOLDS = (20_000, 20, 20)
+"""The cyclic collector's thresholds while serving (Python's are 700, 10, 10). A request's objects
+are freed by their reference counts when it ends; a young collection scans the objects of every
+request in flight, so at the default it ran every few requests and each scan of a few hundred
+requests in flight took about a millisecond (seven for the middle generation), stalls in the tail
+of the latency. Collections now come about thirty times less often, each costing what it did (with
+512 clients the gateway serves some 8 % more requests per CPU-second); cyclic garbage waits for at
+most 20,000 more objects to be made before it is collected."""
+
 logger = logging.getLogger("noctaya.gateway")
 
 #: the end of ``drainTimeout`` kept for ending streams with their final event
@@ -166,6 +175,7 @@ async def serve(
     # Everything built so far lives as long as the process: keep it out of the cyclic collector's
     # scans, so full collections stay short and do not show up as latency spikes.
     gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
