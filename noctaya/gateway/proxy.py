@@ -3,8 +3,10 @@
 - The request body is either bytes the gateway already holds (read on the cold path to learn
   ``stream``, or already complete in the socket buffer) or streamed from the client chunk by chunk,
   bounded in size (``max_body_bytes``) and time (``body_timeout``).
-- The response is relayed chunk by chunk as it arrives (``iter_any``), so SSE events pass with no
-  added delay; the client's backpressure reaches the backend through the socket buffers.
+- The response is relayed chunk by chunk as it arrives, so SSE events pass with no added delay; the
+  client's backpressure reaches the backend through the socket buffers. A chunked answer from the
+  pool to an HTTP/1.1 client passes as it came (:func:`_pass_raw`: its framing checked, no chunk
+  decoded or framed again); any other is decoded and written by aiohttp's writer.
 - Hop-by-hop headers (RFC 9110 §7.6.1, plus those named in ``Connection``) are dropped both ways,
   and so is the client's ``Expect`` (the gateway answered its ``100-continue`` itself);
   ``X-Forwarded-For`` is extended, ``X-Forwarded-Proto/-Host`` are replaced by what the gateway saw;
@@ -14,12 +16,13 @@
   connection carries something else now, it is closed); a client that stops reading is cut by the
   connection layer's write timeout, and one that left is its own 499 (:class:`ClientLeft`).
 - The common case (a plain ``http://host:port`` backend, a body held whole, an ASCII origin-form
-  target) goes over the gateway's own keep-alive pool (``backend``: its head written once, its answer
-  parsed by aiohttp's llhttp parser, no aiohttp client machinery per request); any other request
+  target) goes over the gateway's own keep-alive pool (``backend``: its head built once from the
+  bytes the client sent, :func:`pooled_head`, its answer's head parsed by aiohttp's llhttp parser, no
+  aiohttp client machinery per request); any other request
   (a streamed body, a backend URL with TLS or a path) over aiohttp's client session.
-- Backend connections are pooled, except one that carries an event stream: it is closed after the
-  stream, decided from the response's headers as they are read (see :class:`BackendResponse`; the
-  pool does the same).
+- Backend connections are pooled. One that carries an event stream is closed after the stream on
+  aiohttp's path (see :class:`BackendResponse`); the pool keeps it only once it outlasted a
+  probation, learning whether the backend closes such connections (``backend.Pool.put``).
 - A connect failure raises :class:`ConnectFailed` (nothing reached the backend, the caller may retry).
   Any later failure is never retried: before the response started it becomes a 502, after it started
   an SSE stream ends with an error event and any other body is cut so the client sees it truncated.
