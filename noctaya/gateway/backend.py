@@ -24,9 +24,10 @@ URL with a path or TLS, WebSockets) keeps aiohttp's client.
   closing; any other is closed. One that carried an event stream first waits out a probation
   (:data:`STREAM_PROBATION`, idle and unused): llama.cpp's server closes such a connection after the
   stream without saying so, and a request written to it then would be lost after it was sent. A
-  backend seen closing one in its probation has every later one closed at its end (as
+  backend seen closing one (in its probation or later) has every later one closed at its end (as
   ``proxy.BackendResponse`` does on aiohttp's path); once :data:`STREAMS_PROVEN` have outlasted it
-  with none closed, they go back to the pool at once, as any other. Idle
+  with none closed, they go back to the pool at once, as any other. A request waiting for room is
+  never kept waiting by a probation: the connection is closed for it instead. Idle
   connections are closed after ``keepalive`` seconds (:meth:`Pool.sweep`, from the header watchdog's
   loop: no timer per request) and bytes a backend sends on an idle connection close it.
 - Open connections (connecting ones included) are bounded by ``limit``; a request beyond it waits
@@ -741,6 +742,10 @@ class Pool:
             self.forget(connection)
             return
         if streamed and self.streams_kept is None:
+            if self._waiters:  # a request waits for room: it is not kept waiting for a probation
+                connection.close()
+                self.forget(connection)
+                return
             # on probation: idle and unused until the backend has had the time to close it
             connection.probation_until = now + STREAM_PROBATION
             self._probation.append(connection)
@@ -758,6 +763,10 @@ class Pool:
                 return
             connection = probation.popleft()
             connection.probation_until = None
+            if self.streams_kept is False:  # seen closing another meanwhile: none is trusted
+                connection.close()
+                self.forget(connection)
+                continue
             self._outlasted += 1
             if self._outlasted >= STREAMS_PROVEN and self.streams_kept is None:
                 self.streams_kept = True
@@ -772,10 +781,12 @@ class Pool:
             if connection.probation_until is not None:
                 connection.probation_until = None
                 self._probation.remove(connection)
-                if by_backend and self.streams_kept is None:
-                    self.streams_kept = False  # it closes event streams' connections after them
             elif connection in self._idle:
                 self._idle.remove(connection)
+            if by_backend and connection.streamed:
+                # it closes event streams' connections after them (on probation, or later: a verdict
+                # of keeping them is taken back), so every later one is closed at its end
+                self.streams_kept = False
             self._wake()
 
     def _wake(self) -> None:

@@ -3,15 +3,17 @@
 A backend's chunked answer relayed to a client that takes chunked framing too (HTTP/1.1) needs no
 decoding: :class:`Framing` reads the chunk-size lines as the bytes go by and hands back what to write
 to the client, most of the time the very buffer the backend's read produced. What the client gets
-is always canonical framing (``HEX CRLF data CRLF``): what llhttp's lax response parsing accepts
-beyond it (spaces after the size, chunk extensions, a bare LF after a chunk's data) is rewritten for
-that chunk alone, and the end (the last chunk and any trailer fields) is not passed on, since the client's own
-writer ends the answer (trailers were never passed on: aiohttp's relay drops them too).
+is always canonical framing (``HEX CRLF data CRLF``, the size with no leading zero): what llhttp's
+lax response parsing accepts beyond it (leading zeros, spaces after the size, chunk extensions, a bare
+LF after an extension or a chunk's data) is rewritten for that chunk alone, and the end (the last
+chunk and any trailer fields) is not passed on: the relay writes the end itself (trailers were never
+passed on: aiohttp's relay drops them too).
 
 - A chunk no larger than ``hold`` whose end has not arrived yet is held, not passed on in part, so
   the client's stream stays at a chunk boundary (:attr:`Framing.boundary`) while the backend's
   bytes are in flight and an error event can still follow if the backend fails. A larger chunk is
-  passed on as it arrives.
+  passed on as it arrives. What is held is kept as the reads that brought it and joined once, when
+  enough has come (a backend sending a byte at a time costs no copy per byte).
 - Bounds: a chunk-size line (size, spaces, extensions) of at most ``max_line`` bytes (and
   extensions of at most 4 KiB), a size of at most 15 hex digits past at most 16 leading zeros,
   trailer fields of at most ``max_trailer`` bytes together; anything else is :class:`BadFraming`,
@@ -24,13 +26,14 @@ import re
 
 __all__ = ["BadFraming", "Framing"]
 
-_SIZE_LINE = re.compile(rb"(0{0,16}[0-9A-Fa-f]{1,15})([ \t]*(?:;[\t\x20-\x7e\x80-\xff]{0,4096})?)\r\n")
+_SIZE_LINE = re.compile(rb"(0{0,16}[0-9A-Fa-f]{1,15})([ \t]*(?:;[\t\x20-\x7e\x80-\xff]{0,4096}\r?|\r))\n")
 """A chunk-size line as llhttp's lax parsing reads it: the size (up to 16 leading zeros), spaces,
-extensions with no control character, CRLF (a bare LF there llhttp refuses too). A line is canonical
-when its match ends two bytes after the size (nothing but CRLF follows the size)."""
+extensions with no control character, then CRLF (a bare LF only after an extension: llhttp refuses
+one right after the size). A line is canonical when it is the size alone, with no leading zero, and
+CRLF (see :func:`_canonical`)."""
 
-_CANONICAL = re.compile(rb"([0-9a-f]{1,15})\r\n")
-"""The size line almost every server writes (lower-case hex, CRLF): tried first, as it is cheaper."""
+_CANONICAL = re.compile(rb"([1-9a-f][0-9a-f]{0,14})\r\n")
+"""The size line almost every server writes (lower-case hex, no leading zero, CRLF): tried first."""
 
 _SIZE, _DATA, _LINE_END, _TRAILER, _DONE = range(5)
 
@@ -42,14 +45,30 @@ class BadFraming(ValueError):
 class Framing:
     """The framing of one chunked body, followed as it passes (see the module)."""
 
-    __slots__ = ("_held", "_hold", "_left", "_max_line", "_max_trailer", "_state", "_trailer", "extra")
+    __slots__ = (
+        "_held",
+        "_held_size",
+        "_hold",
+        "_left",
+        "_max_line",
+        "_max_trailer",
+        "_need",
+        "_state",
+        "_trailer",
+        "extra",
+    )
 
-    def __init__(self, *, hold: int = 64 * 1024, max_line: int = 4096, max_trailer: int = 8190) -> None:
+    def __init__(self, *, hold: int = 64 * 1024, max_line: int = 4096, max_trailer: int = 64 * 1024) -> None:
         self._hold = hold
         self._max_line = max_line
         self._max_trailer = max_trailer
         self._state = _SIZE
-        self._held = b""  # the start of a line or of a small chunk, waiting for its end
+        # the start of a line or of a small chunk, waiting for its end: the reads that brought it
+        self._held: list[bytes] = []
+        self._held_size = 0
+        # held bytes needed before they are looked at again (0: a line, looked at again once a read
+        # brings a line end)
+        self._need = 0
         self._left = 0  # data bytes of a large chunk not yet passed on
         self._trailer = 0  # trailer bytes read
         #: bytes that came after the body's end (the connection cannot be reused)
@@ -69,8 +88,22 @@ class Framing:
         """The part of ``data`` (following what came before) to pass on now, canonically framed;
         ``b""`` when nothing is to be passed yet. Raises :class:`BadFraming`."""
         if self._held:
-            data = self._held + data
-            self._held = b""
+            held = self._held
+            held.append(data)
+            self._held_size += len(data)
+            if self._need:
+                if self._held_size < self._need:
+                    return b""
+            elif b"\n" not in data:  # a line not yet whole: within its bound, it waits
+                if self._state == _TRAILER:
+                    if self._trailer + self._held_size > self._max_trailer:
+                        raise BadFraming("the trailer fields are too long")
+                elif self._held_size >= self._max_line:
+                    raise BadFraming("a chunk-size line is not valid or too long")
+                return b""
+            data = b"".join(held)
+            self._held = []
+            self._held_size = self._need = 0
         state = self._state
         if state == _DONE:
             if data:
@@ -94,7 +127,7 @@ class Framing:
             end = _line_end(data, pos)
             if end < 0:
                 self._state = _LINE_END
-                self._held = data[pos:]
+                self._keep(data, pos, need=2)
                 return data[:pos]
             if end - pos != 2:  # a bare LF: written as CRLF
                 out += (data[run:pos], b"\r\n")
@@ -109,28 +142,27 @@ class Framing:
             if found is not None:  # the common case first: a whole chunk, canonically framed
                 start = found.end()
                 stop = start + int(found[1], 16)
-                if stop > start and data[stop : stop + 2] == b"\r\n":
+                if data[stop : stop + 2] == b"\r\n":
                     pos = stop + 2
                     continue
             found = match(data, pos)
-            if found is not None:
-                start = found.end()
-                stop = start + int(found[1], 16)
-            else:
+            if found is None:
                 if data.find(b"\n", pos, pos + max_line) >= 0 or size - pos >= max_line:
                     raise BadFraming("a chunk-size line is not valid or too long")
-                self._held = data[pos:]
+                self._keep(data, pos, need=0)
                 stop_at = pos
                 break
+            start = found.end()
             if start - pos > max_line:
                 raise BadFraming("a chunk-size line is too long")
-            length = int(found.group(1), 16)
+            length = int(found[1], 16)
+            stop = start + length
             if length == 0:  # the last chunk: trailer fields follow, then the end (none passed on)
                 stop_at = pos
                 state = _TRAILER
                 pos = start
                 break
-            canonical = found.end(1) + 2 == start
+            canonical = _canonical(found, data, pos)
             end = _line_end(data, stop)
             if end >= 0:  # the whole chunk is here
                 if not canonical:
@@ -142,7 +174,7 @@ class Framing:
                 pos = end
                 continue
             if length <= self._hold:  # a small chunk not yet whole: held until it is
-                self._held = data[pos:]
+                self._keep(data, pos, need=stop + 1 - pos)
                 stop_at = pos
                 break
             # a large chunk: its size line and what of its data is here are passed on now
@@ -151,7 +183,7 @@ class Framing:
                 run = start
             if stop < size:  # its data is here, its line end not yet (a lone CR)
                 state = _LINE_END
-                self._held = data[stop:]
+                self._keep(data, stop, need=2)
                 stop_at = stop
             else:
                 state = _DATA
@@ -163,15 +195,22 @@ class Framing:
         out.append(data[run:stop_at])
         return out[0] if len(out) == 1 else b"".join(out)
 
+    def _keep(self, data: bytes, pos: int, *, need: int) -> None:
+        """Hold ``data[pos:]`` until ``need`` bytes are held (0: until a read brings a line end)."""
+        rest = data[pos:]
+        self._held = [rest]
+        self._held_size = len(rest)
+        self._need = need
+
     def _trailers(self, data: bytes, pos: int) -> None:
         """Read trailer lines from ``pos`` up to the empty line that ends the body (dropped)."""
         size = len(data)
         while pos < size:
             end = data.find(b"\n", pos)
             if end < 0:
-                self._held = data[pos:]
                 if self._trailer + size - pos > self._max_trailer:
                     raise BadFraming("the trailer fields are too long")
+                self._keep(data, pos, need=0)
                 return
             line = data[pos:end]
             self._trailer += end + 1 - pos
@@ -183,6 +222,11 @@ class Framing:
                 if pos < size:
                     self.extra = True
                 return
+
+
+def _canonical(found: re.Match[bytes], data: bytes, pos: int) -> bool:
+    """The size line matched at ``pos`` is the size alone, with no leading zero, then CRLF."""
+    return found.end(1) + 2 == found.end() and data[pos] != 0x30
 
 
 def _line_end(data: bytes, pos: int) -> int:

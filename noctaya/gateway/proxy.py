@@ -53,6 +53,8 @@ from noctaya.serving import peers as peers_
 
 logger = logging.getLogger(__name__)
 
+HTTP_11 = aiohttp.HttpVersion11
+
 HOP_BY_HOP = frozenset(
     h.lower()
     for h in (
@@ -437,7 +439,8 @@ class Upstream:
                 request[_BODY] = body
                 return body
             async with asyncio.timeout(self.body_timeout):
-                return await request.read()
+                request[_BODY] = body = await request.read()
+                return body
         except TimeoutError:
             raise errors.body_timeout(self.body_timeout) from None
         except web.HTTPRequestEntityTooLarge:
@@ -586,7 +589,9 @@ class Upstream:
         headers = response_headers(upstream)
         if cold_start is not None:
             headers[COLD_START_HEADER] = f"{cold_start:.3f}"
-        raw = isinstance(upstream, backend.Answer) and upstream.raw
+        # an HTTP/1.0 client takes no chunked framing: its answer is decoded (and one whole already
+        # is sent with a Content-Length below, as any other)
+        raw = isinstance(upstream, backend.Answer) and upstream.raw and request.version >= HTTP_11
         if not raw and upstream.content.is_eof() and request.method != "HEAD":
             # The whole body arrived with the headers (typical of small answers): nothing to wait
             # for, so send headers and body in one write instead of streaming chunk by chunk.
@@ -598,7 +603,7 @@ class Upstream:
                 body=upstream.content.read_nowait(),
             )
         response = Relayed(status=upstream.status, reason=upstream.reason, headers=headers)
-        if isinstance(upstream, backend.Answer) and upstream.raw and upstream.connection.waiting:
+        if raw and isinstance(upstream, backend.Answer) and upstream.connection.waiting:
             # the first chunks came with the head: it leaves with them, in one write (aiohttp's
             # streamed answer writes its head at once otherwise; left as it is where this is gone)
             response._send_headers_immediately = False
@@ -622,7 +627,9 @@ class Upstream:
             return response
         if is_sse:
             final = self._relayed(response)
-            if final is None and failed:
+            if response.whole:  # its end is written: nothing may follow it (a cut came too late)
+                final = None
+            elif final is None and failed:
                 logger.warning("backend failed mid-stream on %s", request.path)
                 final = errors.backend_failed_event()
             if final is not None:
@@ -642,6 +649,8 @@ class Upstream:
                 self._relayed(sse)
                 raise
             final = self._relayed(sse)
+            if isinstance(sse, Relayed) and sse.whole:  # its end is written: nothing may follow it
+                final = None
             if failure is not None and isinstance(sse, Relayed) and sse.torn:
                 # a chunk was passed on in part: nothing can follow it, the client sees the cut
                 logger.warning("backend failed mid-stream on %s", request.path)
@@ -662,12 +671,14 @@ class Upstream:
 class Relayed(web.StreamResponse):
     """A streamed answer whose body may be written partly past aiohttp's writer (:func:`_pipe`,
     :func:`_pass_raw`): its ``body_length`` counts those bytes too. ``torn``: a relay that failed
-    after passing a chunk on in part (nothing may be written after it: the client is cut)."""
+    after passing a chunk on in part (nothing may be written after it: the client is cut);
+    ``whole``: a raw relay that wrote the body's end itself (nothing may be written after it)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.piped = 0
         self.torn = False
+        self.whole = False
 
     @property
     def body_length(self) -> int:
@@ -741,6 +752,7 @@ async def _pass_raw(
         writer.chunked = True  # what follows (an error event, the end) is framed by the writer
         response.torn = not connection.boundary
         return type(exc).__name__
+    response.whole = True  # the end is written (the writer, not chunking, adds nothing to it)
     return None
 
 

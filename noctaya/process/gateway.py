@@ -45,7 +45,7 @@ from noctaya.gateway import app as app_
 from noctaya.gateway import keys, liveconfig
 from noctaya.serving import connections, redaction
 
-GC_THRESHOLDS = (20_000, 20, 20)
+GC_THRESHOLDS = (20_000, 10, 10)
 """The cyclic collector's thresholds while serving (Python's are 700, 10, 10). A request's objects
 are freed by their reference counts when it ends; a young collection scans the objects of every
 request in flight, so at the default it ran every few requests and each scan of a few hundred

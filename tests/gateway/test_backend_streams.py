@@ -18,12 +18,14 @@ import contextlib
 import gzip
 import json
 import re
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import aiohttp
 import pytest
 from aiohttp import web
 
+from noctaya.gateway import app as app_
 from noctaya.gateway import backend, errors, proxy, testing
 from tests.gateway.conftest import pool_for
 
@@ -356,3 +358,99 @@ async def test_the_pooled_head_built_from_the_bytes_sent_is_the_head_of_the_rewr
     assert len(seen) == len(HEADS) + 1
     for old, new in seen:
         assert old is not None and new == old
+
+
+async def test_a_request_waiting_for_room_is_not_kept_waiting_by_a_probation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(backend, "STREAM_PROBATION", 3600.0)
+    async with chunked_backend(stream_then_keep) as (url, served):
+        pool, head = pool_for(url, limit=1)
+        first = await pool.request(head, None, head_only=False)
+        second = asyncio.create_task(pool.request(head, None, head_only=False))
+        await asyncio.sleep(0)  # it asked for a connection: none is free, none may open
+        assert not second.done()
+        first.connection.relay(lambda data: False)
+        assert not await first.connection.piped()
+        first.release()  # closed rather than put on probation: the waiter opens its own
+        async with asyncio.timeout(10):
+            answer = await second
+        assert answer.raw
+        answer.close()
+        answer.release()
+        assert served.connections == 2
+        pool.close()
+
+
+async def test_a_backend_that_closes_a_streams_connection_after_being_trusted_is_trusted_no_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    trusted = backend.STREAMS_PROVEN + 1  # streams before the pool has seen enough outlast probation
+
+    async def keep_then_close(writer: asyncio.StreamWriter, n: int) -> bool:
+        await stream_then_keep(writer, n)
+        return n <= trusted
+
+    monkeypatch.setattr(backend, "STREAM_PROBATION", 0.0)
+    async with chunked_backend(keep_then_close) as (url, _):
+        pool, head = pool_for(url, limit=4)
+        for _ in range(trusted):
+            await one_stream(pool, head)
+        verdicts = [pool.streams_kept]
+        await one_stream(pool, head)  # this one's connection the backend closes after the stream
+        async with asyncio.timeout(10):
+            while pool.streams_kept:  # noqa: ASYNC110 - the pool learns it from the close
+                await asyncio.sleep(0.01)
+        verdicts.append(pool.streams_kept)
+        assert verdicts == [True, False]
+        await one_stream(pool, head)
+        assert pool.idle == 0  # closed at its end: no stream's connection is kept any more
+        pool.close()
+
+
+async def big_stream(writer: asyncio.StreamWriter, n: int) -> bool:
+    """An event stream of ~4 MiB (more than the socket buffers between it and a client that reads
+    nothing hold) and its end in one write, the connection kept."""
+    events = b"".join(chunk(b"data: %s\n\n" % (b"%05d" % i * 100)) for i in range(8000))
+    writer.write(SSE_HEAD + events + b"0\r\n\r\n")
+    await writer.drain()
+    return True
+
+
+async def test_streams_cut_by_the_drain_keep_their_framing_whole_for_a_kept_alive_client() -> None:
+    """The drain cuts a stream its client is slow to read (the relay waits for it to drain, the
+    backend's body read to its end or not): the client still reads one well-framed answer, and its
+    next request on the same connection gets an answer of its own (nothing of the first after its
+    end)."""
+    async with (
+        chunked_backend(big_stream) as (url, _),
+        testing.GatewayStarter(backend_url=url) as starter,
+    ):
+        gateway = await starter.start(wait_ready=True, clientWriteTimeout="60s")
+        host, port = gateway.url.removeprefix("http://").split(":")
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect((host, int(port)))
+        sock.setblocking(False)
+        reader, writer = await asyncio.open_connection(sock=sock, limit=1024)
+        try:
+            request = b"POST /v1/chat/completions HTTP/1.1\r\nHost: g\r\nContent-Length: 2\r\n\r\n{}"
+            writer.write(request)
+            upstream = gateway.app[app_.UPSTREAM]
+            pool = upstream.pool
+            assert pool is not None
+            await gateway.wait_for(lambda: pool.paused == 1, within=20.0)  # the client's side is full
+            await upstream.cut_streams(within=0.0)
+            async with asyncio.timeout(20):
+                head = await reader.readuntil(b"\r\n\r\n")
+                assert b"transfer-encoding: chunked" in head.lower()
+                body = b""
+                while not body.endswith(b"\r\n0\r\n\r\n"):
+                    body += await reader.read(1 << 20)
+            events = chunks(body)
+            assert events and all(event.startswith(b"data: ") for event in events)
+            writer.write(request)  # the same connection: its next answer starts where the first ended
+            async with asyncio.timeout(20):
+                assert (await reader.readuntil(b"\r\n")).startswith(b"HTTP/1.1 ")
+        finally:
+            writer.close()
