@@ -47,7 +47,7 @@ import yarl
 from aiohttp import base_protocol, http_parser, streams
 from multidict import CIMultiDictProxy
 
-from noctaya.gateway import chunked
+from noctaya.gateway import chunked, eventloop
 
 #: the response parser's bounds: aiohttp's client defaults, as before this pool
 MAX_LINE_BYTES = 8190
@@ -621,15 +621,7 @@ class Pool:
         self.streams_kept: bool | None = None
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._closed = False
-        self._running: asyncio.AbstractEventLoop | None = None
-
-    @property
-    def _loop(self) -> asyncio.AbstractEventLoop:
-        """The loop the pool runs on (asked once: each ask of asyncio's is a ``getpid`` call)."""
-        loop = self._running
-        if loop is None:
-            loop = self._running = asyncio.get_running_loop()
-        return loop
+        self._loop = eventloop.RunningLoop()  # the loop the pool runs on
 
     @property
     def idle(self) -> int:
@@ -647,7 +639,7 @@ class Pool:
             oldest.close()
             self.forget(oldest)
         while self.open >= self.limit and not self._closed:
-            waiter = self._loop.create_future()
+            waiter = self._loop().create_future()
             self._waiters.append(waiter)
             try:
                 await waiter
@@ -666,7 +658,7 @@ class Pool:
         """The most recently used idle connection still open and inside the keep-alive (checked here,
         not only by :meth:`sweep`, which runs once per watchdog period); the others met are closed."""
         idle = self._idle
-        now = self._loop.time()
+        now = self._loop().time()
         if self._probation:
             self._promote(now)
         while idle:
@@ -703,7 +695,7 @@ class Pool:
         )
 
     async def _connect(self) -> Connection:
-        loop = self._loop
+        loop = self._loop()
         made: list[Connection] = []
 
         def factory() -> Connection:
@@ -733,7 +725,7 @@ class Pool:
         if self._closed:
             connection.close()
             return
-        now = self._loop.time()
+        now = self._loop().time()
         # idle since the backend's answer ended, not since a slow client finished reading it
         connection.idle_since = now if connection.ended_at is None else min(now, connection.ended_at)
         streamed = connection.streamed

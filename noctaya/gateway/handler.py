@@ -44,7 +44,7 @@ import hashlib
 from aiohttp import web
 
 from noctaya.contract import gateway as gateway_contract
-from noctaya.gateway import accesslog, coldanswers, errors, history, metrics, proxy, streaming
+from noctaya.gateway import accesslog, coldanswers, errors, eventloop, history, metrics, proxy, streaming
 from noctaya.gateway import activation as activation_
 from noctaya.gateway import admission as admission_
 from noctaya.gateway import auth as auth_
@@ -178,15 +178,7 @@ class ProxyHandler:
         self.peers = parts.peers
         self.keepalive = parts.config.cold_start_mode == "keepalive"
         self.cold_answers = coldanswers.cold_answers(parts.config)
-        self._running: asyncio.AbstractEventLoop | None = None
-
-    @property
-    def _loop(self) -> asyncio.AbstractEventLoop:
-        """The loop requests are handled on (asked once: each ask of asyncio's is a ``getpid``)."""
-        loop = self._running
-        if loop is None:
-            loop = self._running = asyncio.get_running_loop()
-        return loop
+        self._loop = eventloop.RunningLoop()  # the loop requests are handled on
 
     def retry_after(self) -> float:
         """Retry-After for a cold refusal now: measured activation time left, or the fixed value."""
@@ -195,7 +187,7 @@ class ProxyHandler:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         route = metrics.route_label(request.path)
         exchange = Exchange()
-        started = self._loop.time()
+        started = self._loop().time()
         code: str | None = None
         outcome: int | None = None  # the refusal's own status (a held stream's answer is a 200)
         try:
@@ -261,7 +253,7 @@ class ProxyHandler:
             route=route,
             cold=exchange.cold,
             wait=exchange.wait,
-            duration=self._loop.time() - started,
+            duration=self._loop().time() - started,
             sent=0 if sent is None else sent_bytes(sent),
             code=code,
             upgrade=None if exchange.socket is None else "websocket",
@@ -287,7 +279,7 @@ class ProxyHandler:
                 try:
                     if ticket is None:  # warm: in flight already
                         if arrived is None:
-                            arrived = self._loop.time()
+                            arrived = self._loop().time()
                     else:  # cold: the wait is awaited here, in no coroutine of its own (see below)
                         arrived = ticket.enqueued_at
                         try:

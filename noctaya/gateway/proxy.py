@@ -45,10 +45,10 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
-from aiohttp import http_writer, web, web_protocol
+from aiohttp import abc, http_writer, web, web_protocol
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from noctaya.gateway import admission, backend, errors, metrics
+from noctaya.gateway import admission, backend, errors, eventloop, metrics
 from noctaya.serving import peers as peers_
 
 logger = logging.getLogger(__name__)
@@ -358,15 +358,7 @@ class Upstream:
         # timer of its own
         self._awaiting_headers: dict[asyncio.Task[object], float] = {}
         self._overdue: set[asyncio.Task[object]] = set()
-        self._running: asyncio.AbstractEventLoop | None = None
-
-    @property
-    def _loop(self) -> asyncio.AbstractEventLoop:
-        """The loop requests are forwarded on (asked once: each ask of asyncio's is a ``getpid``)."""
-        loop = self._running
-        if loop is None:
-            loop = self._running = asyncio.get_running_loop()
-        return loop
+        self._loop = eventloop.RunningLoop()  # the loop requests are forwarded on
 
     async def watch_headers(self, *, period: float = 1.0) -> None:
         """Cancel every request that has waited ``header_timeout`` for the backend's headers (checked
@@ -498,7 +490,7 @@ class Upstream:
             if request.content_length is not None and not decoded(request):
                 content_length = str(request.content_length)
             data = _stream_body(request, limit=self.max_body_bytes, seconds=self.body_timeout)
-        loop = self._loop
+        loop = self._loop()
         started = loop.time()
         task = asyncio.current_task(loop)
         assert task is not None
@@ -740,20 +732,29 @@ async def _pass_raw(
                 await response.write(first)  # the head too, if the writer still holds it
             except ConnectionError as exc:
                 raise ClientLeft(type(exc).__name__) from None
-        while await connection.piped():  # the client's side is full, or gone
-            if transport.is_closing():
-                raise ClientLeft("the client's transport is closing")
-            try:
-                await writer.drain()
-            except ConnectionError as exc:
-                raise ClientLeft(type(exc).__name__) from None
-            connection.resume()
+        await _follow(connection, transport, writer)
     except (aiohttp.ClientError, TimeoutError) as exc:
         writer.chunked = True  # what follows (an error event, the end) is framed by the writer
         response.torn = not connection.boundary
         return type(exc).__name__
     response.whole = True  # the end is written (the writer, not chunking, adds nothing to it)
     return None
+
+
+async def _follow(
+    connection: backend.Connection, transport: asyncio.Transport, writer: abc.AbstractStreamWriter
+) -> None:
+    """Follow a pipe or raw relay to the body's end: while the client's side is full, wait for it to
+    drain (the connection layer's write timeout applies meanwhile) and read from the backend again.
+    Raises the body's failure, or :class:`ClientLeft`."""
+    while await connection.piped():  # the client's side is full, or gone
+        if transport.is_closing():
+            raise ClientLeft("the client's transport is closing")
+        try:
+            await writer.drain()
+        except ConnectionError as exc:
+            raise ClientLeft(type(exc).__name__) from None
+        connection.resume()
 
 
 async def _pipe(request: web.BaseRequest, upstream: backend.Answer, response: Relayed) -> str | None:
@@ -790,14 +791,7 @@ async def _pipe(request: web.BaseRequest, upstream: backend.Answer, response: Re
     connection = upstream.connection
     connection.pipe(sink)
     try:
-        while await connection.piped():  # the client's side is full, or gone
-            if transport.is_closing():
-                raise ClientLeft("the client's transport is closing")
-            try:
-                await writer.drain()
-            except ConnectionError as exc:
-                raise ClientLeft(type(exc).__name__) from None
-            connection.resume()
+        await _follow(connection, transport, writer)
     except (aiohttp.ClientError, TimeoutError) as exc:
         return type(exc).__name__
     return None
