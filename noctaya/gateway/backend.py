@@ -837,33 +837,53 @@ def address_of(base_url: str) -> Address | None:
 
 
 #: methods sent with no ``Content-Length`` when they carry no body (aiohttp's client does the same)
-_BODILESS_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+_BODILESS_METHODS = frozenset({b"GET", b"HEAD", b"OPTIONS", b"TRACE"})
 
 
 def request_head(
     *, method: str, target: str, authority: str, headers: Iterable[tuple[str, str]], body: bytes | None
 ) -> bytes | None:
-    """The request's head as it is written to the backend: request line, ``Host``, ``headers`` (the
-    caller's rewritten ones, with no ``Host`` or ``Content-Length``), the body's ``Content-Length``
-    and the blank line. None when it cannot be written as given (a CR or LF inside a name, value or
-    the target, which would split it; text that is not UTF-8): the caller uses aiohttp's client,
-    which refuses those."""
-    parts = [method, " ", target, " HTTP/1.1\r\nHost: ", authority, "\r\n"]
-    lines = 3  # the request line, Host and the blank line
-    for name, value in headers:
-        parts += (name, ": ", value, "\r\n")
-        lines += 1
-    if body is not None:
-        parts += ("Content-Length: ", str(len(body)), "\r\n")
-        lines += 1
-    elif method not in _BODILESS_METHODS:
-        parts.append("Content-Length: 0\r\n")
-        lines += 1
-    parts.append("\r\n")
-    text = "".join(parts)
-    if text.count("\n") != lines or text.count("\r") != lines:
-        return None
+    """:func:`head_of` for headers given as text; None also for text that is not UTF-8 (the caller
+    uses aiohttp's client, which refuses it)."""
     try:
-        return text.encode("utf-8")
+        fields = [(name.encode("utf-8"), value.encode("utf-8")) for name, value in headers]
+        return head_of(
+            method=method.encode("utf-8"),
+            target=target.encode("utf-8"),
+            authority=authority.encode("utf-8"),
+            fields=fields,
+            body=body,
+        )
     except UnicodeEncodeError:
         return None
+
+
+def head_of(
+    *,
+    method: bytes,
+    target: bytes,
+    authority: bytes,
+    fields: Iterable[tuple[bytes, bytes]],
+    body: bytes | None,
+) -> bytes | None:
+    """The request's head as it is written to the backend: request line, ``Host``, ``fields`` (the
+    caller's rewritten headers, with no ``Host`` or ``Content-Length``), the body's ``Content-Length``
+    and the blank line, in one buffer. None when it cannot be written as given (a CR or LF inside a
+    name, value or the target, which would split it): the caller uses aiohttp's client, which
+    refuses those."""
+    parts = [method, b" ", target, b" HTTP/1.1\r\nHost: ", authority, b"\r\n"]
+    lines = 3  # the request line, Host and the blank line
+    for name, value in fields:
+        parts += (name, b": ", value, b"\r\n")
+        lines += 1
+    if body is not None:
+        parts += (b"Content-Length: ", b"%d" % len(body), b"\r\n")
+        lines += 1
+    elif method not in _BODILESS_METHODS:
+        parts.append(b"Content-Length: 0\r\n")
+        lines += 1
+    parts.append(b"\r\n")
+    head = b"".join(parts)
+    if head.count(b"\n") != lines or head.count(b"\r") != lines:
+        return None
+    return head

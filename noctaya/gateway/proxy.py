@@ -151,50 +151,22 @@ def _dropped(headers: CIMultiDictProxy[str], *, base: frozenset[str]) -> frozens
 
 
 def request_headers(request: web.BaseRequest, *, forward_authorization: bool = False) -> CIMultiDict[str]:
-    """Client headers minus hop-by-hop ones, plus ``X-Forwarded-*``. ``Authorization`` (the client's
-    key for the gateway) is dropped unless ``forward_authorization``: an engine run with its own
-    ``--api-key`` needs it."""
-    incoming = request.headers
-    dropped = _dropped(incoming, base=_NOT_FORWARDED if forward_authorization else _NOT_FORWARDED_NOR_KEY)
-    if decoded(request):
-        dropped |= {"content-encoding"}
-    out: CIMultiDict[str] = CIMultiDict(
-        [
-            (name, value)
-            for name, value in incoming.items()
-            if not ((lower := name.lower()) in dropped or lower.startswith("x-forwarded-"))
-        ]
+    """:func:`forwarded_fields` as text, for aiohttp's client (the pool writes the bytes)."""
+    return CIMultiDict(
+        (name.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape"))
+        for name, value in forwarded_fields(request, forward_authorization=forward_authorization)
     )
-    peer = request.remote
-    previous = ", ".join(incoming.getall("X-Forwarded-For", ()))  # several lines are one list
-    if peer:
-        out["X-Forwarded-For"] = f"{previous}, {peer}" if previous else peer
-    elif previous:
-        out["X-Forwarded-For"] = previous
-    # what this gateway saw, never what the client claims (a client could otherwise make the backend
-    # build links to, or trust, a host and scheme of its choosing)
-    out["X-Forwarded-Proto"] = request.scheme
-    out["X-Forwarded-Host"] = request.host
-    return out
 
 
 _NOT_FORWARDED_RAW = frozenset(name.encode() for name in _NOT_FORWARDED)
 _NOT_FORWARDED_NOR_KEY_RAW = frozenset(name.encode() for name in _NOT_FORWARDED_NOR_KEY)
-#: methods sent with no ``Content-Length`` when they carry no body (aiohttp's client does the same)
-_BODILESS_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
-def pooled_head(
-    request: web.BaseRequest, *, authority: str, forward_authorization: bool, body: bytes | None
-) -> bytes | None:
-    """The head of ``request`` as the connection pool writes it (``backend``), built from the bytes
-    the client sent: the headers :func:`request_headers` passes on, in their order, with its
-    ``X-Forwarded-*``, the backend's ``Host`` and the body's ``Content-Length``. None when the pool
-    cannot take it (a target other than an ASCII origin-form one, which aiohttp's client quotes; a
-    CR or LF that would split the head): the caller uses aiohttp's client."""
-    target = request.rel_url.raw_path_qs
-    if not target.startswith("/") or not target.isascii():
-        return None
+def forwarded_fields(request: web.BaseRequest, *, forward_authorization: bool) -> list[tuple[bytes, bytes]]:
+    """The header fields the backend gets, as the client sent them and in its order: the client's
+    minus hop-by-hop ones (those ``Connection`` names included), plus ``X-Forwarded-*``.
+    ``Authorization`` (the client's key for the gateway) is dropped unless ``forward_authorization``:
+    an engine run with its own ``--api-key`` needs it."""
     raw = request.raw_headers
     dropped = _NOT_FORWARDED_RAW if forward_authorization else _NOT_FORWARDED_NOR_KEY_RAW
     named = [value for name, value in raw if name.lower() == b"connection"]
@@ -204,45 +176,44 @@ def pooled_head(
             dropped = dropped | tokens
     if decoded(request):
         dropped = dropped | {b"content-encoding"}
-    method = request.method
-    parts = [method.encode(), b" ", target.encode(), b" HTTP/1.1\r\nHost: ", authority.encode(), b"\r\n"]
-    lines = 3  # the request line, Host and the blank line
+    fields: list[tuple[bytes, bytes]] = []
     previous: list[bytes] = []
     for name, value in raw:
         lower = name.lower()
         if lower.startswith(b"x-forwarded-"):
             if lower == b"x-forwarded-for":
                 previous.append(value)  # several lines are one list
-            continue
-        if lower not in dropped:
-            parts += (name, b": ", value, b"\r\n")
-            lines += 1
+        elif lower not in dropped:
+            fields.append((name, value))
     peer = request.remote
     if peer:
-        peer_bytes = peer.encode()
-        parts += (b"X-Forwarded-For: ", b", ".join([*previous, peer_bytes]), b"\r\n")
-        lines += 1
-    elif previous:
-        parts += (b"X-Forwarded-For: ", b", ".join(previous), b"\r\n")
-        lines += 1
-    # what this gateway saw, never what the client claims
-    parts += (b"X-Forwarded-Proto: ", request.scheme.encode(), b"\r\nX-Forwarded-Host: ")
-    try:
-        parts += (request.host.encode(), b"\r\n")
-    except UnicodeEncodeError:
+        previous.append(peer.encode())
+    if previous:
+        fields.append((b"X-Forwarded-For", b", ".join(previous)))
+    # what this gateway saw, never what the client claims (a client could otherwise make the backend
+    # build links to, or trust, a host and scheme of its choosing)
+    fields.append((b"X-Forwarded-Proto", request.scheme.encode()))
+    fields.append((b"X-Forwarded-Host", request.host.encode("utf-8", "surrogateescape")))
+    return fields
+
+
+def pooled_head(
+    request: web.BaseRequest, *, authority: str, forward_authorization: bool, body: bytes | None
+) -> bytes | None:
+    """The head of ``request`` as the connection pool writes it (``backend.head_of``), from the
+    bytes the client sent (:func:`forwarded_fields`). None when the pool cannot take it (a target
+    other than an ASCII origin-form one, which aiohttp's client quotes; a CR or LF that would split
+    the head): the caller uses aiohttp's client."""
+    target = request.rel_url.raw_path_qs
+    if not target.startswith("/") or not target.isascii():
         return None
-    lines += 2
-    if body is not None:
-        parts += (b"Content-Length: ", b"%d" % len(body), b"\r\n")
-        lines += 1
-    elif method not in _BODILESS_METHODS:
-        parts.append(b"Content-Length: 0\r\n")
-        lines += 1
-    parts.append(b"\r\n")
-    head = b"".join(parts)
-    if head.count(b"\n") != lines or head.count(b"\r") != lines:
-        return None
-    return head
+    return backend.head_of(
+        method=request.method.encode(),
+        target=target.encode(),
+        authority=authority.encode(),
+        fields=forwarded_fields(request, forward_authorization=forward_authorization),
+        body=body,
+    )
 
 
 def peer_of(request: web.BaseRequest, *, peers: peers_.Peers) -> str:
