@@ -444,9 +444,8 @@ class Connection(base_protocol.BaseProtocol):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
-        if (
-            self._parser is None
-        ):  # bytes on an idle connection (b"": a reader resuming): nothing asked for them
+        if self._parser is None:
+            # bytes on an idle connection (b"": a reader resuming): nothing asked for them
             if data:
                 self.close()
             return
@@ -634,10 +633,7 @@ class Pool:
         if connection is not None:
             return connection
         if self.open >= self.limit and self._probation:  # room is worth more than an unproven one
-            oldest = self._probation.popleft()
-            oldest.probation_until = None
-            oldest.close()
-            self.forget(oldest)
+            self._drop(self._probation[0])
         while self.open >= self.limit and not self._closed:
             waiter = self._loop().create_future()
             self._waiters.append(waiter)
@@ -670,8 +666,7 @@ class Pool:
                 and now - connection.idle_since < self.keepalive
             ):
                 return connection
-            connection.close()  # closing, or idle too long: dropped before a byte was written to it
-            self.forget(connection)
+            self._drop(connection)  # closing, or idle too long: before a byte was written to it
         return None
 
     async def request(self, head: bytes, body: bytes | None, *, head_only: bool) -> Answer:
@@ -730,13 +725,11 @@ class Pool:
         connection.idle_since = now if connection.ended_at is None else min(now, connection.ended_at)
         streamed = connection.streamed
         if now - connection.idle_since >= self.keepalive or (streamed and self.streams_kept is False):
-            connection.close()
-            self.forget(connection)
+            self._drop(connection)
             return
         if streamed and self.streams_kept is None:
             if self._waiters:  # a request waits for room: it is not kept waiting for a probation
-                connection.close()
-                self.forget(connection)
+                self._drop(connection)
                 return
             # on probation: idle and unused until the backend has had the time to close it
             connection.probation_until = now + STREAM_PROBATION
@@ -753,17 +746,21 @@ class Pool:
             until = probation[0].probation_until
             if until is None or until > now:
                 return
+            if self.streams_kept is False:  # seen closing another meanwhile: none is trusted
+                self._drop(probation[0])
+                continue
             connection = probation.popleft()
             connection.probation_until = None
-            if self.streams_kept is False:  # seen closing another meanwhile: none is trusted
-                connection.close()
-                self.forget(connection)
-                continue
             self._outlasted += 1
             if self._outlasted >= STREAMS_PROVEN and self.streams_kept is None:
                 self.streams_kept = True
             self._idle.append(connection)
             self._wake()
+
+    def _drop(self, connection: Connection) -> None:
+        """Close ``connection`` now and stop counting it (on probation or idle, it leaves that too)."""
+        connection.close()
+        self.forget(connection)
 
     def forget(self, connection: Connection, *, by_backend: bool = False) -> None:
         """``connection`` is closed (``by_backend``: the backend closed it): it no longer counts."""
