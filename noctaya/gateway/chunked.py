@@ -87,6 +87,15 @@ class Framing:
     def feed(self, data: bytes) -> bytes:
         """The part of ``data`` (following what came before) to pass on now, canonically framed;
         ``b""`` when nothing is to be passed yet. Raises :class:`BadFraming`."""
+        if self._state == _SIZE and not self._held:
+            # the common case of a relayed event stream: one read, one whole chunk, canonically framed
+            found = _CANONICAL.match(data)
+            if (
+                found is not None
+                and found.end() + int(found[1], 16) + 2 == len(data)
+                and data.endswith(b"\r\n")
+            ):
+                return data
         if self._held:
             held = self._held
             held.append(data)

@@ -108,6 +108,33 @@ def test_canonical_reads_pass_the_very_buffer() -> None:
     assert framing.feed(data) is data
 
 
+def test_one_whole_chunk_a_read_passes_each_read_as_it_came() -> None:
+    framing = chunked.Framing()
+    for payload in (b"data: one\n\n", b"x" * 300, b"data: [DONE]\n\n"):
+        data = canonical([payload])
+        assert framing.feed(data) is data
+        assert framing.boundary
+    assert framing.feed(b"0\r\n\r\n") == b""
+    assert framing.ended
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"5\r\nhello!\r\n",  # one byte more than its size says, the length of a whole chunk of 6
+        b"7\r\nhello\r\n",  # its size takes in the line end, and what follows has none
+        b"5\r\nhelloXY",  # a whole chunk's length, with no line end after its data
+    ],
+)
+def test_a_read_the_length_of_a_whole_chunk_but_not_one_is_refused(data: bytes) -> None:
+    with pytest.raises(chunked.BadFraming):
+        chunked.Framing(hold=0).feed(data + b"0\r\n\r\n")
+    with pytest.raises(chunked.BadFraming):
+        framing = chunked.Framing(hold=0)
+        framing.feed(data)
+        framing.feed(b"0\r\n\r\n")
+
+
 def test_a_small_chunk_cut_short_is_held_and_a_large_one_passes_as_it_comes() -> None:
     framing = chunked.Framing(hold=8)
     reads = [
