@@ -10,7 +10,8 @@ temporary config and KEDA HTTP add-on's interceptor routing to it through the lo
 starts the control plane; a peer asked for that cannot run ends the run with a message and exit
 status 2). The load generator runs in its own process (``wrk`` when installed, else an aiohttp client).
 Every load phase is bounded in time and in count, and every target is measured ``--repeat`` times,
-interleaved (each repetition runs every target once, in a rotated order); the tables print medians,
+interleaved (each repetition runs every target once, no target first or after the same neighbour twice
+while that can be avoided: ``running_orders``); the tables print medians,
 added latency taken against the direct run of the same repetition. The child processes (engine,
 gateway, nginx) come from ``bench.processes``, the load generators from ``bench.load``; this module
 holds the phases.
@@ -40,8 +41,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import functools
+import itertools
 import json
 import math
 import os
@@ -99,16 +102,32 @@ def median_figures(runs: list[Figures]) -> Figures:
     return medians
 
 
+def running_orders(names: list[str], *, repeat: int) -> list[list[str]]:
+    """The order of every repetition: each runs every target once, in the order whose places (the
+    target run first, and each target run right after its neighbour) were taken fewest times by the
+    orders before it (the first such in the permutations' own order). So a target runs first, or
+    after a given neighbour, as rarely as the number of targets allows. A rotation would keep every
+    target after the same neighbour (the one after the direct run, which leaves the engine busiest,
+    would always pay for it)."""
+    orders: list[list[str]] = []
+    taken: collections.Counter[tuple[str | None, str]] = collections.Counter()
+    for _ in range(repeat):
+        chosen = min(
+            itertools.permutations(names),
+            key=lambda order: sum(taken[place] for place in zip((None, *order[:-1]), order, strict=True)),
+        )
+        taken.update(zip((None, *chosen[:-1]), chosen, strict=True))
+        orders.append(list(chosen))
+    return orders
+
+
 def interleaved(
     targets: dict[str, Target], *, repeat: int, run: Callable[[str, Target], Figures]
 ) -> dict[str, list[Figures]]:
-    """``run`` for every target ``repeat`` times: each repetition runs every target once, starting one
-    further along each time, so no target always runs first or right after the same neighbour."""
-    names = list(targets)
-    runs: dict[str, list[Figures]] = {name: [] for name in names}
-    for index in range(repeat):
-        shift = index % len(names)
-        for name in names[shift:] + names[:shift]:
+    """``run`` for every target ``repeat`` times, in :func:`running_orders`."""
+    runs: dict[str, list[Figures]] = {name: [] for name in targets}
+    for order in running_orders(list(targets), repeat=repeat):
+        for name in order:
             runs[name].append(run(name, targets[name]))
     return runs
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import itertools
 import math
 
 import pytest
@@ -29,7 +31,7 @@ def test_a_bad_peer_list_is_refused_naming_what_is_wrong(text: str, message: str
     assert message in str(caught.value)
 
 
-def test_every_repetition_runs_every_target_once_in_a_rotated_order() -> None:
+def test_every_repetition_runs_every_target_once_in_the_orders_chosen() -> None:
     order: list[str] = []
 
     def run(name: str, target: gateway.Target) -> gateway.Figures:
@@ -38,8 +40,21 @@ def test_every_repetition_runs_every_target_once_in_a_rotated_order() -> None:
 
     targets: dict[str, gateway.Target] = {"direct": ("d", None), "gateway": ("g", 1), "nginx": ("n", 2)}
     runs = gateway.interleaved(targets, repeat=3, run=run)
-    assert order == ["direct", "gateway", "nginx", "gateway", "nginx", "direct", "nginx", "direct", "gateway"]
-    assert [run["index"] for run in runs["direct"]] == [1.0, 6.0, 8.0]
+    assert order == ["direct", "gateway", "nginx", "gateway", "direct", "nginx", "nginx", "direct", "gateway"]
+    assert [run["index"] for run in runs["direct"]] == [1.0, 5.0, 8.0]
+
+
+@pytest.mark.parametrize(("count", "most"), [(2, 2), (3, 2), (4, 1), (5, 1)])
+def test_a_target_runs_first_or_after_a_given_neighbour_as_rarely_as_can_be(count: int, most: int) -> None:
+    names = ["direct", "gateway", "compared", "nginx", "interceptor"][:count]
+    orders = gateway.running_orders(names, repeat=3)
+    assert all(sorted(order) == sorted(names) for order in orders)
+    places: collections.Counter[tuple[str | None, str]] = collections.Counter(
+        (None, order[0]) for order in orders
+    )
+    places.update(pair for order in orders for pair in itertools.pairwise(order))
+    # with 4 targets or more, 3 repetitions need no place twice; with 2 or 3 they must reuse some
+    assert max(places.values()) == most, orders
 
 
 def test_added_latency_is_taken_against_the_direct_run_of_the_same_repetition() -> None:
