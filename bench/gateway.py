@@ -10,8 +10,8 @@ temporary config and KEDA HTTP add-on's interceptor routing to it through the lo
 starts the control plane; a peer asked for that cannot run ends the run with a message and exit
 status 2). The load generator runs in its own process (``wrk`` when installed, else an aiohttp client).
 Every load phase is bounded in time and in count, and every target is measured ``--repeat`` times,
-interleaved (each repetition runs every target once, no target first or after the same neighbour twice
-while that can be avoided: ``running_orders``); the tables print medians,
+interleaved (each repetition runs every target once, in orders chosen so that a target runs first, or
+after the same neighbour, as seldom as a greedy choice gets: ``running_orders``); the tables print medians,
 added latency taken against the direct run of the same repetition. The child processes (engine,
 gateway, nginx) come from ``bench.processes``, the load generators from ``bench.load``; this module
 holds the phases.
@@ -103,12 +103,13 @@ def median_figures(runs: list[Figures]) -> Figures:
 
 
 def running_orders(names: list[str], *, repeat: int) -> list[list[str]]:
-    """The order of every repetition: each runs every target once, in the order whose places (the
-    target run first, and each target run right after its neighbour) were taken fewest times by the
-    orders before it (the first such in the permutations' own order). So a target runs first, or
-    after a given neighbour, as rarely as the number of targets allows. A rotation would keep every
-    target after the same neighbour (the one after the direct run, which leaves the engine busiest,
-    would always pay for it)."""
+    """The order of every repetition, chosen greedily: each runs every target once, in the order
+    whose places (the target run first, and each target run right after its neighbour) were taken
+    fewest times by the orders before it (the first such in the permutations' own order). With up
+    to 5 targets and 3 repetitions no place is taken twice; over more repetitions a place may be
+    taken more often than a balanced design would take it. A rotation would keep every target after
+    the same neighbour (the one after the direct run, which leaves the engine busiest, would always
+    pay for it)."""
     orders: list[list[str]] = []
     taken: collections.Counter[tuple[str | None, str]] = collections.Counter()
     for _ in range(repeat):

@@ -163,16 +163,18 @@ async def test_kill_mid_stream_fails_that_stream_and_the_next_request_is_served(
             if chunk.choices and chunk.choices[0].delta.content:
                 received += 1
             if received == 5:
-                (replica,) = dev.state()["replicas"]
+                state = dev.state()
+                (replica,), restarts = state["replicas"], state["restarts"]
                 os.kill(replica["pid"], signal.SIGKILL)
         raise AssertionError(f"stream ended cleanly after {received} chunks")
     assert "backend" in str(caught.value)  # the gateway's error event, OpenAI-shaped
-    # The next request goes once the killed process is reaped. Its stream's connection can close a
-    # moment before its listening socket (the kernel closes a dying process's files one by one, and
-    # may be preempted between them on a loaded machine): a request sent in that moment is accepted
-    # by the dying listener, then reset, and is a 502 (it was sent; it is never replayed). Reaped,
-    # every one of its sockets is closed: the port refuses, so the request is held, not sent.
-    await dev.wait(lambda s: s["restarts"] >= 1, within=10, what="the killed replica reaped")
+    # The next request goes once the runner has reaped the killed process: it takes the replica out
+    # of the Service (which then stops listening) before it counts the restart. Sooner, the Service
+    # may still route to it: the stream's connection can close a moment before the dying process's
+    # listening socket (the kernel closes its files one by one, and may be preempted between them on
+    # a loaded machine), so a request sent then is accepted, then reset, and is a 502 (it was sent;
+    # it is never replayed). Once the Service refuses, the gateway holds the request instead.
+    await dev.wait(lambda s: s["restarts"] > restarts, within=10, what="the killed replica reaped")
     assert await chat(client)  # held while the replacement loads, then served
 
 

@@ -118,6 +118,20 @@ def test_one_whole_chunk_a_read_passes_each_read_as_it_came() -> None:
     assert framing.ended
 
 
+def test_a_whole_chunk_read_while_a_chunk_or_line_is_open_follows_what_came_before() -> None:
+    inside = chunked.Framing(hold=0)  # inside a large chunk's data: the read is data, then a line end
+    assert inside.feed(b"3\r\n") == b"3\r\n"
+    with pytest.raises(chunked.BadFraming):
+        inside.feed(b"1\r\nX\r\n")
+    held = chunked.Framing()  # a size line begun: the read ends it
+    assert held.feed(b"1") == b""
+    assert held.feed(b"1\r\nX\r\n") == b""  # a chunk of 0x11 bytes, held until whole
+    ended = chunked.Framing()
+    assert ended.feed(b"0\r\n\r\n") == b""
+    assert ended.feed(canonical([b"late"])) == b""
+    assert ended.extra
+
+
 @pytest.mark.parametrize(
     "data",
     [
