@@ -87,16 +87,18 @@ class Framing:
     def feed(self, data: bytes) -> bytes:
         """The part of ``data`` (following what came before) to pass on now, canonically framed;
         ``b""`` when nothing is to be passed yet. Raises :class:`BadFraming`."""
+        start = 0  # where the look below begins: what is before it passes as it came
         if self._state == _SIZE and not self._held:
-            # the common case of a relayed event stream: one read, one whole chunk, canonically framed
+            # the usual read of a relayed event stream: one whole chunk, canonically framed, passed
+            # after one match; when more follows, the look below goes on after it
             found = _CANONICAL.match(data)
-            if (
-                found is not None
-                and found.end() + int(found[1], 16) + 2 == len(data)
-                and data.endswith(b"\r\n")
-            ):
-                return data
-        if self._held:
+            if found is not None:
+                stop = found.end() + int(found[1], 16)
+                if data.startswith(b"\r\n", stop):
+                    start = stop + 2
+                    if start == len(data):
+                        return data
+        elif self._held:
             held = self._held
             held.append(data)
             self._held_size += len(data)
@@ -122,7 +124,7 @@ class Framing:
             self._trailers(data, 0)
             return b""
         size = len(data)
-        pos = 0
+        pos = start
         if state == _DATA:  # inside a large chunk: its bytes pass as they come
             pos = min(self._left, size)
             self._left -= pos

@@ -118,6 +118,15 @@ def test_one_whole_chunk_a_read_passes_each_read_as_it_came() -> None:
     assert framing.ended
 
 
+def test_what_follows_a_whole_first_chunk_is_followed_from_there() -> None:
+    framing = chunked.Framing(hold=8)
+    assert framing.feed(b"1\r\na\r\n0002\r\nbc\r\n5\r\nhel") == b"1\r\na\r\n2\r\nbc\r\n"
+    assert framing.feed(b"lo\r\n0\r\n\r\n") == b"5\r\nhello\r\n"
+    assert framing.ended
+    with pytest.raises(chunked.BadFraming):
+        chunked.Framing().feed(b"1\r\na\r\nzz\r\n")
+
+
 def test_a_whole_chunk_read_while_a_chunk_or_line_is_open_follows_what_came_before() -> None:
     inside = chunked.Framing(hold=0)  # inside a large chunk's data: the read is data, then a line end
     assert inside.feed(b"3\r\n") == b"3\r\n"
