@@ -11,6 +11,8 @@ The parts and who owns what:
 - :class:`~noctaya.gateway.readiness.Readiness`: the probe loop (a task of the loops context);
 - :class:`~noctaya.gateway.coldanswers.ColdAnswers` (``keys.COLD_ANSWERS``): the cold routes' answers,
   and the backend's model list read each time it turns Ready (a task of the loops context);
+- :class:`~noctaya.gateway.express.Lane` (``EXPRESS``): the warm path's common case, answered below
+  aiohttp's request handling (``make_runner`` offers it every request first);
 - :class:`~noctaya.gateway.proxy.Upstream`: the backend connection pool (``backend``, at most
   ``maxInFlight`` + 8 connections) and the pooled client session for what the pool does not take
   (a cleanup context; on exit the pool takes no connection back);
@@ -54,6 +56,7 @@ from noctaya.gateway import (
     draining,
     endpoints,
     errors,
+    express,
     handler,
     heartbeat,
     history,
@@ -72,6 +75,7 @@ CleanupContext = Callable[[web.Application], AsyncIterator[None]]
 UPSTREAM = web.AppKey("noctaya.gateway.upstream", proxy.Upstream)
 HEARTBEAT = web.AppKey("noctaya.gateway.heartbeat", heartbeat.Heartbeat)
 LIVE = web.AppKey("noctaya.gateway.live", liveconfig.LiveConfig)
+EXPRESS = web.AppKey("noctaya.gateway.express", express.Lane)
 UPSTREAM_KEEPALIVE = 4.0  # below the usual 5 s server keep-alive, so a pooled connection is not raced
 #: backend connections beyond maxInFlight the pool may hold (a request's, closing while the next opens)
 BACKEND_SPARE = 8
@@ -114,10 +118,16 @@ def connection_limits(
     return effective
 
 
-def make_runner(app: web.Application, **kwargs: Any) -> connections.Runner:
-    """The runner for a gateway app: its connection bounds, OpenAI-shaped protocol errors."""
+def make_runner(app: web.Application, *, express_lane: bool = True, **kwargs: Any) -> connections.Runner:
+    """The runner for a gateway app: its connection bounds, OpenAI-shaped protocol errors, and the
+    express lane (``express``) offered every request first unless ``express_lane`` is False (tests
+    compare the two paths)."""
     return connections.Runner(
-        app, table=app[keys.CONNECTIONS], error_body=errors.protocol_error_body, **kwargs
+        app,
+        table=app[keys.CONNECTIONS],
+        error_body=errors.protocol_error_body,
+        taker=app[EXPRESS] if express_lane else None,
+        **kwargs,
     )
 
 
@@ -284,6 +294,16 @@ def make_app(
             max_per_second=config.access_log_max_per_second,
             on_drop=the_metrics.access_log_dropped.inc,
         ),
+    )
+    app[EXPRESS] = express.Lane(
+        admission=the_admission,
+        drain=the_drain,
+        keyed=parts.auth.enabled,
+        upstream=upstream,
+        metrics=the_metrics,
+        access=parts.access,
+        max_body_bytes=config.max_body_bytes,
+        forward_authorization=config.forward_authorization,
     )
     the_handler = handler.ProxyHandler(parts)
     app[keys.COLD_ANSWERS] = the_handler.cold_answers

@@ -167,6 +167,7 @@ class Connection(base_protocol.BaseProtocol):
         "_flushing",
         "_framing",
         "_head_only",
+        "_listener",
         "_lost",
         "_pending",
         "_pending_size",
@@ -208,6 +209,7 @@ class Connection(base_protocol.BaseProtocol):
         self._failure: aiohttp.ClientPayloadError | None = None  # how a raw body broke off
         self._sink: Callable[[bytes], bool] | None = None  # where the body goes while piped
         self._signal: asyncio.Future[None] | None = None  # the pipe's waiter
+        self._listener: Callable[[], None] | None = None  # the pipe's callback (see ``listen``)
         self._congested = False
         self._flushing = False
 
@@ -233,6 +235,7 @@ class Connection(base_protocol.BaseProtocol):
         self._lost = _NOT_LOST
         self._framing = None
         self._failure = None
+        self._listener = None
         self.ended_at = None
         self.streamed = False
         answer = self._answer = self._loop.create_future()
@@ -268,6 +271,7 @@ class Connection(base_protocol.BaseProtocol):
         self._parser = None
         self._body = None
         self._sink = None
+        self._listener = None
         self._framing = None
         self._pending = None
 
@@ -337,32 +341,43 @@ class Connection(base_protocol.BaseProtocol):
         self._sink = sink
         self._flush()
 
+    def progress(self) -> bool | None:
+        """Where the pipe (or raw relay) stands: True when its sink is congested (call :meth:`resume`
+        once it drained), False when the body ended, None while it runs; raises the body's failure
+        (``ClientPayloadError``)."""
+        framing = self._framing
+        if framing is not None:
+            if self._failure is not None:
+                raise self._failure
+            if self._congested:
+                return True
+            return False if framing.ended else None
+        body = self._body
+        assert body is not None
+        failure = body.exception()
+        if failure is not None:
+            raise failure
+        if self._congested:
+            return True
+        return False if body.at_eof() else None
+
     async def piped(self) -> bool:
-        """Wait for the pipe (or raw relay): True when its sink is congested (call :meth:`resume` once
-        it drained), False when the body ended; raises the body's failure (``ClientPayloadError``)."""
+        """Wait for the pipe (or raw relay) to congest or end: :meth:`progress` once it is not None."""
         while True:
-            if self._framing is not None:
-                if self._failure is not None:
-                    raise self._failure
-                if self._congested:
-                    return True
-                if self._framing.ended:
-                    return False
-            else:
-                body = self._body
-                assert body is not None
-                failure = body.exception()
-                if failure is not None:
-                    raise failure
-                if self._congested:
-                    return True
-                if body.at_eof():
-                    return False
+            state = self.progress()
+            if state is not None:
+                return state
             self._signal = signal = self._loop.create_future()
             try:
                 await signal
             finally:
                 self._signal = None
+
+    def listen(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` soon (never from inside a read) whenever :meth:`progress` may have moved:
+        the body ended, failed, or its sink filled. For a caller that follows the pipe in callbacks
+        rather than awaiting :meth:`piped`."""
+        self._listener = callback
 
     def resume(self) -> None:
         """The sink drained: pass on what is buffered and read from the backend again."""
@@ -382,6 +397,9 @@ class Connection(base_protocol.BaseProtocol):
         signal = self._signal
         if signal is not None and not signal.done():
             signal.set_result(None)
+        if self._listener is not None:
+            # after the read that woke it: that read may still be passing bytes to the sink
+            self._loop.call_soon(self._listener)
 
     def _flush(self) -> None:
         """Pass the buffered body to the sink, unless it is congested; wake the pipe's waiter when
@@ -668,6 +686,12 @@ class Pool:
                 return connection
             self._drop(connection)  # closing, or idle too long: before a byte was written to it
         return None
+
+    def take_idle(self) -> Connection | None:
+        """An idle pooled connection now (see :meth:`take`), or None: nothing is opened or waited for."""
+        if self._waiters:  # those waiting for room come first
+            return None
+        return self._pooled()
 
     async def request(self, head: bytes, body: bytes | None, *, head_only: bool) -> Answer:
         """Send one request (``head`` ends with its blank line) and return its answer once its head

@@ -42,7 +42,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 from aiohttp import abc, http_writer, web, web_protocol
@@ -95,6 +95,12 @@ _BODY = web.RequestKey("noctaya.gateway.body", bytes)
 
 Reply = aiohttp.ClientResponse | backend.Answer
 """A backend's answer: from the connection pool (``backend``) or from aiohttp's client."""
+
+
+class Overdue(Protocol):
+    """What the backend-header watchdog tells about a request it waited too long for."""
+
+    def overdue(self) -> None: ...
 
 
 class ConnectFailed(Exception):
@@ -163,18 +169,39 @@ _NOT_FORWARDED_NOR_KEY_RAW = frozenset(name.encode() for name in _NOT_FORWARDED_
 
 
 def forwarded_fields(request: web.BaseRequest, *, forward_authorization: bool) -> list[tuple[bytes, bytes]]:
-    """The header fields the backend gets, as the client sent them and in its order: the client's
-    minus hop-by-hop ones (those ``Connection`` names included), plus ``X-Forwarded-*``.
+    """The header fields the backend gets (:func:`fields_of`) for an aiohttp request."""
+    return fields_of(
+        request.raw_headers,
+        remote=request.remote,
+        scheme=request.scheme.encode(),
+        host=request.host.encode("utf-8", "surrogateescape"),
+        forward_authorization=forward_authorization,
+        inflated=decoded(request),
+    )
+
+
+def fields_of(
+    raw: tuple[tuple[bytes, bytes], ...],
+    *,
+    remote: str | None,
+    scheme: bytes,
+    host: bytes,
+    forward_authorization: bool,
+    inflated: bool,
+) -> list[tuple[bytes, bytes]]:
+    """The header fields the backend gets, as the client sent them (``raw``) and in its order: the
+    client's minus hop-by-hop ones (those ``Connection`` names included), plus ``X-Forwarded-*``
+    (``remote``: the client's address; ``scheme`` and ``host``: what this gateway was asked on).
     ``Authorization`` (the client's key for the gateway) is dropped unless ``forward_authorization``:
-    an engine run with its own ``--api-key`` needs it."""
-    raw = request.raw_headers
+    an engine run with its own ``--api-key`` needs it. ``inflated``: the server decoded the body, so
+    its ``Content-Encoding`` no longer describes it."""
     dropped = _NOT_FORWARDED_RAW if forward_authorization else _NOT_FORWARDED_NOR_KEY_RAW
     named = [value for name, value in raw if name.lower() == b"connection"]
     if named:  # the names ``Connection`` lists are hop-by-hop too
         tokens = {token.strip().lower() for value in named for token in value.split(b",")}
         if not tokens <= dropped:
             dropped = dropped | tokens
-    if decoded(request):
+    if inflated:
         dropped = dropped | {b"content-encoding"}
     fields: list[tuple[bytes, bytes]] = []
     previous: list[bytes] = []
@@ -185,15 +212,14 @@ def forwarded_fields(request: web.BaseRequest, *, forward_authorization: bool) -
                 previous.append(value)  # several lines are one list
         elif lower not in dropped:
             fields.append((name, value))
-    peer = request.remote
-    if peer:
-        previous.append(peer.encode())
+    if remote:
+        previous.append(remote.encode())
     if previous:
         fields.append((b"X-Forwarded-For", b", ".join(previous)))
     # what this gateway saw, never what the client claims (a client could otherwise make the backend
     # build links to, or trust, a host and scheme of its choosing)
-    fields.append((b"X-Forwarded-Proto", request.scheme.encode()))
-    fields.append((b"X-Forwarded-Host", request.host.encode("utf-8", "surrogateescape")))
+    fields.append((b"X-Forwarded-Proto", scheme))
+    fields.append((b"X-Forwarded-Host", host))
     return fields
 
 
@@ -320,15 +346,18 @@ class Upstream:
         self.body_timeout = body_timeout
         self.header_timeout = header_timeout
         self._ttfb = metrics.time_to_first_byte
-        # SSE responses being relayed, with the backend answer each reads from (for ``cut_streams``)
-        self._streams: dict[web.StreamResponse, Reply] = {}
-        self._cut: set[web.StreamResponse] = set()
+        # SSE responses being relayed (aiohttp's, or the express lane's passages), with the backend
+        # answer each reads from (for ``cut_streams``)
+        self._streams: dict[object, Reply] = {}
+        self._cut: set[object] = set()
         self._none_left: asyncio.Event | None = None
         # requests waiting for the backend's headers, by task, with their deadline; one watchdog
         # (``watch_headers``) cancels the overdue ones, so a request costs two dict operations, not a
         # timer of its own
         self._awaiting_headers: dict[asyncio.Task[object], float] = {}
         self._overdue: set[asyncio.Task[object]] = set()
+        # the same for the express lane's requests, which run in no task: told ``overdue()``
+        self._awaiting_passages: dict[Overdue, float] = {}
         self._loop = eventloop.RunningLoop()  # the loop requests are forwarded on
 
     async def watch_headers(self, *, period: float = 1.0) -> None:
@@ -344,6 +373,18 @@ class Upstream:
                 if deadline <= now and task not in self._overdue:
                     self._overdue.add(task)
                     task.cancel()
+            for waiter, deadline in list(self._awaiting_passages.items()):
+                if deadline <= now:
+                    del self._awaiting_passages[waiter]
+                    waiter.overdue()
+
+    def await_headers(self, waiter: Overdue, *, since: float) -> None:
+        """``waiter`` (sent by the express lane, at ``since``) is told ``overdue()`` by the watchdog
+        once it waited ``header_timeout`` for the backend's headers, unless :meth:`headers_came`."""
+        self._awaiting_passages[waiter] = since + self.header_timeout
+
+    def headers_came(self, waiter: Overdue) -> None:
+        self._awaiting_passages.pop(waiter, None)
 
     @property
     def relaying(self) -> int:
@@ -365,10 +406,12 @@ class Upstream:
                     await self._none_left.wait()
         return len(streams)
 
-    def _relaying(self, response: web.StreamResponse, upstream: Reply) -> None:
+    def relaying_stream(self, response: object, upstream: Reply) -> None:
+        """``response`` (a relay's own key) relays an SSE body from ``upstream``: :meth:`cut_streams`
+        closes it when the drain timeout ends."""
         self._streams[response] = upstream
 
-    def _relayed(self, response: web.StreamResponse) -> bytes | None:
+    def relayed_stream(self, response: object) -> bytes | None:
         """The relay of ``response`` is over; the shutdown event to send if it was cut."""
         self._streams.pop(response, None)
         if not self._streams and self._none_left is not None:
@@ -573,12 +616,12 @@ class Upstream:
         is_sse = upstream.content_type == SSE_TYPE
         await response.prepare(request)
         if is_sse:
-            self._relaying(response, upstream)
+            self.relaying_stream(response, upstream)
         try:
             failure = await _relay_body(request, upstream, response)
         except BaseException:  # the client left: a failed write, or its handler cancelled
             if is_sse:
-                self._relayed(response)
+                self.relayed_stream(response)
             raise
         failed = failure is not None
         if failure is not None and (not is_sse or response.torn):
@@ -589,7 +632,7 @@ class Upstream:
                 request.transport.abort()
             return response
         if is_sse:
-            final = self._relayed(response)
+            final = self.relayed_stream(response)
             if response.whole:  # its end is written: nothing may follow it (a cut came too late)
                 final = None
             elif final is None and failed:
@@ -605,13 +648,13 @@ class Upstream:
     ) -> web.StreamResponse:
         """Headers (200, SSE) were sent while the request was queued: relay events or one error event."""
         if upstream.status == 200 and upstream.content_type == SSE_TYPE:
-            self._relaying(sse, upstream)
+            self.relaying_stream(sse, upstream)
             try:
                 failure = await _relay_body(request, upstream, sse, headed=True)
             except BaseException:  # the client left: a failed write, or its handler cancelled
-                self._relayed(sse)
+                self.relayed_stream(sse)
                 raise
-            final = self._relayed(sse)
+            final = self.relayed_stream(sse)
             if isinstance(sse, Relayed) and sse.whole:  # its end is written: nothing may follow it
                 final = None
             if failure is not None and isinstance(sse, Relayed) and sse.torn:

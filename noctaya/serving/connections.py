@@ -28,7 +28,14 @@ listener facing hostile clients needs and aiohttp leaves out:
 - malformed requests (bad request line, unknown method, bad or duplicate Content-Length, bad chunk,
   too many or too long headers, an HTTP/2 preface...) are answered in the server's own JSON error
   shape (``error_body``), never echoing the raw bytes, and logged at debug level without a
-  traceback, since they are the client's mistake; a failure of our own (500) keeps its traceback.
+  traceback, since they are the client's mistake; a failure of our own (500) keeps its traceback;
+- a :data:`Taker` (the gateway's express lane) may take a parsed request below aiohttp's request
+  handling: when a read yields one whole request (its body in) on an otherwise idle connection, the
+  taker is offered it first; a request it takes is a :class:`Passage` that writes its answer to the
+  transport itself and says when it ended (:meth:`Protocol.passage_ended`). Meanwhile the
+  connection counts as handling a request (a shutdown waits for it, the keep-alive timer is off) and
+  what the client sends on is held unparsed (reading pauses past :data:`REPLAY_BYTES`), then parsed
+  once the passage ended, so pipelined requests are answered in order whichever path takes them.
 
 :class:`Runner` is ``web.AppRunner`` with this protocol; every server of this project uses it.
 """
@@ -43,7 +50,7 @@ import logging
 import resource
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from typing import Any, cast
+from typing import Any, Protocol as Interface, cast
 
 from aiohttp import http_exceptions, http_parser, streams, web, web_protocol, web_request, web_server
 
@@ -56,6 +63,21 @@ REPLAY_BYTES = 64 * 1024
 
 ErrorBody = Callable[[int, str, str], bytes]
 """``(status, code, message) -> JSON bytes`` in the server's error shape."""
+
+class Passage(Interface):
+    """A request a :data:`Taker` took: the connection tells it what happens to the client."""
+
+    def client_lost(self) -> None:
+        """The client's connection is gone (the passage has not ended)."""
+
+    def drained(self) -> None:
+        """The client's transport, full before, takes writes again."""
+
+
+Taker = Callable[["Protocol", http_parser.RawRequestMessage, streams.StreamReader], "Passage | None"]
+"""Offered one whole request on an idle connection: its :class:`Passage` once it has taken it (it
+then writes the whole answer itself and calls :meth:`Protocol.passage_ended`), or None to leave it
+to aiohttp's request handling."""
 
 MAX_HEADER_BYTES = 16 * 1024
 """Longest request line, header name and header value accepted (one bound for all three)."""
@@ -354,12 +376,14 @@ class _Replaying:
             messages, refusal = self._protocol.probe_only(messages)
             self._failed, self._history = True, None
             error = error or refusal
-        for _, payload in messages:
-            _lighten(payload)
         self._delivered += len(messages)
         if error is not None:
             self._failed, self._history = True, None
             self._fail_next(error)
+        elif len(messages) == 1 and not upgraded and self._protocol.express(messages[0]):
+            return [], False, b""
+        for _, payload in messages:
+            _lighten(payload)
         return messages, upgraded, tail
 
     def _fail_next(self, error: Malformed) -> None:
@@ -433,14 +457,24 @@ class Protocol(web_protocol.RequestHandler):
         "_auto_decompress",
         "_error_body",
         "_header_timer",
+        "_held",
+        "_held_bytes",
+        "_passage",
         "_peer",
         "_state",
         "_table",
+        "_taker",
         "_write_timer",
     )
 
     def __init__(
-        self, manager: web_server.Server, *, table: ConnectionTable, error_body: ErrorBody, **kwargs: Any
+        self,
+        manager: web_server.Server,
+        *,
+        table: ConnectionTable,
+        error_body: ErrorBody,
+        taker: Taker | None = None,
+        **kwargs: Any,
     ) -> None:
         limits = table.limits
         kwargs.setdefault("keepalive_timeout", limits.keepalive_timeout)
@@ -461,6 +495,10 @@ class Protocol(web_protocol.RequestHandler):
         self._state = _NEW
         self._header_timer: asyncio.TimerHandle | None = None
         self._write_timer: asyncio.TimerHandle | None = None
+        self._taker = taker
+        self._passage: Passage | None = None
+        self._held: list[bytes] = []  # what the client sent while a passage was in flight
+        self._held_bytes = 0
 
     def fresh_parser(self) -> Any:
         """A new request parser with this connection's settings (for :class:`_Replaying`)."""
@@ -511,6 +549,12 @@ class Protocol(web_protocol.RequestHandler):
     def connection_lost(self, exc: BaseException | None) -> None:
         if self._state == _NEW:
             return  # refused in connection_made: never entered
+        passage = self._passage
+        if passage is not None:
+            self._passage = None
+            self._request_in_progress = False
+            passage.client_lost()
+        self._held.clear()
         if self._state != _GONE:
             self._table.leave(self._peer, connection=self if self._state == _PROBE else None)
         self._state = _GONE
@@ -549,6 +593,76 @@ class Protocol(web_protocol.RequestHandler):
         if self._write_timer is not None:
             self._write_timer.cancel()
             self._write_timer = None
+        if self._passage is not None:
+            self._passage.drained()
+        elif self._held and not self._force_close:
+            self._release_held()  # held back until the last passage's answer had drained
+
+    def express(self, item: tuple[Any, Any]) -> bool:
+        """Offer one parsed request to the taker (only on an open, idle connection: aiohttp's loop is
+        waiting for a request and holds none); True when it took it."""
+        waiter = self._waiter
+        if (
+            self._taker is None
+            or self._passage is not None
+            or self._state != _OPEN
+            or waiter is None
+            or waiter.done()
+            or self._messages
+            or self._request_in_progress
+            or self._close
+            or self._force_close
+            or self._upgraded
+            or self._payload_parser is not None
+            or self.transport is None
+        ):
+            return False
+        message, payload = item
+        passage = self._taker(self, message, payload)
+        if passage is None:
+            return False
+        # what aiohttp does for a request it takes from the parser, short of handling it
+        self._passage = passage
+        self._request_in_progress = True
+        self._request_count += 1
+        if self._manager is not None:
+            self._manager.requests_count += 1
+        if self._parser is not None:
+            self._parser.message_consumed()
+        if self._keepalive_handle is not None:  # no idle timer while a request is being answered
+            self._keepalive_handle.cancel()
+            self._keepalive_handle = None
+        return True
+
+    def passage_ended(self, *, keep_alive: bool) -> None:
+        """The passage wrote its whole answer (or gave up on it): the connection closes once that is
+        written unless ``keep_alive``, else waits for the next request, parsing what came meanwhile
+        (after the answer drained, if the client's transport is full)."""
+        if self._passage is None:
+            return
+        self._passage = None
+        self._request_in_progress = False
+        waiter = self._handler_waiter
+        if waiter is not None and not waiter.done():  # a shutdown waits for the request in progress
+            waiter.set_result(None)
+        if not keep_alive or self._close or self._force_close:
+            self._held.clear()
+            self.force_close()
+            return
+        close_time = self._loop.time() + self._keepalive_timeout
+        self._next_keepalive_close_time = close_time
+        if self._keepalive_handle is None:
+            self._keepalive_handle = self._loop.call_at(close_time, self._process_keepalive)
+        if self._held and not self._paused:
+            self._release_held()
+
+    def _release_held(self) -> None:
+        data = b"".join(self._held)
+        self._held.clear()
+        self._held_bytes = 0
+        if self._buffer_paused:
+            self._resume_reading_for_buffer()
+        self.data_received(data)
 
     def _write_expired(self) -> None:
         self._write_timer = None
@@ -557,6 +671,13 @@ class Protocol(web_protocol.RequestHandler):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
+        if self._passage is not None:  # parsed once the passage has ended (pipelined requests)
+            if data and not self._force_close:
+                self._held.append(data)
+                self._held_bytes += len(data)
+                if self._held_bytes > REPLAY_BYTES and not self._buffer_paused:
+                    self._pause_reading_for_buffer()
+            return
         super().data_received(data)
         if self._header_timer is not None and self._request_count:
             self._header_timer.cancel()
@@ -636,21 +757,32 @@ class _Server(web_server.Server):
 
     table: ConnectionTable
     error_body: ErrorBody
+    taker: Taker | None
 
     def __call__(self) -> web_protocol.RequestHandler:
         kwargs = dict(self._kwargs)
-        return Protocol(self, loop=self._loop, table=self.table, error_body=self.error_body, **kwargs)
+        return Protocol(
+            self, loop=self._loop, table=self.table, error_body=self.error_body, taker=self.taker, **kwargs
+        )
 
 
 class Runner(web.AppRunner):
-    """``web.AppRunner`` whose connections are :class:`Protocol` within ``table``'s bounds."""
+    """``web.AppRunner`` whose connections are :class:`Protocol` within ``table``'s bounds, offering
+    their requests to ``taker`` first when one is given."""
 
     def __init__(
-        self, app: web.Application, *, table: ConnectionTable, error_body: ErrorBody, **kwargs: Any
+        self,
+        app: web.Application,
+        *,
+        table: ConnectionTable,
+        error_body: ErrorBody,
+        taker: Taker | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(app, **kwargs)
         self.table = table
         self.error_body = error_body
+        self.taker = taker
 
     async def _make_server(self) -> web_server.Server:
         server = await super()._make_server()
@@ -660,4 +792,5 @@ class Runner(web.AppRunner):
         assert isinstance(server, _Server)
         server.table = self.table
         server.error_body = self.error_body
+        server.taker = self.taker
         return server
