@@ -172,8 +172,11 @@ class Lane:
         # the body is looked at where the parser left it, and taken only once the request is
         # (aiohttp's path reads it from there otherwise)
         bodiless = type(payload) is streams.EmptyStreamReader
-        buffered = () if bodiless else payload._buffer
-        body = buffered[0] if len(buffered) == 1 else b"".join(buffered)
+        if bodiless:
+            body = b""
+        else:
+            buffered = payload._buffer
+            body = buffered[0] if len(buffered) == 1 else b"".join(buffered)
         if len(body) > self.max_body_bytes:
             return None
         peername = transport.get_extra_info("peername")
@@ -201,19 +204,25 @@ class Lane:
         if connection is None:
             admission_.leave(None)
             return None
+        try:
+            passage = Passage(
+                self,
+                protocol,
+                connection,
+                head=head,
+                body=bytes(body),
+                method=message.method,
+                path=message.path,
+            )
+        except BaseException:  # nothing may leak: the slot and the connection go back
+            connection.close()
+            admission_.leave(None)
+            raise
         self.taken += 1
         self.metrics.admitted_warm.inc()
         if not bodiless:
-            payload.read_nowait()  # the body leaves with the head: nothing is kept on the reader
-        return Passage(
-            self,
-            protocol,
-            connection,
-            head=head,
-            body=bytes(body),
-            method=message.method,
-            path=message.path,
-        )
+            payload.read_nowait()  # the body left with the head: nothing is kept on the reader
+        return passage
 
 
 _SENT, _RELAYING, _ENDED = range(3)
@@ -288,7 +297,9 @@ class Passage:
         lane.metrics.time_to_first_byte.observe(lane._loop().time() - self.started)
         if message.code == 101:  # switched protocols unasked: what follows is no HTTP answer
             connection.close()
-            self._refuse(errors.bad_gateway("the backend switched protocols on a request that asked no upgrade"))
+            self._refuse(
+                errors.bad_gateway("the backend switched protocols on a request that asked no upgrade")
+            )
             return
         answer = self._answer = backend.Answer(
             connection,
@@ -350,7 +361,7 @@ class Passage:
 
     def _follow(self) -> None:
         """Where the body stands now; listened to from here on (see ``backend.Connection.listen``)."""
-        if self._is_sse:
+        if self._is_sse and self._answer is not None:
             self._lane.upstream.relaying_stream(self, self._answer)
         self._connection.listen(self._progress)
         self._progress()

@@ -50,7 +50,8 @@ import logging
 import resource
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from typing import Any, Protocol as Interface, cast
+from typing import Any, cast
+from typing import Protocol as Interface
 
 from aiohttp import http_exceptions, http_parser, streams, web, web_protocol, web_request, web_server
 
@@ -63,6 +64,7 @@ REPLAY_BYTES = 64 * 1024
 
 ErrorBody = Callable[[int, str, str], bytes]
 """``(status, code, message) -> JSON bytes`` in the server's error shape."""
+
 
 class Passage(Interface):
     """A request a :data:`Taker` took: the connection tells it what happens to the client."""
@@ -618,7 +620,11 @@ class Protocol(web_protocol.RequestHandler):
         ):
             return False
         message, payload = item
-        passage = self._taker(self, message, payload)
+        try:
+            passage = self._taker(self, message, payload)
+        except Exception:  # a failure of ours: the request goes aiohttp's way, the failure is logged
+            self.log_exception("the taker failed on a request; it is handled the usual way")
+            return False
         if passage is None:
             return False
         # what aiohttp does for a request it takes from the parser, short of handling it

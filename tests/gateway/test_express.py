@@ -1,0 +1,744 @@
+"""The express lane: warm requests answered below aiohttp's request handling, as the usual path would.
+
+Aspects: every shape of backend answer (a whole body, a chunked one relayed raw, a body piped with its
+Content-Length or with chunked framing, no body, an error) reaches the client as the usual path writes
+it (the same gateway with the lane off, compared byte for byte but for the Date); what the lane leaves
+to the usual path (HEAD, Expect, HTTP/1.0, Connection: close, a percent-encoded or dotted path, the
+gateway's own paths, a key to check, a body still arriving, a cold backend, draining) is left there
+and answered as before; pipelined requests behind a taken one are answered in order; a backend that
+fails before its head is a 502 sent once, one that sends no head in time a 504; a stream the backend
+breaks ends with the error event, any other body it breaks cuts the client; a client that leaves
+closes its backend connection and frees its slot (a 499); a client that stops reading pauses the
+backend and is cut at the write timeout; the drain cuts a running stream with the draining event; the
+keep-alive timeout closes a connection idle after a taken request; the access log and the metrics
+count a taken request as the usual path does; the openai SDK works through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+from openai.types.chat import ChatCompletionMessageParam
+
+from noctaya.gateway import app as app_
+from noctaya.gateway import express, keys, proxy, testing
+from tests.gateway.conftest import SdkFactory
+
+Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[bool]]
+"""Writes one answer; False: the connection is closed after it."""
+
+SSE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+JSON_ANSWER = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Request-Id: r1\r\nServer: engine\r\n"
+    b"Date: yesterday\r\nConnection: keep-alive, X-Hop\r\nX-Hop: h\r\nKeep-Alive: timeout=5\r\n"
+    b'Content-Length: 11\r\n\r\n{"ok":true}'
+)
+
+
+def chunk(data: bytes) -> bytes:
+    return b"%x\r\n%b\r\n" % (len(data), data)
+
+
+def answer(data: bytes) -> Script:
+    async def write(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(data)
+        await writer.drain()
+        return True
+
+    return write
+
+
+class Backend:
+    """A raw HTTP/1.1 backend: ``/healthz`` and the model list are a 200; ``/v1/<name>`` runs
+    ``scripts[name]`` (``ok`` by default). Keeps every request head it was sent to a script."""
+
+    def __init__(self) -> None:
+        self.scripts: dict[str, Script] = {"ok": answer(JSON_ANSWER)}
+        self.heads: list[bytes] = []
+        self.bodies: list[bytes] = []
+        self.closed = asyncio.Event()  # a connection closed by the gateway
+        self.url = ""
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+
+    async def stop(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._server.wait_closed(), 2)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+                body = await reader.readexactly(int(length.group(1))) if length else b""
+                target = head.split(b" ", 2)[1].decode()
+                name = target.partition("?")[0].removeprefix("/v1/")
+                if name not in self.scripts:
+                    writer.write(b'HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n{"data":[]}')
+                    continue
+                self.heads.append(head)
+                self.bodies.append(body)
+                if not await self.scripts[name](reader, writer):
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            self.closed.set()
+        finally:
+            writer.close()
+
+
+@pytest.fixture
+async def raw_backend() -> AsyncIterator[Backend]:
+    backend = Backend()
+    await backend.start()
+    yield backend
+    await backend.stop()
+
+
+class Client:
+    """One raw client connection to a gateway."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def to(cls, gateway: testing.RunningGateway, *, receive_buffer: int | None = None) -> Client:
+        host, port = gateway.url.removeprefix("http://").split(":")
+        if receive_buffer is None:
+            return cls(*await asyncio.open_connection(host, int(port)))
+        sock = socket.socket()  # a small receive buffer: the gateway's side fills up soon
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
+        return cls(*await asyncio.open_connection(sock=sock, limit=receive_buffer))
+
+    def send(self, data: bytes) -> None:
+        self.writer.write(data)
+
+    async def response(self) -> tuple[bytes, bytes]:
+        """One whole response (past any interim ``1xx``): its head and its body as framed on the wire."""
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        while head.startswith(b"HTTP/1.1 1"):
+            head = await self.reader.readuntil(b"\r\n\r\n")
+        length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+        if length:
+            return head, await self.reader.readexactly(int(length.group(1)))
+        if re.search(rb"(?i)\r\ntransfer-encoding: *chunked", head):
+            parts: list[bytes] = []
+            while True:
+                size_line = await self.reader.readuntil(b"\r\n")
+                parts.append(size_line)
+                size = int(size_line, 16)
+                parts.append(await self.reader.readexactly(size + 2))
+                if size == 0:
+                    return head, b"".join(parts)
+        return head, b""
+
+    async def close(self) -> None:
+        self.writer.close()
+        with contextlib.suppress(ConnectionError):
+            await self.writer.wait_closed()
+
+
+def post(path: str, body: bytes = b"{}", *, extra: bytes = b"") -> bytes:
+    return (
+        b"POST %s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n%bContent-Length: %d\r\n\r\n%b"
+        % (
+            path.encode(),
+            extra,
+            len(body),
+            body,
+        )
+    )
+
+
+def lane_of(gateway: testing.RunningGateway) -> express.Lane:
+    return gateway.app[app_.EXPRESS]
+
+
+@contextlib.asynccontextmanager
+async def warm_gateway(
+    backend: Backend, *, lane: bool = True, **overrides: object
+) -> AsyncIterator[testing.RunningGateway]:
+    document = {"backendUrl": backend.url, "listen": "127.0.0.1:0", **testing.FAST_TIMINGS, **overrides}
+    from noctaya.contract import gateway as gateway_contract
+
+    app = app_.make_app(gateway_contract.build_config(document))
+    runner, url = await testing.serve(app, handler_cancellation=True, shutdown_timeout=0.5, express_lane=lane)
+    gateway = testing.RunningGateway(app=app, url=url, runner=runner)
+    try:
+        models = app[keys.COLD_ANSWERS].models
+        await gateway.wait_for(lambda: app[keys.READINESS].ready and (models.url is None or models.reads > 0))
+        yield gateway
+    finally:
+        await gateway.stop()
+
+
+async def warmed(gateway: testing.RunningGateway, *, receive_buffer: int | None = None) -> Client:
+    """A client connection whose first request (answered) left an idle backend connection pooled."""
+    client = await Client.to(gateway, receive_buffer=receive_buffer)
+    client.send(post("/v1/ok"))
+    head, _ = await client.response()
+    assert head.startswith(b"HTTP/1.1 200")
+    pool = gateway.app[app_.UPSTREAM].pool
+    assert pool is not None
+    await gateway.wait_for(lambda: pool.idle > 0)
+    return client
+
+
+def normal(head: bytes) -> list[bytes]:
+    """A head's lines with the Date's value out and names in lower case, sorted: what two paths
+    writing the same answer must agree on (aiohttp's writer orders and cases some names its way)."""
+    lines = head.rstrip(b"\r\n").split(b"\r\n")
+    fields = []
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        if name.lower() == b"date":
+            value = b" <date>"
+        fields.append(name.lower() + b":" + value)
+    return [lines[0], *sorted(fields)]
+
+
+SHAPES: dict[str, bytes] = {
+    "whole": JSON_ANSWER,
+    "sse": SSE_HEAD + chunk(b"data: 1\n\n") + chunk(b"data: 2\n\n") + b"0\r\n\r\n",
+    "empty": b"HTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n",
+    "get": JSON_ANSWER,
+    "error": b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+    "odd-reason": b"HTTP/1.1 200 Fine Thanks\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+async def test_each_answer_reaches_the_client_as_the_usual_path_writes_it(
+    raw_backend: Backend, shape: str
+) -> None:
+    raw_backend.scripts[shape] = answer(SHAPES[shape])
+    seen: dict[bool, tuple[bytes, bytes]] = {}
+    heads: dict[bool, bytes] = {}
+    for lane in (True, False):
+        async with warm_gateway(raw_backend, lane=lane) as gateway:
+            client = await warmed(gateway)
+            taken = lane_of(gateway).taken
+            if shape == "get":  # no body: no Content-Length goes to the backend either
+                client.send(b"GET /v1/get HTTP/1.1\r\nHost: gw\r\n\r\n")
+            else:
+                client.send(post(f"/v1/{shape}"))
+            seen[lane] = await client.response()
+            heads[lane] = raw_backend.heads[-1]
+            assert lane_of(gateway).taken == taken + lane  # taken by the lane only when it is on
+            await client.close()
+    assert heads[True] == heads[False]
+    (fast_head, fast_body), (usual_head, usual_body) = seen[True], seen[False]
+    assert fast_body == usual_body
+    if shape == "whole":  # aiohttp writes a known name its own way; the lane passes it as it came
+        assert b"\r\nX-Request-Id: r1\r\n" in fast_head and b"\r\nX-Request-ID: r1\r\n" in usual_head
+    assert normal(fast_head) == normal(usual_head)
+    assert b"X-Hop" not in fast_head and b"engine" not in fast_head and b"yesterday" not in fast_head
+
+
+async def test_a_large_body_is_piped_with_its_length_and_one_read_until_close_is_chunked(
+    raw_backend: Backend,
+) -> None:
+    big = bytes(range(256)) * 2048  # 512 KiB: not whole when its head is read
+
+    async def sized(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n"
+            % len(big)
+        )
+        await writer.drain()
+        for start in range(0, len(big), 65536):
+            writer.write(big[start : start + 65536])
+            await writer.drain()
+        return True
+
+    async def until_close(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n")
+        await writer.drain()
+        writer.write(b"part one, ")
+        await writer.drain()
+        writer.write(b"part two")
+        return False
+
+    raw_backend.scripts.update(sized=sized, until=until_close)
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/sized"))
+        head, body = await client.response()
+        assert b"\r\nContent-Length: %d\r\n" % len(big) in head
+        assert body == big
+        await warmed_again(gateway, client)
+        client.send(post("/v1/until"))
+        head, body = await client.response()
+        assert b"\r\nTransfer-Encoding: chunked\r\n" in head
+        assert decode_chunked(body) == b"part one, part two"
+        assert lane_of(gateway).taken == 3  # with the warming request between them
+        await client.close()
+
+
+async def warmed_again(gateway: testing.RunningGateway, client: Client) -> None:
+    """An idle backend connection pooled again (one request makes one when none is left)."""
+    client.send(post("/v1/ok"))
+    await client.response()
+    pool = gateway.app[app_.UPSTREAM].pool
+    assert pool is not None
+    await gateway.wait_for(lambda: pool.idle > 0)
+
+
+def decode_chunked(body: bytes) -> bytes:
+    out: list[bytes] = []
+    position = 0
+    while True:
+        end = body.index(b"\r\n", position)
+        size = int(body[position:end], 16)
+        if size == 0:
+            return b"".join(out)
+        out.append(body[end + 2 : end + 2 + size])
+        position = end + 2 + size + 2
+
+
+async def test_the_backend_gets_the_head_the_usual_path_writes(raw_backend: Backend) -> None:
+    request = post(
+        "/v1/ok?a=1",
+        b'{"x":1}',
+        extra=b"Authorization: Bearer sk-secret\r\nConnection: keep-alive, X-Drop\r\nX-Drop: 1\r\n"
+        b"X-Forwarded-For: 10.0.0.1\r\nX-Forwarded-Host: evil\r\nX-Keep: k\r\n",
+    )
+    heads: dict[bool, bytes] = {}
+    for lane in (True, False):
+        async with warm_gateway(raw_backend, lane=lane) as gateway:
+            client = await warmed(gateway)
+            client.send(request)
+            await client.response()
+            heads[lane] = raw_backend.heads[-1]
+            assert raw_backend.bodies[-1] == b'{"x":1}'
+            await client.close()
+    assert heads[True] == heads[False]
+    assert heads[True].startswith(b"POST /v1/ok?a=1 HTTP/1.1\r\n")
+    for absent in (b"sk-secret", b"X-Drop", b"evil"):
+        assert absent not in heads[True]
+    assert b"\r\nX-Keep: k\r\n" in heads[True]
+    assert b"\r\nX-Forwarded-For: 10.0.0.1, 127.0.0.1\r\n" in heads[True]
+
+
+LEFT_TO_AIOHTTP = {
+    "expect": post("/v1/ok", extra=b"Expect: 100-continue\r\n"),
+    "http/1.0": b"POST /v1/ok HTTP/1.0\r\nHost: gw\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\n{}",
+    "close": post("/v1/ok", extra=b"Connection: close\r\n"),
+    "percent": post("/v1/%6fk"),
+    "dot": post("/v1/x/../ok"),
+    "own path": b"GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n",
+    "no host": b"POST /v1/ok HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}",
+    "encoded body": post("/v1/ok", extra=b"Content-Encoding: identity\r\n"),
+    "absolute form": b"POST http://gw/v1/ok HTTP/1.1\r\nHost: gw\r\nContent-Length: 2\r\n\r\n{}",
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEFT_TO_AIOHTTP))
+async def test_what_the_lane_does_not_take_goes_the_usual_way(raw_backend: Backend, case: str) -> None:
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(LEFT_TO_AIOHTTP[case])
+        head, _ = await client.response()
+        assert lane_of(gateway).taken == 0  # the warming request opened the pool's connection
+        expected = {
+            "dot": b"HTTP/1.1 400",
+            "no host": b"HTTP/1.0 400",  # aiohttp's parser refuses it
+            "own path": b"HTTP/1.1 200",
+            "http/1.0": b"HTTP/1.0 200",
+        }
+        assert head.startswith(expected.get(case, b"HTTP/1.1 200")), head
+        await client.close()
+
+
+async def test_a_head_request_goes_the_usual_way(raw_backend: Backend) -> None:
+    raw_backend.scripts["head"] = answer(b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n")
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(b"HEAD /v1/head HTTP/1.1\r\nHost: gw\r\n\r\n")
+        head = await client.reader.readuntil(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200") and b"Content-Length: 11" in head
+        assert lane_of(gateway).taken == 0
+        client.send(post("/v1/ok"))  # nothing of a body followed the HEAD's answer
+        head, body = await client.response()
+        assert head.startswith(b"HTTP/1.1 200") and body == b'{"ok":true}'
+        await client.close()
+
+
+async def test_a_body_still_arriving_goes_the_usual_way(raw_backend: Backend) -> None:
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        whole = post("/v1/ok", b'{"x":"' + b"y" * 1000 + b'"}')
+        client.send(whole[:-10])
+        await asyncio.sleep(0)  # the head is parsed with part of the body
+        await client.writer.drain()
+        client.send(whole[-10:])
+        head, _ = await client.response()
+        assert head.startswith(b"HTTP/1.1 200")
+        assert raw_backend.bodies[-1] == whole.split(b"\r\n\r\n", 1)[1]
+        await client.close()
+
+
+async def test_a_keyed_gateway_and_a_draining_one_leave_every_request_to_the_usual_path(
+    raw_backend: Backend, tmp_path: object
+) -> None:
+    import pathlib
+
+    assert isinstance(tmp_path, pathlib.Path)
+    keys_file = tmp_path / "keys"
+    keys_file.write_text("sk-one\n")
+    async with warm_gateway(raw_backend, apiKeyFile=str(keys_file)) as gateway:
+        client = await Client.to(gateway)
+        for _ in range(2):
+            client.send(post("/v1/ok", extra=b"Authorization: Bearer sk-one\r\n"))
+            head, _ = await client.response()
+            assert head.startswith(b"HTTP/1.1 200")
+        client.send(post("/v1/ok", extra=b"Authorization: Bearer sk-two\r\n"))
+        head, _ = await client.response()
+        assert head.startswith(b"HTTP/1.1 401")
+        assert lane_of(gateway).taken == 0
+        await client.close()
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        gateway.app[keys.DRAIN].begin()
+        client.send(post("/v1/ok"))
+        head, _ = await client.response()
+        assert head.startswith(b"HTTP/1.1 503")
+        assert lane_of(gateway).taken == 0
+        await client.close()
+
+
+async def test_requests_sent_behind_a_taken_one_are_answered_in_order(raw_backend: Backend) -> None:
+    release = asyncio.Event()
+
+    async def slow(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        await release.wait()
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow")
+        return True
+
+    raw_backend.scripts.update(slow=slow, a=answer(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"))
+    raw_backend.scripts["b"] = answer(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb")
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/slow"))
+        await gateway.wait_for(lambda: len(raw_backend.heads) == 2)  # the slow one reached the backend
+        client.send(post("/v1/a") + b"GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n" + post("/v1/b"))
+        await asyncio.sleep(0.05)
+        assert len(raw_backend.heads) == 2  # held, unparsed, while the taken one is answered
+        release.set()
+        bodies = [(await client.response())[1] for _ in range(4)]
+        assert bodies[0] == b"slow" and bodies[1] == b"a" and b'"status"' in bodies[2] and bodies[3] == b"b"
+        await client.close()
+    assert [head.split(b" ")[1] for head in raw_backend.heads[1:]] == [b"/v1/slow", b"/v1/a", b"/v1/b"]
+
+
+async def test_a_backend_that_fails_before_its_head_is_a_502_sent_once(raw_backend: Backend) -> None:
+    async def hang_up(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        return False
+
+    raw_backend.scripts["gone"] = hang_up
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(b"GET /v1/gone HTTP/1.1\r\nHost: gw\r\n\r\n")  # idempotent: still never sent again
+        head, body = await client.response()
+        assert head.startswith(b"HTTP/1.1 502")
+        assert json.loads(body)["error"]["code"] == "backend_unavailable"
+        assert lane_of(gateway).taken == 1
+        assert [h.split(b" ")[1] for h in raw_backend.heads].count(b"/v1/gone") == 1
+        client.send(post("/v1/ok"))  # the connection is kept, and the next request served
+        head, _ = await client.response()
+        assert head.startswith(b"HTTP/1.1 200")
+        await gateway.wait_idle()
+        await client.close()
+
+
+async def test_a_backend_that_sends_no_head_in_time_is_a_504_and_its_connection_closed(
+    raw_backend: Backend,
+) -> None:
+    async def silent(reader: asyncio.StreamReader, _: asyncio.StreamWriter) -> bool:
+        await reader.read(1)  # until the gateway closes it
+        return False
+
+    raw_backend.scripts["silent"] = silent
+    async with warm_gateway(raw_backend, backendHeaderTimeout="300ms") as gateway:
+        client = await warmed(gateway)
+        raw_backend.closed.clear()
+        client.send(post("/v1/silent"))
+        head, body = await client.response()
+        assert head.startswith(b"HTTP/1.1 504")
+        assert json.loads(body)["error"]["code"] == "backend_timeout"
+        await asyncio.wait_for(raw_backend.closed.wait(), 5)
+        await gateway.wait_idle()
+        await client.close()
+
+
+async def test_a_stream_the_backend_breaks_ends_with_the_error_event_and_another_body_cuts_the_client(
+    raw_backend: Backend,
+) -> None:
+    async def broken_stream(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(SSE_HEAD + chunk(b"data: 1\n\n"))
+        await writer.drain()
+        return False
+
+    async def broken_body(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part")
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        return False
+
+    raw_backend.scripts.update(stream=broken_stream, body=broken_body)
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/stream"))
+        head, body = await client.response()
+        assert head.startswith(b"HTTP/1.1 200")
+        events = decode_chunked(body)
+        assert events.startswith(b"data: 1\n\n")
+        assert json.loads(events.split(b"data: ")[2])["error"]["code"] == "backend_disconnected"
+        await warmed_again(gateway, client)
+        client.send(post("/v1/body"))
+        head = await client.reader.readuntil(b"\r\n\r\n")
+        assert b"Content-Length: 100" in head
+        rest = await client.reader.read()  # until the gateway cuts the connection
+        assert rest == b"only part"
+        assert (
+            lane_of(gateway).taken == 2
+        )  # the stream and the body (the request between them opened a connection)
+        await gateway.wait_idle()
+        await client.close()
+
+
+async def test_a_client_that_leaves_closes_its_backend_connection_and_frees_its_slot(
+    raw_backend: Backend,
+) -> None:
+    async def endless(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(SSE_HEAD + chunk(b"data: 1\n\n"))
+        await writer.drain()
+        await reader.read(1)  # until the gateway closes it
+        return False
+
+    raw_backend.scripts["endless"] = endless
+    async with warm_gateway(raw_backend, accessLog="on") as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/endless"))
+        await client.reader.readuntil(b"data: 1\n\n\r\n")
+        assert gateway.app[app_.UPSTREAM].relaying == 1
+        raw_backend.closed.clear()
+        await client.close()
+        await asyncio.wait_for(raw_backend.closed.wait(), 5)
+        await gateway.wait_idle()
+        assert gateway.app[app_.UPSTREAM].relaying == 0
+        sample = gateway.app[keys.METRICS].registry.get_sample_value(
+            "noctaya_gateway_requests_total", {"route": "other", "code": "499"}
+        )
+        assert sample == 1
+
+
+async def test_a_client_that_stops_reading_pauses_the_backend_and_is_cut_at_the_write_timeout(
+    raw_backend: Backend,
+) -> None:
+    async def flood(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(SSE_HEAD)
+        with contextlib.suppress(ConnectionError):
+            while True:
+                writer.write(chunk(b"data: " + b"x" * 16384 + b"\n\n"))
+                await writer.drain()
+        return False
+
+    raw_backend.scripts["flood"] = flood
+    async with warm_gateway(raw_backend, clientWriteTimeout="500ms") as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/flood"))
+        pool = gateway.app[app_.UPSTREAM].pool
+        assert pool is not None
+        await gateway.wait_for(lambda: pool.paused == 1)  # the client reads nothing: the backend waits
+        await gateway.wait_idle(within=10)  # then the write timeout cuts it, and its slot is free
+        await gateway.wait_for(lambda: pool.paused == 0)
+        client.writer.close()
+
+
+async def test_the_drain_cuts_a_running_stream_with_the_draining_event(raw_backend: Backend) -> None:
+    async def endless(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(SSE_HEAD + chunk(b"data: 1\n\n"))
+        await writer.drain()
+        await reader.read(1)
+        return False
+
+    raw_backend.scripts["endless"] = endless
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/endless"))
+        await client.reader.readuntil(b"data: 1\n\n\r\n")
+        upstream = gateway.app[app_.UPSTREAM]
+        assert await upstream.cut_streams(within=5) == 1
+        rest = await client.reader.readuntil(b"0\r\n\r\n")
+        assert json.loads(decode_chunked(rest).removeprefix(b"data: "))["error"]["code"] == "draining"
+        await gateway.wait_idle()
+        await client.close()
+
+
+async def test_a_connection_idle_after_a_taken_request_is_closed_at_the_keepalive_timeout(
+    raw_backend: Backend,
+) -> None:
+    async with warm_gateway(raw_backend, keepAliveTimeout="300ms") as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/ok"))
+        await client.response()
+        assert lane_of(gateway).taken == 1
+        assert await asyncio.wait_for(client.reader.read(), 5) == b""  # closed by the gateway
+
+
+async def test_a_taken_request_is_logged_and_counted_as_the_usual_path_counts_it(
+    raw_backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="noctaya.gateway.access")
+    async with warm_gateway(raw_backend, accessLog="on") as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/chat/completions"))
+        raw_backend.scripts["chat/completions"] = answer(JSON_ANSWER)
+        await client.response()
+        await client.close()
+        registry = gateway.app[keys.METRICS].registry
+        assert (
+            registry.get_sample_value(
+                "noctaya_gateway_requests_total", {"route": "chat/completions", "code": "200"}
+            )
+            == 1
+        )
+        assert registry.get_sample_value("noctaya_gateway_admitted_total", {"path": "warm"}) == 2
+    lines = [
+        json.loads(record.getMessage())
+        for record in caplog.records
+        if record.name == "noctaya.gateway.access"
+    ]
+    chat = [line for line in lines if line["route"] == "chat/completions"]
+    assert (
+        len(chat) == 1 and chat[0]["status"] == 200 and chat[0]["path"] == "warm" and chat[0]["bytes"] == 11
+    )
+
+
+async def test_the_openai_sdk_streams_and_completes_through_the_lane(
+    gateways: testing.GatewayStarter, sdk: SdkFactory
+) -> None:
+    gateway = await gateways.start(wait_ready=True)
+    client = sdk(gateway)
+    messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": "hi"}]
+    for _ in range(3):
+        completion = await client.chat.completions.create(model="fake", messages=messages)
+        assert completion.choices[0].message.content
+        stream = await client.chat.completions.create(model="fake", messages=messages, stream=True)
+        assert "".join([part.choices[0].delta.content or "" async for part in stream if part.choices])
+    # each stream follows a completion that left an idle backend connection (a stream's own waits
+    # out its probation before it is used again)
+    assert lane_of(gateway).taken >= 3
+    await gateway.wait_idle()
+    assert gateway.app[app_.UPSTREAM].relaying == 0
+    assert proxy.SSE_TYPE == "text/event-stream"
+
+
+async def test_a_client_that_reads_slowly_gets_the_whole_stream_once_it_drains(raw_backend: Backend) -> None:
+    # 16 MiB: more than the socket buffers between the gateway and a client that reads nothing hold
+    events = [b"data: %d %s\n\n" % (n, b"x" * 16384) for n in range(1024)]
+
+    async def long_stream(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(SSE_HEAD)
+        for event in events:
+            writer.write(chunk(event))
+            await writer.drain()
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return True
+
+    raw_backend.scripts["long"] = long_stream
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway, receive_buffer=16384)
+        client.send(post("/v1/long"))
+        pool = gateway.app[app_.UPSTREAM].pool
+        assert pool is not None
+        await gateway.wait_for(lambda: pool.paused == 1)  # the client has read nothing yet
+        head, body = await client.response()
+        assert head.startswith(b"HTTP/1.1 200")
+        assert decode_chunked(body) == b"".join(events)
+        assert lane_of(gateway).taken == 1
+        await gateway.wait_idle()
+        assert pool.paused == 0
+        await client.close()
+
+
+async def test_a_backend_that_switches_protocols_unasked_is_a_502(raw_backend: Backend) -> None:
+    raw_backend.scripts["switch"] = answer(
+        b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n"
+    )
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/switch"))
+        head, body = await client.response()
+        assert head.startswith(b"HTTP/1.1 502")
+        assert b"switched protocols" in body
+        assert lane_of(gateway).taken == 1
+        await gateway.wait_idle()
+        await client.close()
+
+
+async def test_a_stopping_gateway_lets_a_taken_request_finish(raw_backend: Backend) -> None:
+    release = asyncio.Event()
+
+    async def slow(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        await release.wait()
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow")
+        return True
+
+    raw_backend.scripts["slow"] = slow
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/slow"))
+        await gateway.wait_for(lambda: len(raw_backend.heads) == 2)
+        stopping = asyncio.create_task(gateway.stop())
+        await asyncio.sleep(0.05)
+        assert not stopping.done()  # the shutdown waits for the request in progress
+        release.set()
+        head, body = await client.response()
+        assert head.startswith(b"HTTP/1.1 200") and body == b"slow"
+        await stopping
+        assert await client.reader.read() == b""  # and then the connection closes
+        assert lane_of(gateway).taken == 1
+
+
+async def test_many_requests_pipelined_behind_a_taken_one_pause_reading_and_are_all_answered(
+    raw_backend: Backend,
+) -> None:
+    release = asyncio.Event()
+
+    async def slow(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        await release.wait()
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow")
+        return True
+
+    raw_backend.scripts["slow"] = slow
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/slow"))
+        await gateway.wait_for(lambda: len(raw_backend.heads) == 2)
+        behind = [post("/v1/ok", b'{"n":%d,"pad":"%s"}' % (n, b"p" * 2000)) for n in range(60)]  # ~125 KiB
+        client.send(b"".join(behind))
+        await client.writer.drain()
+        await asyncio.sleep(0.05)
+        assert len(raw_backend.heads) == 2
+        release.set()
+        bodies = [(await client.response())[1] for _ in range(61)]
+        assert bodies[0] == b"slow" and all(body == b'{"ok":true}' for body in bodies[1:])
+        assert [json.loads(body)["n"] for body in raw_backend.bodies[2:]] == list(range(60))
+        await client.close()
