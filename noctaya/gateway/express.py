@@ -235,6 +235,7 @@ class Passage:
         "_answer",
         "_connection",
         "_framed",
+        "_raw",
         "_is_sse",
         "_lane",
         "_protocol",
@@ -265,6 +266,7 @@ class Passage:
         self._answer: backend.Answer | None = None
         self._state = _SENT
         self._framed = False  # a piped body written with chunked framing
+        self._raw = False  # a chunked body relayed as it came
         self._is_sse = False
         self._scheduled = False
         self.method = method
@@ -321,6 +323,7 @@ class Passage:
             self._finish()
             return
         if raw:
+            self._raw = True
             self._is_sse = answer.content_type == proxy.SSE_TYPE
             first = connection.relay(self._sink)
             transport.write(
@@ -400,7 +403,9 @@ class Passage:
         event and ends; any other answer is cut."""
         final = self._lane.upstream.relayed_stream(self) if self._is_sse else None
         transport = self._protocol.transport
-        if self._is_sse and (self._framed or self._connection.boundary) and transport is not None:
+        # only chunked framing lets an event follow, and a raw relay only at a chunk's boundary
+        at_boundary = self._framed or (self._raw and self._connection.boundary)
+        if self._is_sse and at_boundary and transport is not None:
             if final is None:
                 logger.warning("backend failed mid-stream on %s", self.path)
                 final = errors.backend_failed_event()

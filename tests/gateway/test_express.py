@@ -742,3 +742,23 @@ async def test_many_requests_pipelined_behind_a_taken_one_pause_reading_and_are_
         assert bodies[0] == b"slow" and all(body == b'{"ok":true}' for body in bodies[1:])
         assert [json.loads(body)["n"] for body in raw_backend.bodies[2:]] == list(range(60))
         await client.close()
+
+
+async def test_an_event_stream_with_a_length_the_backend_breaks_cuts_the_client(raw_backend: Backend) -> None:
+    async def sized_stream(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: 1000\r\n\r\ndata: 1\n\n"
+        )
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        return False
+
+    raw_backend.scripts["sized"] = sized_stream
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/sized"))
+        head = await client.reader.readuntil(b"\r\n\r\n")
+        assert b"Content-Length: 1000" in head
+        assert await client.reader.read() == b"data: 1\n\n"  # no event framed into a sized body: cut
+        assert lane_of(gateway).taken == 1
+        await gateway.wait_idle()
