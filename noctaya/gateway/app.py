@@ -298,7 +298,7 @@ def make_app(
     app[EXPRESS] = express.Lane(
         admission=the_admission,
         drain=the_drain,
-        keyed=parts.auth.enabled,
+        auth=parts.auth,
         upstream=upstream,
         metrics=the_metrics,
         access=parts.access,

@@ -101,6 +101,25 @@ class KeyFile:
         self._problem(None if usable else "empty")
         return usable
 
+    def allows_now(self, authorization: str | None) -> bool | None:
+        """:meth:`allows` when it can be told without reading the key file (the file is unchanged
+        since the keys were read); None when it cannot (the caller awaits :meth:`allows`)."""
+        if self.path is None:
+            return True
+        presented = bearer.token(authorization)
+        if presented is None or len(presented) > self.max_key_bytes:
+            return False
+        try:
+            identity = files.identity(self.path)
+        except files.FileProblem:
+            return None
+        if identity != self._identity or self._identity is None:
+            return None
+        matched = False
+        for key in self._keys:
+            matched |= hmac.compare_digest(presented, key)  # no early exit: same work for every key
+        return matched
+
     async def allows(self, authorization: str | None) -> bool:
         """True if authentication is off, or the header carries one of the accepted keys."""
         if self.path is None:

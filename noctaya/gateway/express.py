@@ -6,7 +6,9 @@ none of them. The connection layer (``noctaya.serving.connections``) offers each
 arrives on an otherwise idle connection to :class:`Lane` first, which takes it when all of these hold
 (any other request goes the usual way, ``handler``, unchanged):
 
-- the gateway is not draining and asks for no API key (checking one may read the key file);
+- the gateway is not draining, and when it asks for an API key, the request carries one of the keys
+  read already from an unchanged key file (``auth.KeyFile.allows_now``; anything else, a refusal
+  included, is the usual path's to answer);
 - the request is HTTP/1.1, keeps its connection alive, names a ``Host``, asks for no upgrade and no
   ``Expect``, carries no ``Content-Encoding`` (the server would inflate its body) and its body came
   whole with its head, within ``max_body_bytes``;
@@ -53,7 +55,7 @@ from http import HTTPStatus
 import aiohttp
 from aiohttp import helpers, http, http_parser, streams
 
-from noctaya.gateway import accesslog, admission, backend, draining, errors, eventloop, metrics, proxy
+from noctaya.gateway import accesslog, admission, auth, backend, draining, errors, eventloop, metrics, proxy
 from noctaya.serving import connections
 
 logger = logging.getLogger("noctaya.gateway.proxy")
@@ -119,7 +121,7 @@ class Lane:
         *,
         admission: admission.Admission,
         drain: draining.Drain,
-        keyed: bool,
+        auth: auth.KeyFile,
         upstream: proxy.Upstream,
         metrics: metrics.Metrics,
         access: accesslog.AccessLog,
@@ -128,7 +130,7 @@ class Lane:
     ) -> None:
         self.admission = admission
         self.drain = drain
-        self.keyed = keyed
+        self.auth = auth
         self.upstream = upstream
         self.metrics = metrics
         self.access = access
@@ -146,7 +148,6 @@ class Lane:
         pool = self.upstream.pool
         if (
             pool is None
-            or self.keyed
             or self.drain.draining
             or message.version != _HTTP_11
             or message.should_close
@@ -165,6 +166,8 @@ class Lane:
             or "Upgrade" in headers
             or PLAIN_TARGET.fullmatch(message.path.encode("utf-8", "surrogateescape")) is None
         ):
+            return None
+        if self.auth.path is not None and self.auth.allows_now(headers.get("Authorization")) is not True:
             return None
         transport = protocol.transport
         if transport is None or transport.get_extra_info("sslcontext") is not None:
@@ -235,10 +238,10 @@ class Passage:
         "_answer",
         "_connection",
         "_framed",
-        "_raw",
         "_is_sse",
         "_lane",
         "_protocol",
+        "_raw",
         "_scheduled",
         "_state",
         "method",

@@ -20,8 +20,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import pathlib
 import re
 import socket
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
@@ -392,25 +395,32 @@ async def test_a_body_still_arriving_goes_the_usual_way(raw_backend: Backend) ->
         await client.close()
 
 
-async def test_a_keyed_gateway_and_a_draining_one_leave_every_request_to_the_usual_path(
-    raw_backend: Backend, tmp_path: object
+async def test_a_keyed_gateway_takes_only_a_key_known_from_an_unchanged_file(
+    raw_backend: Backend, tmp_path: pathlib.Path
 ) -> None:
-    import pathlib
-
-    assert isinstance(tmp_path, pathlib.Path)
     keys_file = tmp_path / "keys"
     keys_file.write_text("sk-one\n")
+    one, two = b"Authorization: Bearer sk-one\r\n", b"Authorization: Bearer sk-two\r\n"
     async with warm_gateway(raw_backend, apiKeyFile=str(keys_file)) as gateway:
         client = await Client.to(gateway)
-        for _ in range(2):
-            client.send(post("/v1/ok", extra=b"Authorization: Bearer sk-one\r\n"))
+        for key, status, taken in ((one, 200, 0), (one, 200, 1), (two, 401, 1), (b"", 401, 1)):
+            client.send(post("/v1/ok", extra=key))
             head, _ = await client.response()
-            assert head.startswith(b"HTTP/1.1 200")
-        client.send(post("/v1/ok", extra=b"Authorization: Bearer sk-two\r\n"))
-        head, _ = await client.response()
-        assert head.startswith(b"HTTP/1.1 401")
-        assert lane_of(gateway).taken == 0
+            assert head.startswith(b"HTTP/1.1 %d" % status)
+            assert lane_of(gateway).taken == taken
+        assert b"sk-one" not in raw_backend.heads[-1]  # the key is not passed on
+        # the file changes: the next request is the usual path's, which reads it again
+        keys_file.write_text("sk-two\n")
+        os.utime(keys_file, ns=(time.time_ns(), time.time_ns() + 10**9))
+        for key, status, taken in ((two, 200, 1), (two, 200, 2), (one, 401, 2)):
+            client.send(post("/v1/ok", extra=key))
+            head, _ = await client.response()
+            assert head.startswith(b"HTTP/1.1 %d" % status)
+            assert lane_of(gateway).taken == taken
         await client.close()
+
+
+async def test_a_draining_gateway_leaves_every_request_to_the_usual_path(raw_backend: Backend) -> None:
     async with warm_gateway(raw_backend) as gateway:
         client = await warmed(gateway)
         gateway.app[keys.DRAIN].begin()
