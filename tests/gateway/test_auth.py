@@ -210,3 +210,19 @@ async def test_a_key_longer_than_a_header_can_carry_is_reported(
     ) as response:
         assert response.status == 400  # beyond the header bound: the parser's refusal, still JSON
         assert (await response.json())["error"]["code"] == "malformed_request"
+
+
+async def test_a_key_is_told_at_once_only_while_the_file_is_unchanged(key_file: pathlib.Path) -> None:
+    keys_ = auth.KeyFile(path=str(key_file), max_key_bytes=64)
+    assert keys_.allows_now("Bearer sk-first") is None  # never read: the caller awaits allows()
+    assert keys_.allows_now(None) is False and keys_.allows_now("Basic x") is False
+    assert await keys_.allows("Bearer sk-first")
+    assert keys_.allows_now("Bearer sk-first") is True
+    assert keys_.allows_now("Bearer sk-other") is False
+    rotate(key_file, "sk-second\n")
+    assert keys_.allows_now("Bearer sk-second") is None  # changed: read again first
+    assert await keys_.allows("Bearer sk-second")
+    assert keys_.allows_now("Bearer sk-second") is True
+    key_file.unlink()
+    assert keys_.allows_now("Bearer sk-second") is None
+    assert auth.KeyFile(path=None, max_key_bytes=64).allows_now(None) is True
