@@ -1,14 +1,16 @@
 """Gateway data-plane benchmark: direct backend vs gateway vs its peers, side by side in one run.
 
     .venv/bin/python -m bench.gateway [--quick] [--client wrk|aiohttp] [--peers noctaya,nginx,interceptor]
-                                      [--repeat 3] [--compare-with CHECKOUT]
+                                      [--repeat 3] [--compare-with CHECKOUT] [--quiet-control-plane]
 
 Everything runs on 127.0.0.1: one fake engine process (the backend), one ``noctaya gateway`` process
 in front of it and, as ``--peers`` asks, nginx as a reverse proxy in front of the same engine with a
 temporary config and KEDA HTTP add-on's interceptor routing to it through the local control plane
 (``bench.interceptor``: ``bash scripts/interceptor.sh`` builds it, ``bash scripts/cluster.sh up``
 starts the control plane; a peer asked for that cannot run ends the run with a message and exit
-status 2). The load generator runs in its own process (``wrk`` when installed, else an aiohttp client).
+status 2; ``--quiet-control-plane`` stops the control plane's processes while the warm phases run,
+``bench.interceptor.paused``). The load generator runs in its own process (``wrk`` when installed,
+else an aiohttp client).
 Every load phase is bounded in time and in count, and every target is measured ``--repeat`` times,
 interleaved (each repetition runs every target once, in orders chosen so that a target runs first, or
 after the same neighbour, as seldom as a greedy choice gets: ``running_orders``); the tables print medians,
@@ -739,6 +741,12 @@ def main(argv: list[str] | None = None) -> int:
         help="another revision's source tree: its gateway runs beside this one (request and SSE phases)",
     )
     parser.add_argument(
+        "--quiet-control-plane",
+        action="store_true",
+        help="with the interceptor: stop the control plane's processes (SIGSTOP) while the request and "
+        "SSE phases run, and let them go on after (the warm interceptor needs none of them meanwhile)",
+    )
+    parser.add_argument(
         "--phases",
         default="requests,sse,reject,held",
         help="comma-separated subset to run (requests = closed + paced)",
@@ -778,10 +786,46 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def warm_phases(
+    args: argparse.Namespace,
+    targets: dict[str, Target],
+    figures: dict[str, dict[str, Figures]],
+    *,
+    phases: set[str],
+    seconds: float,
+    engine_pid: int,
+) -> None:
+    """The phases against a warm backend (closed and paced requests, the SSE relay), into ``figures``."""
+    if phases & {"requests", "closed", "paced"}:  # "requests" is both kinds
+        for clients in (64, 512):
+            if phases & {"requests", "closed"}:
+                figures[f"closed{clients}"] = request_phase(
+                    targets,
+                    clients=clients,
+                    seconds=seconds,
+                    client=args.client,
+                    tmp=args.tmp,
+                    repeat=args.repeat,
+                )
+            if phases & {"requests", "paced"}:
+                figures[f"paced{clients}"] = paced_phase(
+                    targets, clients=clients, rate=1000, seconds=seconds, repeat=args.repeat
+                )
+    if "sse" in phases:
+        figures["sse"] = sse_phase(
+            targets,
+            streams=256,
+            seconds=seconds,
+            tokens=256,
+            backend_pid=engine_pid,
+            repeat=args.repeat,
+        )
+
+
 def run(args: argparse.Namespace, *, peers: tuple[str, ...], nginx_required: bool, seconds: float) -> None:
     """Start the engine and the peers, run the phases, stop everything started."""
     with tempfile.TemporaryDirectory(prefix="noctaya-bench-") as tmp_name:
-        tmp = pathlib.Path(tmp_name)
+        tmp = args.tmp = pathlib.Path(tmp_name)
         backend_port = processes.reserved_port()
         engine = processes.Process(
             "engine",
@@ -846,30 +890,17 @@ def run(args: argparse.Namespace, *, peers: tuple[str, ...], nginx_required: boo
             )
             phases = set(args.phases.split(","))
             figures: dict[str, dict[str, Figures]] = {}
-            if phases & {"requests", "closed", "paced"}:  # "requests" is both kinds
-                for clients in (64, 512):
-                    if phases & {"requests", "closed"}:
-                        figures[f"closed{clients}"] = request_phase(
-                            targets,
-                            clients=clients,
-                            seconds=seconds,
-                            client=args.client,
-                            tmp=tmp,
-                            repeat=args.repeat,
-                        )
-                    if phases & {"requests", "paced"}:
-                        figures[f"paced{clients}"] = paced_phase(
-                            targets, clients=clients, rate=1000, seconds=seconds, repeat=args.repeat
-                        )
-            if "sse" in phases:
-                figures["sse"] = sse_phase(
-                    targets,
-                    streams=256,
-                    seconds=seconds,
-                    tokens=256,
-                    backend_pid=engine.pid,
-                    repeat=args.repeat,
-                )
+            quiet: contextlib.AbstractContextManager[list[str]] = (
+                interceptor.paused(args.cluster_dir)
+                if args.quiet_control_plane and peer is not None
+                else contextlib.nullcontext([])
+            )
+            with quiet as stopped:
+                if stopped:
+                    print(f"control plane stopped for the warm phases: {', '.join(stopped)}")
+                warm_phases(args, targets, figures, phases=phases, seconds=seconds, engine_pid=engine.pid)
+            if stopped:
+                print(f"control plane going on again; load average {load_average()}")
             if peer is not None:  # the warm peer is done; the held phase starts a fresh one
                 peer.stop()
                 peer = None
@@ -901,7 +932,7 @@ def run(args: argparse.Namespace, *, peers: tuple[str, ...], nginx_required: boo
                 peer_summary(figures, held)
             print(f"load average at the end {load_average()}")
         finally:
-            if peer is not None:
+            if peer is not None:  # the warm peer is done; the held phase starts a fresh one
                 peer.stop()
             for process in reversed(started):
                 process.stop()

@@ -28,8 +28,11 @@ import contextlib
 import dataclasses
 import os
 import pathlib
+import signal
 import subprocess
+import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import aiohttp
@@ -119,6 +122,67 @@ def control_plane(state: pathlib.Path) -> ControlPlane:
             f"the control plane at {state} does not answer ({exc}): bash scripts/cluster.sh up"
         ) from exc
     return plane
+
+
+def control_plane_processes(state: pathlib.Path) -> list[tuple[int, str]]:
+    """``(pid, name)`` of every process running a binary of the control plane's build (etcd, the API
+    server, the controller manager, the scheduler, KWOK, KEDA's operator and metrics server): what
+    ``scripts/cluster.sh up`` started."""
+    env = {**os.environ, "NOCTAYA_CLUSTER_DIR": str(state)}
+    bin_dir = subprocess.run(
+        ["bash", str(CLUSTER_SCRIPT), "bin"], env=env, capture_output=True, text=True, timeout=60, check=False
+    ).stdout.strip()
+    if not bin_dir:
+        return []
+    root = pathlib.Path(bin_dir).resolve()
+    found: list[tuple[int, str]] = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            exe = (entry / "exe").resolve(strict=True)
+        except OSError:
+            continue
+        if exe.parent == root:
+            found.append((int(entry.name), exe.name))
+    return sorted(found)
+
+
+@contextlib.contextmanager
+def paused(state: pathlib.Path) -> Iterator[list[str]]:
+    """Stop the control plane's processes (SIGSTOP) for the block, then let them go on (SIGCONT): a
+    warm interceptor needs none of them while it proxies (its routing table and endpoints are held in
+    memory; its watches wait), and their periodic work (leases, lists, KEDA's polls) is noise beside
+    the proxies being measured. Yields the names stopped."""
+    stopped: list[int] = []
+    names: list[str] = []
+    try:
+        for pid, name in control_plane_processes(state):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+                stopped.append(pid)
+                names.append(name)
+        _wait_stopped(stopped, within=5.0)
+        yield names
+    finally:
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+
+def _wait_stopped(pids: list[int], *, within: float) -> None:
+    """Until every process of ``pids`` is stopped (a signal is delivered when its process next runs),
+    or gone, at most ``within`` seconds."""
+    deadline = time.monotonic() + within
+    for pid in pids:
+        while time.monotonic() < deadline:
+            try:
+                stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                break
+            if stat.rpartition(")")[2].split()[0] in ("T", "t", "Z"):
+                break
+            time.sleep(0.005)
 
 
 def objects(*, namespace: str, port: int, address: str) -> list[dict[str, Any]]:

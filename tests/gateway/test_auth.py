@@ -223,6 +223,6 @@ async def test_a_key_is_told_at_once_only_while_the_file_is_unchanged(key_file: 
     assert keys_.allows_now("Bearer sk-second") is None  # changed: read again first
     assert await keys_.allows("Bearer sk-second")
     assert keys_.allows_now("Bearer sk-second") is True
-    key_file.unlink()
+    os.unlink(key_file)
     assert keys_.allows_now("Bearer sk-second") is None
     assert auth.KeyFile(path=None, max_key_bytes=64).allows_now(None) is True
