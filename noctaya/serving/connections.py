@@ -612,6 +612,7 @@ class Protocol(web_protocol.RequestHandler):
             or waiter.done()
             or self._messages
             or self._request_in_progress
+            or self._paused  # the client reads too slowly: aiohttp's writer waits for it to drain
             or self._close
             or self._force_close
             or self._upgraded

@@ -772,3 +772,31 @@ async def test_an_event_stream_with_a_length_the_backend_breaks_cuts_the_client(
         assert await client.reader.read() == b"data: 1\n\n"  # no event framed into a sized body: cut
         assert lane_of(gateway).taken == 1
         await gateway.wait_idle()
+
+
+async def test_a_client_whose_transport_is_full_is_left_to_the_usual_path_which_waits_for_it(
+    raw_backend: Backend,
+) -> None:
+    body = b"b" * 60000
+    raw_backend.scripts["big"] = answer(
+        b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%b" % (len(body), body)
+    )
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway, receive_buffer=4096)
+        (connection,) = gateway.runner.server.connections  # type: ignore[union-attr]
+        sent = 0
+        while not connection.writing_paused:  # one answer at a time, none read
+            assert sent < 500, "the client's side never filled"
+            seen = len(raw_backend.heads)
+            client.send(b"GET /v1/big HTTP/1.1\r\nHost: gw\r\n\r\n")
+            sent += 1
+            await gateway.wait_for(lambda: len(raw_backend.heads) > seen)  # noqa: B023
+            await asyncio.sleep(0)
+        taken = lane_of(gateway).taken
+        client.send(b"GET /v1/big HTTP/1.1\r\nHost: gw\r\n\r\n")
+        await gateway.wait_for(lambda: len(raw_backend.heads) > sent + 1)  # it reached the backend...
+        assert lane_of(gateway).taken == taken  # ...the usual way, which waits for the client to drain
+        for _ in range(sent + 1):
+            head, got = await client.response()
+            assert head.startswith(b"HTTP/1.1 200") and got == body
+        await client.close()
