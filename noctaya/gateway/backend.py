@@ -156,6 +156,39 @@ AnswerHead = tuple[http_parser.RawResponseMessage, streams.StreamReader, bool]
 """An answer's head, its body's llhttp reader, and whether that body may be relayed raw."""
 
 
+Told = Callable[["AnswerHead | None", "BaseException | None"], None]
+"""Told an answer's head, or the failure that came before it (``Connection.send_told``)."""
+
+
+class _Telling:
+    """An answer's waiter that tells a callback instead of waking a task: the head once the read that
+    completed it is done (so the callback may use the connection at once: no read is in progress),
+    a failure in a callback of its own (it may come from inside the connection's loss)."""
+
+    __slots__ = ("_connection", "_done", "_result", "_told")
+
+    def __init__(self, connection: Connection, told: Told) -> None:
+        self._connection = connection
+        self._told = told
+        self._done = False
+        self._result: AnswerHead | None = None
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, result: AnswerHead) -> None:
+        self._done = True
+        self._result = result
+        self._connection._telling = self  # told at the end of the read: ``Connection.data_received``
+
+    def set_exception(self, exc: BaseException) -> None:
+        self._done = True
+        self._connection._loop.call_soon(self._told, None, exc)
+
+    def tell(self) -> None:
+        self._told(self._result, None)
+
+
 class Connection(base_protocol.BaseProtocol):
     """One backend connection: its parser for the answer being read, and that answer's waiter."""
 
@@ -174,6 +207,7 @@ class Connection(base_protocol.BaseProtocol):
         "_signal",
         "_sink",
         "_tail",
+        "_telling",
         "counted",
         "ended_at",
         "idle_since",
@@ -195,7 +229,8 @@ class Connection(base_protocol.BaseProtocol):
         self.streamed = False
         #: idle on probation until then (see ``Pool.put``); None when it is not
         self.probation_until: float | None = None
-        self._answer: asyncio.Future[AnswerHead] | None = None
+        self._answer: asyncio.Future[AnswerHead] | _Telling | None = None
+        self._telling: _Telling | None = None  # a head to tell at the end of this read
         self._body: streams.StreamReader | None = None  # the body being read by llhttp
         self._head_only = False
         # the last bytes of a head not yet whole (its end may straddle two reads); None: llhttp reads
@@ -215,6 +250,23 @@ class Connection(base_protocol.BaseProtocol):
 
     def send(self, head: bytes, body: bytes | None, *, head_only: bool) -> asyncio.Future[AnswerHead]:
         """Write one request (one write); the future of its answer's head and body reader."""
+        answer = self._loop.create_future()
+        self._write(head, body, head_only=head_only, answer=answer)
+        return answer
+
+    def send_told(self, head: bytes, body: bytes | None, told: Told) -> None:
+        """:meth:`send` for a caller that follows the answer in callbacks: ``told(head, None)`` at the
+        end of the read that completed the head (no loop turn in between), or ``told(None, failure)``."""
+        self._write(head, body, head_only=False, answer=_Telling(self, told))
+
+    def _write(
+        self,
+        head: bytes,
+        body: bytes | None,
+        *,
+        head_only: bool,
+        answer: asyncio.Future[AnswerHead] | _Telling,
+    ) -> None:
         self._head_only = head_only
         self._parser = http_parser.HttpResponseParser(
             self,
@@ -238,13 +290,12 @@ class Connection(base_protocol.BaseProtocol):
         self._listener = None
         self.ended_at = None
         self.streamed = False
-        answer = self._answer = self._loop.create_future()
+        self._answer = answer
         assert self.transport is not None
         if body:
             self.transport.writelines((head, body))
         else:
             self.transport.write(head)
-        return answer
 
     def reusable(self) -> bool:
         """Its answer was read whole and nothing holds its reading paused: a connection a congested
@@ -485,8 +536,12 @@ class Connection(base_protocol.BaseProtocol):
                 self._pending_size += len(data)
                 if self._pending_size > READ_BUFFER and not self._buffer_paused:
                     self._pause_reading_for_buffer()
-            return
-        self._parse(data)
+        else:
+            self._parse(data)
+        telling = self._telling
+        if telling is not None:  # a head completed by this read, for a caller told in a callback
+            self._telling = None
+            telling.tell()
 
     def _head(self, data: bytes) -> bytes:
         """Feed llhttp the answer's head(s) in ``data``, no further than the end of the final one when
@@ -637,6 +692,7 @@ class Pool:
         #: whether the backend keeps an event stream's connection open: None until it is known
         self.streams_kept: bool | None = None
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._woken = 0  # waiters woken for a connection given back, not yet run
         self._closed = False
         self._loop = eventloop.RunningLoop()  # the loop the pool runs on
 
@@ -661,8 +717,10 @@ class Pool:
                 if waiter in self._waiters:
                     self._waiters.remove(waiter)
                 elif waiter.done() and not waiter.cancelled():
+                    self._woken -= 1
                     self._wake()  # woken, then gone before it ran: the wake is the next waiter's
                 raise
+            self._woken -= 1
             connection = self._pooled()
             if connection is not None:
                 return connection
@@ -689,7 +747,7 @@ class Pool:
 
     def take_idle(self) -> Connection | None:
         """An idle pooled connection now (see :meth:`take`), or None: nothing is opened or waited for."""
-        if self._waiters:  # those waiting for room come first
+        if self._waiters or self._woken:  # those waiting for room come first, woken or not yet
             return None
         return self._pooled()
 
@@ -807,6 +865,7 @@ class Pool:
             waiter = self._waiters.popleft()
             if not waiter.done():
                 waiter.set_result(None)
+                self._woken += 1
                 return
 
     def sweep(self, *, now: float) -> None:

@@ -27,8 +27,10 @@ the rest runs in callbacks of the two connections, no task per request:
   through the header watchdog of ``proxy.Upstream``: a 504 ``backend_timeout``); a failure before it
   is a 502 and the connection is closed: nothing is sent twice; a ``101`` is a 502;
 - the answer's head is written as the usual path writes it: the backend's status and fields (minus
-  hop-by-hop ones, those its ``Connection`` names, ``Server``, ``Date`` and ``Content-Length``), the
-  body's framing, then ``Date`` and ``Server``. A body that came whole with its head goes in the same
+  hop-by-hop ones, those its ``Connection`` names, ``Server``, ``Date`` and ``Content-Length``; an
+  untyped body gets ``application/octet-stream``), the body's framing, then ``Date`` and ``Server``.
+  Header values pass as the backend sent them (aiohttp's writer drops the bytes of a value that are
+  not UTF-8, and refuses a control character such as DEL with no answer at all). A body that came whole with its head goes in the same
   write, with its ``Content-Length``; a chunked one is relayed raw (``backend.Connection.relay``, its
   framing checked); any other is piped (``Content-Length`` kept when the backend gave one, else
   chunked framing);
@@ -38,8 +40,11 @@ the rest runs in callbacks of the two connections, no task per request:
 - a backend that fails mid-body: an event stream that broke at a chunk boundary ends with the SSE
   error event (``backend_disconnected``, or ``draining`` when ``cut_streams`` cut it at the drain
   timeout), any other answer is cut (the client's connection aborted) so it cannot pass for whole;
-- a client that leaves: its backend connection is closed (the backend sees the request cancelled) and
-  the request counts as a 499.
+- a client that leaves (or whose transport is closing): its backend connection is closed (the backend
+  sees the request cancelled) and the request counts as a 499;
+- what the client sends meanwhile waits, unparsed (``connections.Protocol``), until the answer has
+  ended and, when the client's transport is full, drained: requests are answered in order, answers
+  cannot pile up unread, and the idle timer does not run while the client is behind.
 
 Each passage counts in the same metrics as the usual path (``admitted_warm``, the request counter and
 its failures, time to first byte, rejections) and writes the same access-log line.
@@ -47,7 +52,6 @@ its failures, time to first byte, rejections) and writes the same access-log lin
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from http import HTTPStatus
@@ -60,9 +64,10 @@ from noctaya.serving import connections
 
 logger = logging.getLogger("noctaya.gateway.proxy")
 
-PLAIN_TARGET = re.compile(rb"/v1/[A-Za-z0-9/_:-]*(\?[!-~]*)?")
-"""The targets the lane takes: ``/v1/`` paths of plain characters and a query of visible ASCII (no
-``.``, so no dot segment; no ``%``, so nothing to decode; no ``#``)."""
+PLAIN_TARGET = re.compile(rb"/v1/[A-Za-z0-9/_:-]*(\?[!-\"$-~]+)?")
+"""The targets the lane takes: ``/v1/`` paths of plain characters (no ``.``, so no dot segment; no
+``%``, so nothing to decode) and a query, if any, of visible ASCII but ``#`` (the usual path drops a
+fragment and an empty query; such a target is left to it)."""
 _HTTP_11 = http.HttpVersion11
 _NOT_RETURNED = frozenset(name.encode() for name in proxy.HOP_BY_HOP | {"server", "date", "content-length"})
 _SERVER = b"Server: " + http.SERVER_SOFTWARE.encode() + b"\r\n"
@@ -71,8 +76,9 @@ _NO_BODY = frozenset({204, 304})
 
 
 def _reason(status: int, reason: str) -> bytes:
-    """The status line's reason: the backend's when it is visible ASCII text, else the standard one."""
-    if reason and reason.isascii() and reason.isprintable():
+    """The status line's reason: the backend's when it is visible ASCII text (or empty, as it may
+    be), else the standard one."""
+    if reason.isascii() and reason.isprintable():
         return reason.encode()
     try:
         return HTTPStatus(status).phrase.encode()
@@ -97,15 +103,28 @@ def answer_head(status: int, reason: str, fields: list[bytes], framing: bytes) -
     )
 
 
-def returned_fields(raw: tuple[tuple[bytes, bytes], ...]) -> list[bytes]:
+_UNTYPED = b"Content-Type: application/octet-stream\r\n"
+
+
+def returned_fields(raw: tuple[tuple[bytes, bytes], ...], *, body: bool) -> list[bytes]:
     """The backend's header lines the client gets, as the backend sent them and in its order: minus
     hop-by-hop ones (those ``Connection`` names too), ``Server``, ``Date`` and ``Content-Length``
-    (the answer's framing is written anew)."""
+    (the answer's framing is written anew). An answer with a ``body`` and no ``Content-Type`` gets
+    ``application/octet-stream``, as aiohttp's writer gives it on the usual path."""
     dropped = _NOT_RETURNED
     named = [value for name, value in raw if name.lower() == b"connection"]
     if named:
         dropped = dropped | {token.strip().lower() for value in named for token in value.split(b",")}
-    return [b"%s: %s\r\n" % (name, value) for name, value in raw if name.lower() not in dropped]
+    fields = []
+    typed = False
+    for name, value in raw:
+        lower = name.lower()
+        if lower not in dropped:
+            fields.append(b"%s: %s\r\n" % (name, value))
+            typed = typed or lower == b"content-type"
+    if body and not typed:
+        fields.append(_UNTYPED)
+    return fields
 
 
 def _chunk(data: bytes) -> bytes:
@@ -279,26 +298,23 @@ class Passage:
         self.sent = 0  # body bytes written to the client
         loop = lane._loop()
         self.started = loop.time()
+        connection.send_told(head, body or None, self._headed)
         lane.upstream.await_headers(self, since=self.started)
-        connection.send(head, body or None, head_only=False).add_done_callback(self._headed)
 
     # -- the backend's head
 
-    def _headed(self, future: asyncio.Future[backend.AnswerHead]) -> None:
-        if future.cancelled():
-            return
-        failure = future.exception()
+    def _headed(self, came: backend.AnswerHead | None, failure: BaseException | None) -> None:
         if self._state != _SENT:
             return  # answered already (the header timeout) or the client left
         lane = self._lane
         lane.upstream.headers_came(self)
         connection = self._connection
-        if failure is not None:
+        if came is None:
             connection.close()
             reason = type(failure).__name__
             self._refuse(errors.bad_gateway(f"the backend failed before answering ({reason})"))
             return
-        message, payload, raw = future.result()
+        message, payload, raw = came
         lane.metrics.time_to_first_byte.observe(lane._loop().time() - self.started)
         if message.code == 101:  # switched protocols unasked: what follows is no HTTP answer
             connection.close()
@@ -316,7 +332,7 @@ class Passage:
         )
         self.status = status = message.code
         self._state = _RELAYING
-        fields = returned_fields(message.raw_headers)
+        fields = returned_fields(message.raw_headers, body=status not in _NO_BODY)
         transport = self._protocol.transport
         if transport is None or transport.is_closing():
             self.client_lost()
@@ -381,6 +397,10 @@ class Passage:
             self._broke(type(exc).__name__)
             return
         if state is None:
+            return
+        transport = self._protocol.transport
+        if transport is None or transport.is_closing():  # the client is going: nothing more to read
+            self.client_lost()
             return
         if state:  # congested: the client's side is full
             if not self._protocol.writing_paused and not self._scheduled:

@@ -458,6 +458,7 @@ class Protocol(web_protocol.RequestHandler):
     __slots__ = (
         "_auto_decompress",
         "_error_body",
+        "_flushing",
         "_header_timer",
         "_held",
         "_held_bytes",
@@ -501,6 +502,7 @@ class Protocol(web_protocol.RequestHandler):
         self._passage: Passage | None = None
         self._held: list[bytes] = []  # what the client sent while a passage was in flight
         self._held_bytes = 0
+        self._flushing = False  # a passage ended, its answer not yet drained
 
     def fresh_parser(self) -> Any:
         """A new request parser with this connection's settings (for :class:`_Replaying`)."""
@@ -553,10 +555,10 @@ class Protocol(web_protocol.RequestHandler):
             return  # refused in connection_made: never entered
         passage = self._passage
         if passage is not None:
-            self._passage = None
-            self._request_in_progress = False
+            self._passage_over()
             passage.client_lost()
         self._held.clear()
+        self._flushing = False
         if self._state != _GONE:
             self._table.leave(self._peer, connection=self if self._state == _PROBE else None)
         self._state = _GONE
@@ -597,8 +599,10 @@ class Protocol(web_protocol.RequestHandler):
             self._write_timer = None
         if self._passage is not None:
             self._passage.drained()
-        elif self._held and not self._force_close:
-            self._release_held()  # held back until the last passage's answer had drained
+        elif self._flushing:  # the last passage's answer has drained: now the connection is idle
+            self._flushing = False
+            if not self._force_close:
+                self._idle_again()
 
     def express(self, item: tuple[Any, Any]) -> bool:
         """Offer one parsed request to the taker (only on an open, idle connection: aiohttp's loop is
@@ -613,6 +617,7 @@ class Protocol(web_protocol.RequestHandler):
             or self._messages
             or self._request_in_progress
             or self._paused  # the client reads too slowly: aiohttp's writer waits for it to drain
+            or self._flushing
             or self._close
             or self._force_close
             or self._upgraded
@@ -643,33 +648,42 @@ class Protocol(web_protocol.RequestHandler):
 
     def passage_ended(self, *, keep_alive: bool) -> None:
         """The passage wrote its whole answer (or gave up on it): the connection closes once that is
-        written unless ``keep_alive``, else waits for the next request, parsing what came meanwhile
-        (after the answer drained, if the client's transport is full)."""
+        written unless ``keep_alive``, else is idle again (see :meth:`_idle_again`) once the answer
+        has drained, if the client's transport is full now: until then what the client sends is held
+        still, and no idle timer runs (as aiohttp's writer waits for the drain before the next)."""
         if self._passage is None:
             return
-        self._passage = None
-        self._request_in_progress = False
-        waiter = self._handler_waiter
-        if waiter is not None and not waiter.done():  # a shutdown waits for the request in progress
-            waiter.set_result(None)
+        self._passage_over()
         if not keep_alive or self._close or self._force_close:
             self._held.clear()
             self.force_close()
             return
+        if self._paused:
+            self._flushing = True  # idle once resume_writing comes (or the write timeout closes it)
+            return
+        self._idle_again()
+
+    def _passage_over(self) -> None:
+        """No request is in progress any more (a shutdown waiting for one goes on)."""
+        self._passage = None
+        self._request_in_progress = False
+        waiter = self._handler_waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _idle_again(self) -> None:
+        """After a passage: the keep-alive timer runs, and what the client sent meanwhile is parsed."""
         close_time = self._loop.time() + self._keepalive_timeout
         self._next_keepalive_close_time = close_time
         if self._keepalive_handle is None:
             self._keepalive_handle = self._loop.call_at(close_time, self._process_keepalive)
-        if self._held and not self._paused:
-            self._release_held()
-
-    def _release_held(self) -> None:
-        data = b"".join(self._held)
-        self._held.clear()
-        self._held_bytes = 0
-        if self._buffer_paused:
-            self._resume_reading_for_buffer()
-        self.data_received(data)
+        if self._held:
+            data = b"".join(self._held)
+            self._held.clear()
+            self._held_bytes = 0
+            if self._buffer_paused:
+                self._resume_reading_for_buffer()
+            self.data_received(data)
 
     def _write_expired(self) -> None:
         self._write_timer = None
@@ -678,7 +692,7 @@ class Protocol(web_protocol.RequestHandler):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
-        if self._passage is not None:  # parsed once the passage has ended (pipelined requests)
+        if self._passage is not None or self._flushing:  # parsed once the passage has ended, in order
             if data and not self._force_close:
                 self._held.append(data)
                 self._held_bytes += len(data)

@@ -32,6 +32,7 @@ from openai.types.chat import ChatCompletionMessageParam
 
 from noctaya.gateway import app as app_
 from noctaya.gateway import express, keys, proxy, testing
+from noctaya.serving import connections
 from tests.gateway.conftest import SdkFactory
 
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[bool]]
@@ -221,6 +222,9 @@ SHAPES: dict[str, bytes] = {
     "get": JSON_ANSWER,
     "error": b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
     "odd-reason": b"HTTP/1.1 200 Fine Thanks\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi",
+    "no-reason": b"HTTP/1.1 200 \r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi",
+    "untyped": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi",
+    "untyped-chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n",
 }
 
 
@@ -335,6 +339,32 @@ async def test_the_backend_gets_the_head_the_usual_path_writes(raw_backend: Back
         assert absent not in heads[True]
     assert b"\r\nX-Keep: k\r\n" in heads[True]
     assert b"\r\nX-Forwarded-For: 10.0.0.1, 127.0.0.1\r\n" in heads[True]
+
+
+TARGETS = [
+    "/v1/ok?a=1#frag",
+    "/v1/ok?",
+    "/v1//ok",
+    "/v1/ok?a=%41&b=%zz&c=[1]|{}",
+    "/v1/ok?a=?b/c",
+    "/v1/o:k_-/",
+]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+async def test_every_target_reaches_the_backend_as_the_usual_path_sends_it(
+    raw_backend: Backend, target: str
+) -> None:
+    sent: dict[bool, bytes] = {}
+    for lane in (True, False):
+        async with warm_gateway(raw_backend, lane=lane) as gateway:
+            client = await warmed(gateway)
+            client.send(post(target))
+            head, _ = await client.response()
+            assert head.startswith(b"HTTP/1.1 200")
+            sent[lane] = raw_backend.heads[-1].split(b"\r\n")[0]
+            await client.close()
+    assert sent[True] == sent[False]
 
 
 LEFT_TO_AIOHTTP = {
@@ -774,7 +804,7 @@ async def test_an_event_stream_with_a_length_the_backend_breaks_cuts_the_client(
         await gateway.wait_idle()
 
 
-async def test_a_client_whose_transport_is_full_is_left_to_the_usual_path_which_waits_for_it(
+async def test_requests_behind_an_answer_the_client_has_not_read_wait_for_it_to_drain(
     raw_backend: Backend,
 ) -> None:
     body = b"b" * 60000
@@ -783,7 +813,7 @@ async def test_a_client_whose_transport_is_full_is_left_to_the_usual_path_which_
     )
     async with warm_gateway(raw_backend) as gateway:
         client = await warmed(gateway, receive_buffer=4096)
-        (connection,) = gateway.runner.server.connections  # type: ignore[union-attr]
+        connection = the_connection(gateway)
         sent = 0
         while not connection.writing_paused:  # one answer at a time, none read
             assert sent < 500, "the client's side never filled"
@@ -792,11 +822,102 @@ async def test_a_client_whose_transport_is_full_is_left_to_the_usual_path_which_
             sent += 1
             await gateway.wait_for(lambda: len(raw_backend.heads) > seen)  # noqa: B023
             await asyncio.sleep(0)
-        taken = lane_of(gateway).taken
-        client.send(b"GET /v1/big HTTP/1.1\r\nHost: gw\r\n\r\n")
-        await gateway.wait_for(lambda: len(raw_backend.heads) > sent + 1)  # it reached the backend...
-        assert lane_of(gateway).taken == taken  # ...the usual way, which waits for the client to drain
-        for _ in range(sent + 1):
+        # the last answer has not drained: what the client sends now waits for it, unparsed (no
+        # answers pile up unread, and the idle timer does not run while the client is behind)
+        client.send(b"GET /v1/big HTTP/1.1\r\nHost: gw\r\n\r\n" * 2)
+        await asyncio.sleep(0.05)
+        assert len(raw_backend.heads) == sent + 1
+        for _ in range(sent + 2):
             head, got = await client.response()
             assert head.startswith(b"HTTP/1.1 200") and got == body
+        assert len(raw_backend.heads) == sent + 3
         await client.close()
+
+
+def the_connection(gateway: testing.RunningGateway) -> connections.Protocol:
+    """The gateway's one open client connection."""
+    server = gateway.runner.server
+    assert server is not None
+    (connection,) = server.connections
+    assert isinstance(connection, connections.Protocol)
+    return connection
+
+
+def slow_then(release: asyncio.Event, body: bytes) -> Script:
+    async def write(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        await release.wait()
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%b" % (len(body), body))
+        await writer.drain()
+        return True
+
+    return write
+
+
+async def choked(gateway: testing.RunningGateway) -> Client:
+    """A warmed client whose connection's transport fills after a few KiB (small buffers both ends)."""
+    client = await warmed(gateway, receive_buffer=4096)
+    connection = the_connection(gateway)
+    assert connection.transport is not None
+    connection.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    connection.transport.set_write_buffer_limits(high=2048)
+    return client
+
+
+async def test_a_request_split_around_the_end_of_an_undrained_answer_is_parsed_whole(
+    raw_backend: Backend,
+) -> None:
+    release = asyncio.Event()
+    raw_backend.scripts.update(
+        slow=slow_then(release, b"x" * 30000), b=answer(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nB")
+    )
+    async with warm_gateway(raw_backend) as gateway:
+        client = await choked(gateway)
+        client.send(post("/v1/slow"))
+        await gateway.wait_for(lambda: len(raw_backend.heads) == 2)
+        client.send(post("/v1/b")[:30])  # held while the slow one is answered
+        await asyncio.sleep(0.05)
+        release.set()
+        connection = the_connection(gateway)
+        await gateway.wait_for(lambda: connection._passage is None)
+        client.send(post("/v1/b")[30:])  # its answer has not drained: held behind the first part
+        assert (await client.response())[1] == b"x" * 30000
+        head, body = await client.response()
+        assert head.startswith(b"HTTP/1.1 200") and body == b"B"
+        await client.close()
+
+
+async def test_a_client_behind_on_reading_is_not_closed_as_idle(raw_backend: Backend) -> None:
+    release = asyncio.Event()
+    raw_backend.scripts.update(
+        slow=slow_then(release, b"x" * 30000), b=answer(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nB")
+    )
+    async with warm_gateway(raw_backend, keepAliveTimeout="200ms", clientWriteTimeout="10s") as gateway:
+        client = await choked(gateway)
+        client.send(post("/v1/slow"))
+        await gateway.wait_for(lambda: len(raw_backend.heads) == 2)
+        client.send(post("/v1/b"))
+        await asyncio.sleep(0.05)
+        release.set()
+        await asyncio.sleep(0.6)  # reads nothing for longer than the keep-alive timeout
+        assert (await client.response())[1] == b"x" * 30000
+        assert (await client.response())[1] == b"B"
+        await client.close()
+
+
+async def test_a_client_that_leaves_while_the_gateway_stops_does_not_hold_the_stop(
+    raw_backend: Backend,
+) -> None:
+    async def silent(reader: asyncio.StreamReader, _: asyncio.StreamWriter) -> bool:
+        await reader.read(1)
+        return False
+
+    raw_backend.scripts["silent"] = silent
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/silent"))
+        await gateway.wait_for(lambda: len(raw_backend.heads) == 2)
+        connection = the_connection(gateway)
+        stopping = asyncio.create_task(gateway.stop())
+        await gateway.wait_for(lambda: connection._handler_waiter is not None)  # it waits for the request
+        await client.close()
+        await asyncio.wait_for(stopping, 0.4)  # well within the shutdown timeout (0.5 s)
