@@ -52,6 +52,7 @@ import math
 import os
 import pathlib
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -713,6 +714,16 @@ def load_average() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
+def exit_on_sigterm() -> None:
+    """A SIGTERM (``timeout``, ``kill``) ends the run as Ctrl-C does: every ``finally`` runs, so the
+    processes it started stop and a control plane it stopped goes on."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.gateway", description=__doc__.split("\n")[0])
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -774,6 +785,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"bench.gateway: the interceptor peer cannot run: {exc}", file=sys.stderr)
             return 2
     load.raise_fd_limit()
+    exit_on_sigterm()
     seconds = 2.0 if args.quick else 5.0
     try:
         run(args, peers=peers, nginx_required=nginx_required, seconds=seconds)

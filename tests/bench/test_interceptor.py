@@ -15,6 +15,8 @@ import pytest
 
 from bench import interceptor
 
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
 
 def state_of(pid: int) -> str:
     stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
@@ -53,3 +55,27 @@ def test_the_control_plane_is_stopped_inside_the_block_and_goes_on_after(
         for child in children:
             child.kill()
             child.wait()
+
+
+def test_a_run_ended_by_sigterm_lets_the_control_plane_go_on(tmp_path: pathlib.Path) -> None:
+    plane = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: time.sleep(0.01)"])
+    script = (
+        "import sys, time\n"
+        "from bench import gateway, interceptor\n"
+        f"interceptor.control_plane_processes = lambda state: [({plane.pid}, 'plane')]\n"
+        "gateway.exit_on_sigterm()\n"
+        f"with interceptor.paused({str(tmp_path)!r}):\n"
+        "    print('paused', flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    run = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert run.stdout is not None and run.stdout.readline() == b"paused\n"
+        assert state_of(plane.pid) == "T"
+        run.terminate()
+        assert run.wait(timeout=30) == 128 + 15
+        assert running(plane.pid)
+    finally:
+        run.kill()
+        plane.kill()
+        plane.wait()
