@@ -31,9 +31,9 @@ the rest runs in callbacks of the two connections, no task per request:
   untyped body gets ``application/octet-stream``), the body's framing, then ``Date`` and ``Server``.
   Header values pass as the backend sent them (aiohttp's writer drops the bytes of a value that are
   not UTF-8, and refuses a control character such as DEL with no answer at all). A body that came
-  whole with its head goes in the same write, with its ``Content-Length``; a chunked one is relayed raw (``backend.Connection.relay``, its
-  framing checked); any other is piped (``Content-Length`` kept when the backend gave one, else
-  chunked framing);
+  whole with its head goes in the same write, with its ``Content-Length``; a chunked one is relayed
+  raw (``backend.Connection.relay``, its framing checked); any other is piped (``Content-Length``
+  kept when the backend gave one, else chunked framing);
 - the client's backpressure reaches the backend: past ``proxy.PIPE_BUFFER`` bytes unsent, reading from
   the backend pauses until the client's transport drains (the connection layer's write timeout
   applies meanwhile);
