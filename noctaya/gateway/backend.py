@@ -488,14 +488,22 @@ class Connection(base_protocol.BaseProtocol):
                 self.transport.abort()
             return b""
         if framing.ended:
-            if self.ended_at is None:
-                self.ended_at = self._loop.time()
-                if framing.extra:
-                    self.keep = False
-                self._wake()
-                return out + LAST_CHUNK
-            if data:
-                self.close()  # bytes after the answer's end: nothing asked for them
+            return self._ending(out, data)
+        return out
+
+    def _ending(self, out: bytes, data: bytes) -> bytes:
+        """A raw relay's read after its framing ended: the body's end the first time, with ``out``;
+        later, bytes nothing asked for close the connection."""
+        framing = self._framing
+        assert framing is not None
+        if self.ended_at is None:
+            self.ended_at = self._loop.time()
+            if framing.extra:
+                self.keep = False
+            self._wake()
+            return out + LAST_CHUNK
+        if data:
+            self.close()  # bytes after the answer's end: nothing asked for them
         return out
 
     def _break_off(self, exc: BaseException | None) -> None:
@@ -513,18 +521,32 @@ class Connection(base_protocol.BaseProtocol):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
-        if self._parser is None:
-            # bytes on an idle connection (b"": a reader resuming): nothing asked for them
-            if data:
-                self.close()
-            return
-        if self._framing is not None:
-            if data and (out := self._pass(data)):
+        framing = self._framing
+        if framing is not None:  # a raw relay (every chunk of an event stream): the shortest way
+            if not data or self._failure is not None:
+                return
+            ended = framing.ended
+            if ended:
+                out = self._pass(data)
+            else:
+                try:
+                    out = framing.feed(data)
+                except chunked.BadFraming:
+                    out = self._pass(data)  # fails it again, and says how
+                else:
+                    if framing.ended:
+                        out = self._ending(out, data)
+            if out:
                 sink = self._sink
                 assert sink is not None
                 if sink(out) and not self._congested:
                     self._congest()
                     self._wake()
+            return
+        if self._parser is None:
+            # bytes on an idle connection (b"": a reader resuming): nothing asked for them
+            if data:
+                self.close()
             return
         pending = self._pending
         if pending is None and self._answer is not None and not self._head_only:

@@ -55,6 +55,7 @@ class Framing:
         "_need",
         "_state",
         "_trailer",
+        "ended",
         "extra",
     )
 
@@ -73,11 +74,9 @@ class Framing:
         self._trailer = 0  # trailer bytes read
         #: bytes that came after the body's end (the connection cannot be reused)
         self.extra = False
-
-    @property
-    def ended(self) -> bool:
-        """The last chunk and its trailer section have been read."""
-        return self._state == _DONE
+        #: the last chunk and its trailer section have been read (an attribute, not a property: it is
+        #: read after every read of a relayed stream)
+        self.ended = False
 
     @property
     def boundary(self) -> bool:
@@ -230,6 +229,7 @@ class Framing:
             pos = end + 1
             if line in (b"", b"\r"):
                 self._state = _DONE
+                self.ended = True
                 if pos < size:
                     self.extra = True
                 return

@@ -52,8 +52,10 @@ its failures, time to first byte, rejections) and writes the same access-log lin
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+from collections.abc import Callable
 from http import HTTPStatus
 
 import aiohttp
@@ -344,7 +346,7 @@ class Passage:
         if raw:
             self._raw = True
             self._is_sse = answer.content_type == proxy.SSE_TYPE
-            first = connection.relay(self._sink)
+            first = connection.relay(self._sink_to(transport))
             transport.write(
                 answer_head(status, message.reason, fields, b"Transfer-Encoding: chunked\r\n") + first
             )
@@ -365,7 +367,7 @@ class Passage:
         else:
             framing, self._framed = b"Transfer-Encoding: chunked\r\n", True
         transport.write(answer_head(status, message.reason, fields, framing))
-        connection.pipe(self._framed_sink if self._framed else self._sink)
+        connection.pipe(self._sink_to(transport, framed=self._framed))
         self._follow()
 
     # -- the body
@@ -378,8 +380,22 @@ class Passage:
         self.sent += len(data)
         return transport.get_write_buffer_size() > proxy.PIPE_BUFFER
 
-    def _framed_sink(self, data: bytes) -> bool:
-        return self._sink(_chunk(data))
+    def _sink_to(self, transport: asyncio.Transport, *, framed: bool = False) -> Callable[[bytes], bool]:
+        """:meth:`_sink` bound to the client's ``transport`` (once closing, it takes nothing more), for
+        the body's every chunk: the fewest lookups a chunk. ``framed``: each chunk in chunked framing."""
+        write, closing, buffered = transport.write, transport.is_closing, transport.get_write_buffer_size
+        limit = proxy.PIPE_BUFFER
+
+        def sink(data: bytes) -> bool:
+            if closing():
+                return True
+            if framed:
+                data = b"%x\r\n%b\r\n" % (len(data), data)
+            write(data)
+            self.sent += len(data)
+            return buffered() > limit
+
+        return sink
 
     def _follow(self) -> None:
         """Where the body stands now; listened to from here on (see ``backend.Connection.listen``)."""

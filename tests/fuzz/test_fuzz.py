@@ -23,6 +23,7 @@ import contextlib
 import json
 import pathlib
 import socket
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,6 +38,12 @@ from noctaya.gateway import keys, testing
 from noctaya.scaler import aggregate
 
 MARK = b"QZXFUZZ"
+
+
+def request(head: bytes, body: bytes = b"") -> bytes:
+    return head + b"\r\n\r\n" + body
+
+
 TOKEN = "fuzz-token-0123456789abcdef"
 FUZZ = settings(
     max_examples=150,
@@ -223,6 +230,51 @@ def test_after_a_parse_error_nothing_more_is_parsed(servers: Servers, head: byte
     ((status, headers, body),) = responses(raw)
     assert status in (400, 405) and headers["content-type"].startswith("application/json")
     assert json.loads(body)["error"]["code"] in ("malformed_request", "method_not_allowed")
+
+
+CHAT = b'{"model":"m","messages":[{"role":"user","content":"hi"}]}'
+PIPELINED = {
+    "probe": (b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", b'"status"'),
+    "models": (b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", b'"data"'),
+    "chat": (
+        request(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d" % len(CHAT),
+            CHAT,
+        ),
+        b'"choices"',
+    ),
+}
+
+
+@settings(parent=FUZZ, max_examples=60)
+@given(
+    kinds=st.lists(st.sampled_from(sorted(PIPELINED)), min_size=1, max_size=8),
+    cuts=st.lists(st.integers(min_value=1, max_value=2000), max_size=12),
+)
+def test_requests_split_and_pipelined_anyhow_are_answered_in_order(
+    servers: Servers, kinds: list[str], cuts: list[int]
+) -> None:
+    """Requests sent one after another on one connection, in pieces cut anywhere (the express lane
+    taking some, holding what comes meanwhile, aiohttp's path the rest), are answered one each, in
+    the order sent; the last one asks to close."""
+    data = b"".join(PIPELINED[kind][0] for kind in kinds)
+    data += b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    points = sorted({cut % len(data) for cut in cuts} - {0})
+    pieces = [data[start:end] for start, end in zip([0, *points], [*points, len(data)], strict=True)]
+    with socket.create_connection(("127.0.0.1", servers.gateway_port), timeout=10) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for piece in pieces:
+            sock.sendall(piece)
+            time.sleep(0.001)  # most pieces arrive as reads of their own (the answers do not depend on it)
+        chunks: list[bytes] = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    answers = responses(b"".join(chunks))
+    assert len(answers) == len(kinds) + 1, [status for status, _, _ in answers]
+    for kind, (status, _, body) in zip([*kinds, "probe"], answers, strict=True):
+        assert status == 200, (kind, status, body[:200])
+        assert PIPELINED[kind][1] in body, (kind, body[:200])
 
 
 ACTIONS = st.lists(
