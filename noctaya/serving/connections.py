@@ -500,7 +500,9 @@ class Protocol(web_protocol.RequestHandler):
         self._write_timer: asyncio.TimerHandle | None = None
         self._taker = taker
         self._passage: Passage | None = None
-        self._held: list[bytes] = []  # what the client sent while a passage was in flight
+        # what the client sent while a passage was in flight (a list only once there is some: a held
+        # cold request's connection is one of thousands)
+        self._held: list[bytes] | None = None
         self._held_bytes = 0
         self._flushing = False  # a passage ended, its answer not yet drained
 
@@ -557,7 +559,7 @@ class Protocol(web_protocol.RequestHandler):
         if passage is not None:
             self._passage_over()
             passage.client_lost()
-        self._held.clear()
+        self._held = None
         self._flushing = False
         if self._state != _GONE:
             self._table.leave(self._peer, connection=self if self._state == _PROBE else None)
@@ -655,7 +657,7 @@ class Protocol(web_protocol.RequestHandler):
             return
         self._passage_over()
         if not keep_alive or self._close or self._force_close:
-            self._held.clear()
+            self._held = None
             self.force_close()
             return
         if self._paused:
@@ -677,9 +679,10 @@ class Protocol(web_protocol.RequestHandler):
         self._next_keepalive_close_time = close_time
         if self._keepalive_handle is None:
             self._keepalive_handle = self._loop.call_at(close_time, self._process_keepalive)
-        if self._held:
-            data = b"".join(self._held)
-            self._held.clear()
+        held = self._held
+        if held is not None:
+            data = b"".join(held)
+            self._held = None
             self._held_bytes = 0
             if self._buffer_paused:
                 self._resume_reading_for_buffer()
@@ -694,6 +697,8 @@ class Protocol(web_protocol.RequestHandler):
     def data_received(self, data: bytes) -> None:
         if self._passage is not None or self._flushing:  # parsed once the passage has ended, in order
             if data and not self._force_close:
+                if self._held is None:
+                    self._held = []
                 self._held.append(data)
                 self._held_bytes += len(data)
                 if self._held_bytes > REPLAY_BYTES and not self._buffer_paused:
