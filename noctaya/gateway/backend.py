@@ -268,6 +268,7 @@ class Connection(base_protocol.BaseProtocol):
         answer: asyncio.Future[AnswerHead] | _Telling,
     ) -> None:
         self._head_only = head_only
+        self._telling = None
         self._parser = http_parser.HttpResponseParser(
             self,
             self._loop,
@@ -481,15 +482,19 @@ class Connection(base_protocol.BaseProtocol):
         try:
             out = framing.feed(data)
         except chunked.BadFraming as exc:
-            self.keep = False
-            self._failure = aiohttp.ClientPayloadError(f"the backend's answer broke off ({exc})")
-            self._wake()
-            if self.transport is not None:
-                self.transport.abort()
-            return b""
+            return self._broken(exc)
         if framing.ended:
             return self._ending(out, data)
         return out
+
+    def _broken(self, exc: chunked.BadFraming) -> bytes:
+        """A raw relay's framing is broken: the body fails, the connection is closed; nothing passes."""
+        self.keep = False
+        self._failure = aiohttp.ClientPayloadError(f"the backend's answer broke off ({exc})")
+        self._wake()
+        if self.transport is not None:
+            self.transport.abort()
+        return b""
 
     def _ending(self, out: bytes, data: bytes) -> bytes:
         """A raw relay's read after its framing ended: the body's end the first time, with ``out``;
@@ -531,8 +536,8 @@ class Connection(base_protocol.BaseProtocol):
             else:
                 try:
                     out = framing.feed(data)
-                except chunked.BadFraming:
-                    out = self._pass(data)  # fails it again, and says how
+                except chunked.BadFraming as exc:
+                    out = self._broken(exc)  # a read is fed once: a failed feed has moved on
                 else:
                     if framing.ended:
                         out = self._ending(out, data)

@@ -921,3 +921,28 @@ async def test_a_client_that_leaves_while_the_gateway_stops_does_not_hold_the_st
         await gateway.wait_for(lambda: connection._handler_waiter is not None)  # it waits for the request
         await client.close()
         await asyncio.wait_for(stopping, 0.4)  # well within the shutdown timeout (0.5 s)
+
+
+async def test_framing_broken_across_reads_fails_the_stream_and_passes_nothing_after_it(
+    raw_backend: Backend,
+) -> None:
+    async def broken(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(SSE_HEAD + chunk(b"data: 1\n\n") + b"5\r\nab")  # a small chunk, held until whole
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        writer.write(b"c\r\n123456789abc\r\n")  # five bytes and no line end: then a chunk-like tail
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        return False
+
+    raw_backend.scripts["broken"] = broken
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/broken"))
+        head, body = await client.response()
+        assert head.startswith(b"HTTP/1.1 200")
+        events = decode_chunked(body)
+        assert b"123456789abc" not in events and b"ab" not in events.removeprefix(b"data: 1\n\n")[:8]
+        assert json.loads(events.split(b"data: ")[2])["error"]["code"] == "backend_disconnected"
+        await gateway.wait_idle()
+        await client.close()
