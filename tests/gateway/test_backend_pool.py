@@ -324,6 +324,26 @@ async def test_a_request_beyond_the_limit_waits_for_a_connection_given_back() ->
         pool.close()
 
 
+async def test_a_connection_given_back_to_a_waiting_request_is_not_taken_from_it() -> None:
+    async with kept_alive(lambda n, head, body: ok(b'{"n": %d}' % n)) as (url, _):
+        pool, head = pool_for(url, limit=1)
+        first = await pool.request(head, None, head_only=False)
+        assert pool.take_idle() is None  # none idle
+        second = asyncio.create_task(pool.request(head, None, head_only=False))
+        await asyncio.sleep(0)  # it waits for room
+        await first.content.read()
+        first.release()  # given back: the waiting request is woken for it, and has not run yet
+        assert pool.idle == 1 and pool.take_idle() is None  # the express lane does not take it first
+        async with asyncio.timeout(10):
+            answer = await second
+        assert await answer.content.read() == b'{"n": 2}'
+        answer.release()
+        taken = pool.take_idle()  # nobody waits now: the lane may take it
+        assert taken is not None
+        pool.put(taken)
+        pool.close()
+
+
 async def test_a_pooled_connection_the_backend_closed_is_forgotten_and_the_next_request_opens_one() -> None:
     # the backend closes after its answer without saying so in the answer
     async with kept_alive(lambda n, head, body: ok(b'{"n": %d}' % n) + (CLOSE if n == 1 else b"")) as (
