@@ -778,6 +778,11 @@ class Pool:
             return None
         return self._pooled()
 
+    def untake(self, connection: Connection) -> None:
+        """``connection`` (from :meth:`take_idle`) was not used after all: idle again, as it was."""
+        self._idle.append(connection)
+        self._wake()
+
     async def request(self, head: bytes, body: bytes | None, *, head_only: bool) -> Answer:
         """Send one request (``head`` ends with its blank line) and return its answer once its head
         is read; a failure after the write is never retried. Cancelled (the header timeout, or the

@@ -221,12 +221,14 @@ class Lane:
         )
         if head is None:
             return None
-        admission_ = self.admission
-        if not admission_.try_enter():
-            return None
+        # the connection first: a miss then costs no in-flight slot taken and given back (each of
+        # which the demand's subscribers would be told of)
         connection = pool.take_idle()
         if connection is None:
-            admission_.leave(None)
+            return None
+        admission_ = self.admission
+        if not admission_.try_enter():
+            pool.untake(connection)
             return None
         try:
             passage = Passage(

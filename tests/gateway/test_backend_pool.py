@@ -325,7 +325,7 @@ async def test_a_request_beyond_the_limit_waits_for_a_connection_given_back() ->
 
 
 async def test_a_connection_given_back_to_a_waiting_request_is_not_taken_from_it() -> None:
-    async with kept_alive(lambda n, head, body: ok(b'{"n": %d}' % n)) as (url, _):
+    async with kept_alive(lambda n, head, body: ok(b'{"n": %d}' % n)) as (url, seen):
         pool, head = pool_for(url, limit=1)
         first = await pool.request(head, None, head_only=False)
         assert pool.take_idle() is None  # none idle
@@ -339,9 +339,13 @@ async def test_a_connection_given_back_to_a_waiting_request_is_not_taken_from_it
         assert await answer.content.read() == b'{"n": 2}'
         answer.release()
         taken = pool.take_idle()  # nobody waits now: the lane may take it
-        assert taken is not None
-        pool.put(taken)
+        assert taken is not None and pool.idle == 0
+        pool.untake(taken)  # not used after all: idle again, as it was
+        assert pool.idle == 1 and pool.take_idle() is taken
+        pool.untake(taken)
         pool.close()
+        async with asyncio.timeout(10):
+            await seen.on_close.wait()  # the backend saw its end
 
 
 async def test_a_pooled_connection_the_backend_closed_is_forgotten_and_the_next_request_opens_one() -> None:
