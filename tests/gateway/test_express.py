@@ -946,3 +946,21 @@ async def test_framing_broken_across_reads_fails_the_stream_and_passes_nothing_a
         assert json.loads(events.split(b"data: ")[2])["error"]["code"] == "backend_disconnected"
         await gateway.wait_idle()
         await client.close()
+
+
+async def test_a_request_the_lane_cannot_admit_gives_the_idle_connection_back_untouched(
+    raw_backend: Backend,
+) -> None:
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)
+        pool = gateway.app[app_.UPSTREAM].pool
+        assert pool is not None and (pool.open, pool.idle) == (1, 1)
+        gateway.app[keys.READINESS].mark_cold(reason="a test")  # no in-flight slot is free now
+        client.send(post("/v1/ok"))
+        head, body = await client.response()  # held as a cold request, then served once ready again
+        assert head.startswith(b"HTTP/1.1 200") and body == b'{"ok":true}'
+        assert lane_of(gateway).taken == 0
+        registry = gateway.app[keys.METRICS].registry
+        assert registry.get_sample_value("noctaya_gateway_admitted_total", {"path": "cold"}) == 1
+        assert pool.open == 1  # the connection the lane looked at served it: none was opened
+        await client.close()
