@@ -59,6 +59,30 @@ def answer(data: bytes) -> Script:
     return write
 
 
+def slow_then(release: asyncio.Event, body: bytes) -> Script:
+    async def write(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        await release.wait()
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%b" % (len(body), body))
+        await writer.drain()
+        return True
+
+    return write
+
+
+async def silent(reader: asyncio.StreamReader, _: asyncio.StreamWriter) -> bool:
+    """Answers nothing, until the gateway closes the connection."""
+    await reader.read(1)
+    return False
+
+
+async def endless(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    """One event of a stream that never ends, until the gateway closes the connection."""
+    writer.write(SSE_HEAD + chunk(b"data: 1\n\n"))
+    await writer.drain()
+    await reader.read(1)
+    return False
+
+
 class Backend:
     """A raw HTTP/1.1 backend: ``/healthz`` and the model list are a 200; ``/v1/<name>`` runs
     ``scripts[name]`` (``ok`` by default). Keeps every request head it was sent to a script."""
@@ -463,12 +487,7 @@ async def test_a_draining_gateway_leaves_every_request_to_the_usual_path(raw_bac
 
 async def test_requests_sent_behind_a_taken_one_are_answered_in_order(raw_backend: Backend) -> None:
     release = asyncio.Event()
-
-    async def slow(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        await release.wait()
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow")
-        return True
-
+    slow = slow_then(release, b"slow")
     raw_backend.scripts.update(slow=slow, a=answer(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"))
     raw_backend.scripts["b"] = answer(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb")
     async with warm_gateway(raw_backend) as gateway:
@@ -508,10 +527,6 @@ async def test_a_backend_that_fails_before_its_head_is_a_502_sent_once(raw_backe
 async def test_a_backend_that_sends_no_head_in_time_is_a_504_and_its_connection_closed(
     raw_backend: Backend,
 ) -> None:
-    async def silent(reader: asyncio.StreamReader, _: asyncio.StreamWriter) -> bool:
-        await reader.read(1)  # until the gateway closes it
-        return False
-
     raw_backend.scripts["silent"] = silent
     async with warm_gateway(raw_backend, backendHeaderTimeout="300ms") as gateway:
         client = await warmed(gateway)
@@ -564,12 +579,6 @@ async def test_a_stream_the_backend_breaks_ends_with_the_error_event_and_another
 async def test_a_client_that_leaves_closes_its_backend_connection_and_frees_its_slot(
     raw_backend: Backend,
 ) -> None:
-    async def endless(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        writer.write(SSE_HEAD + chunk(b"data: 1\n\n"))
-        await writer.drain()
-        await reader.read(1)  # until the gateway closes it
-        return False
-
     raw_backend.scripts["endless"] = endless
     async with warm_gateway(raw_backend, accessLog="on") as gateway:
         client = await warmed(gateway)
@@ -611,12 +620,6 @@ async def test_a_client_that_stops_reading_pauses_the_backend_and_is_cut_at_the_
 
 
 async def test_the_drain_cuts_a_running_stream_with_the_draining_event(raw_backend: Backend) -> None:
-    async def endless(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        writer.write(SSE_HEAD + chunk(b"data: 1\n\n"))
-        await writer.drain()
-        await reader.read(1)
-        return False
-
     raw_backend.scripts["endless"] = endless
     async with warm_gateway(raw_backend) as gateway:
         client = await warmed(gateway)
@@ -735,12 +738,7 @@ async def test_a_backend_that_switches_protocols_unasked_is_a_502(raw_backend: B
 
 async def test_a_stopping_gateway_lets_a_taken_request_finish(raw_backend: Backend) -> None:
     release = asyncio.Event()
-
-    async def slow(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        await release.wait()
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow")
-        return True
-
+    slow = slow_then(release, b"slow")
     raw_backend.scripts["slow"] = slow
     async with warm_gateway(raw_backend) as gateway:
         client = await warmed(gateway)
@@ -761,12 +759,7 @@ async def test_many_requests_pipelined_behind_a_taken_one_pause_reading_and_are_
     raw_backend: Backend,
 ) -> None:
     release = asyncio.Event()
-
-    async def slow(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        await release.wait()
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow")
-        return True
-
+    slow = slow_then(release, b"slow")
     raw_backend.scripts["slow"] = slow
     async with warm_gateway(raw_backend) as gateway:
         client = await warmed(gateway)
@@ -843,16 +836,6 @@ def the_connection(gateway: testing.RunningGateway) -> connections.Protocol:
     return connection
 
 
-def slow_then(release: asyncio.Event, body: bytes) -> Script:
-    async def write(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        await release.wait()
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%b" % (len(body), body))
-        await writer.drain()
-        return True
-
-    return write
-
-
 async def choked(gateway: testing.RunningGateway) -> Client:
     """A warmed client whose connection's transport fills after a few KiB (small buffers both ends)."""
     client = await warmed(gateway, receive_buffer=4096)
@@ -907,10 +890,6 @@ async def test_a_client_behind_on_reading_is_not_closed_as_idle(raw_backend: Bac
 async def test_a_client_that_leaves_while_the_gateway_stops_does_not_hold_the_stop(
     raw_backend: Backend,
 ) -> None:
-    async def silent(reader: asyncio.StreamReader, _: asyncio.StreamWriter) -> bool:
-        await reader.read(1)
-        return False
-
     raw_backend.scripts["silent"] = silent
     async with warm_gateway(raw_backend) as gateway:
         client = await warmed(gateway)
