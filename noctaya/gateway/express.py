@@ -185,7 +185,7 @@ class Lane:
             or "Expect" in headers
             or "Content-Encoding" in headers
             or "Upgrade" in headers
-            or PLAIN_TARGET.fullmatch(message.path.encode("utf-8", "surrogateescape")) is None
+            or PLAIN_TARGET.fullmatch(target := message.path.encode("utf-8", "surrogateescape")) is None
         ):
             return None
         if self.auth.path is not None and self.auth.allows_now(headers.get("Authorization")) is not True:
@@ -207,7 +207,7 @@ class Lane:
         remote = str(peername[0]) if isinstance(peername, tuple) and peername else None
         head = backend.head_of(
             method=message.method.encode(),
-            target=message.path.encode(),
+            target=target,
             authority=pool.address.authority.encode(),
             fields=proxy.fields_of(
                 message.raw_headers,
