@@ -51,6 +51,7 @@ def _incomplete_hpa(name: str) -> dict[str, Any]:
 
 
 SCALER = "apps/v1/deployments"
+CONFIGMAPS = "v1/configmaps"
 
 
 def _taken(kind: str, api_version: str, name: str, **fields: Any) -> dict[str, Any]:
@@ -159,6 +160,7 @@ async def test_every_grant_is_used(
         (PVCS, "qwen-cache"),
         (JOBS, "qwen-prewarm"),
         (SCALER, "qwen-scaler"),
+        (CONFIGMAPS, "qwen-scaler"),  # the scaler's config: its delete is the only ConfigMap delete
         (PDBS, "qwen-gateway"),
     )
     await wait_for(
