@@ -36,6 +36,10 @@ listener facing hostile clients needs and aiohttp leaves out:
   connection counts as handling a request (a shutdown waits for it, the keep-alive timer is off) and
   what the client sends on is held unparsed (reading pauses past :data:`REPLAY_BYTES`), then parsed
   once the passage ended, so pipelined requests are answered in order whichever path takes them.
+  A request that comes while aiohttp's loop is between two requests (the last one's handler has
+  ended, the loop has not yet come back to wait: a client that sends its next request as soon as an
+  answer ends meets that window every time) is parked, and offered to the taker when the loop
+  waits; if any more bytes come first, or the taker leaves it, it goes aiohttp's way, in order.
 
 :class:`Runner` is ``web.AppRunner`` with this protocol; every server of this project uses it.
 """
@@ -462,11 +466,13 @@ class Protocol(web_protocol.RequestHandler):
         "_header_timer",
         "_held",
         "_held_bytes",
+        "_parked",
         "_passage",
         "_peer",
         "_state",
         "_table",
         "_taker",
+        "_waiting",
         "_write_timer",
     )
 
@@ -487,6 +493,7 @@ class Protocol(web_protocol.RequestHandler):
         # after answering a request whose body was not read, the rest of that body is drained this
         # long before the connection closes (aiohttp's default is 10 s, whatever the other bounds)
         kwargs.setdefault("lingering_time", limits.header_timeout)
+        self._parked: tuple[Any, Any] | None = None  # before aiohttp's init sets ``_waiter``
         super().__init__(manager, **kwargs)
         self._auto_decompress: bool = kwargs.get("auto_decompress", True)
         self._parser = _Replaying(self._parser, protocol=self)  # type: ignore[assignment]
@@ -561,6 +568,7 @@ class Protocol(web_protocol.RequestHandler):
             passage.client_lost()
         self._held = None
         self._flushing = False
+        self._parked = None
         if self._state != _GONE:
             self._table.leave(self._peer, connection=self if self._state == _PROBE else None)
         self._state = _GONE
@@ -606,16 +614,39 @@ class Protocol(web_protocol.RequestHandler):
             if not self._force_close:
                 self._idle_again()
 
+    @property
+    def _waiter(self) -> asyncio.Future[None] | None:
+        """aiohttp's future for the next request, set while its loop waits for one."""
+        return self._waiting
+
+    @_waiter.setter
+    def _waiter(self, waiter: asyncio.Future[None] | None) -> None:
+        # aiohttp's loop sets it when it comes back to wait: a request parked meanwhile is offered
+        # to the taker now, and given to aiohttp (the loop then waits for nothing) if left
+        self._waiting = waiter
+        parked = self._parked
+        if waiter is not None and parked is not None:
+            self._parked = None
+            if not self.express(parked):
+                self._unpark(parked)
+                waiter.set_result(None)
+
+    def _unpark(self, item: tuple[Any, Any]) -> None:
+        """Hand a parked request to aiohttp's queue, as its own parse would have."""
+        self._request_count += 1
+        self._messages.append(item)
+
     def express(self, item: tuple[Any, Any]) -> bool:
         """Offer one parsed request to the taker (only on an open, idle connection: aiohttp's loop is
-        waiting for a request and holds none); True when it took it."""
+        waiting for a request and holds none); True when it took it, or parked it: aiohttp's loop is
+        between two requests, and it is offered once the loop waits (see :attr:`_waiter`)."""
         waiter = self._waiter
         if (
             self._taker is None
             or self._passage is not None
             or self._state != _OPEN
-            or waiter is None
-            or waiter.done()
+            or (waiter is not None and waiter.done())
+            or self._parked is not None
             or self._messages
             or self._request_in_progress
             or self._paused  # the client reads too slowly: aiohttp's writer waits for it to drain
@@ -627,6 +658,11 @@ class Protocol(web_protocol.RequestHandler):
             or self.transport is None
         ):
             return False
+        if waiter is None:  # aiohttp's loop has not come back to wait yet
+            if self._task_handler is None:  # nor will it: the connection is closing
+                return False
+            self._parked = item
+            return True
         message, payload = item
         try:
             passage = self._taker(self, message, payload)
@@ -695,6 +731,10 @@ class Protocol(web_protocol.RequestHandler):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
+        parked = self._parked
+        if parked is not None:  # whatever these bytes hold comes after it: aiohttp's, in order
+            self._parked = None
+            self._unpark(parked)
         if self._passage is not None or self._flushing:  # parsed once the passage has ended, in order
             if data and not self._force_close:
                 if self._held is None:

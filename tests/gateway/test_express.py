@@ -11,7 +11,9 @@ breaks ends with the error event, any other body it breaks cuts the client; a cl
 closes its backend connection and frees its slot (a 499); a client that stops reading pauses the
 backend and is cut at the write timeout; the drain cuts a running stream with the draining event; the
 keep-alive timeout closes a connection idle after a taken request; the access log and the metrics
-count a taken request as the usual path does; the openai SDK works through it.
+count a taken request as the usual path does; the openai SDK works through it; a client that sends its
+next request as soon as a relayed answer ends (before aiohttp's loop has come back to wait) has it
+taken all the same.
 """
 
 from __future__ import annotations
@@ -943,3 +945,51 @@ async def test_a_request_the_lane_cannot_admit_gives_the_idle_connection_back_un
         assert registry.get_sample_value("noctaya_gateway_admitted_total", {"path": "cold"}) == 1
         assert pool.open == 1  # the connection the lane looked at served it: none was opened
         await client.close()
+
+
+async def test_a_request_sent_the_moment_a_relayed_answer_ends_is_taken(raw_backend: Backend) -> None:
+    # the answer's end comes in a later read than its head, so the usual path writes it from the
+    # backend's read callback and its handler ends one loop turn after: the next request, sent just
+    # then, comes while aiohttp's loop is between two requests (parked, and offered to the lane
+    # once the loop waits); each later one comes while a passage or the loop waits
+    count = 4
+    request = post("/v1/chunked")
+    client = socket.socket()
+    first_came = asyncio.Event()
+    sent = 1
+
+    async def chunked(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        nonlocal sent
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + chunk(b"first")
+        )
+        await first_came.wait()  # the gateway has passed the head on: the end is a read of its own
+        first_came.clear()
+        writer.write(chunk(b"last") + b"0\r\n\r\n")
+        await asyncio.sleep(0)  # the gateway has read the end and written it; its handler ends next
+        if sent < count:
+            client.send(request)  # at once, as a client in a process of its own would
+            sent += 1
+        return True
+
+    raw_backend.scripts["chunked"] = chunked
+    async with warm_gateway(raw_backend) as gateway:
+        loop = asyncio.get_running_loop()
+        host, port = gateway.url.removeprefix("http://").split(":")
+        client.setblocking(False)
+        await loop.sock_connect(client, (host, int(port)))
+        await loop.sock_sendall(client, request)
+        received = b""
+        for _ in range(count):
+            while b"first" not in received:
+                received += await loop.sock_recv(client, 65536)
+            first_came.set()
+            while b"\r\n0\r\n\r\n" not in received:
+                received += await loop.sock_recv(client, 65536)
+            answer_, _, received = received.partition(b"\r\n0\r\n\r\n")
+            assert answer_.startswith(b"HTTP/1.1 200") and answer_.endswith(b"4\r\nlast")
+        client.close()
+        # the first had no idle backend connection to take; every later one is the lane's
+        assert lane_of(gateway).taken == count - 1
+        assert len(raw_backend.heads) == count
