@@ -181,6 +181,16 @@ class GatewaySettings(fields.Model):
     probe_timeout: Annotated[
         fields.PositiveSeconds, pydantic.Field(description="timeout of one readiness probe")
     ] = 1.0
+    warm_probe_timeouts: Annotated[
+        int,
+        pydantic.Field(
+            ge=1,
+            le=10,
+            description="readiness probes in a row that time out before a Ready backend is taken as not "
+            "ready (a busy backend answers late); a refused connect or an answer other than 2xx takes it "
+            "out at once",
+        ),
+    ] = 3
     connect_timeout: Annotated[
         fields.PositiveSeconds, pydantic.Field(description="timeout of one backend connect")
     ] = 5.0

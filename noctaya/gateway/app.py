@@ -153,6 +153,7 @@ def make_app(
         retry_after_max=config.retry_after_max,
         max_warm_duration=config.max_warm_duration,
         config_reload_interval=config.config_reload_interval,
+        warm_probe_timeouts=config.warm_probe_timeouts,
     )
     the_history = history.ActivationHistory(
         samples=config.activation_samples,
@@ -194,6 +195,8 @@ def make_app(
         cold_interval=config.probe_interval,
         warm_interval=config.warm_probe_interval,
         timeout=config.probe_timeout,
+        late_limit=config.warm_probe_timeouts,
+        on_late=the_metrics.late_probes.inc,
         on_change=on_readiness,
         idle_interval=config.idle_probe_interval,
         wanted=lambda: the_demand.demand() > 0,

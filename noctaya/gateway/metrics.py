@@ -152,6 +152,18 @@ class Metrics:
         self.backend_ready = Gauge(
             f"{PREFIX}backend_ready", "1 when the backend passes its readiness probe", registry=r
         )
+        self.late_probes = Counter(
+            f"{PREFIX}readiness_late_probes",
+            "Readiness probes that timed out while the backend stayed Ready (fewer in a row than "
+            "warmProbeTimeouts)",
+            registry=r,
+        )
+        self.warm_probe_timeouts = Gauge(
+            f"{PREFIX}warm_probe_timeouts",
+            "Configured readiness probes in a row that time out before a Ready backend is not Ready "
+            "(warmProbeTimeouts)",
+            registry=r,
+        )
         self.draining = Gauge(f"{PREFIX}draining", "1 while the gateway drains before exit", registry=r)
         self.lease_open = Gauge(f"{PREFIX}lease_open", "1 while an activation lease is open", registry=r)
         Gauge(f"{PREFIX}max_queue", "Configured cold-queue slots", registry=r).set(max_queue)
@@ -329,8 +341,10 @@ class Metrics:
         retry_after_max: float,
         max_warm_duration: float,
         config_reload_interval: float,
+        warm_probe_timeouts: int,
     ) -> None:
         """Export the configured bounds of the cold path beside the values they bound."""
+        self.warm_probe_timeouts.set(warm_probe_timeouts)
         self.max_access_log_per_second.set(access_log_max_per_second)
         self.activation_samples_max.set(activation_samples)
         self.retry_after_min.set(retry_after_min)

@@ -8,14 +8,11 @@ proxy reports a failed connect through :meth:`Readiness.mark_cold`, which flips 
 wakes the probe loop so cold-rate probing resumes without waiting out the warm period. Listeners hear
 every transition (admission dispatches its queue, the activation lease enters its grace).
 
-What the last probe got is kept in ``last_error`` ("readiness /health answered 404", "readiness
-/health failed: connection refused"), shown by ``/noctaya/queue`` and logged once per change, so a
-wrong readiness path shows at once instead of looking like a slow start.
-
-Each probe opens a new connection, so it sees what a request's new connection would: a kept-alive
-one would go on reaching a Pod that has already left the Service.
-
-No Kubernetes API is involved: the gateway has no credentials and needs none.
+A Ready backend whose probe times out is busy more often than gone: it stays Ready until
+``warm_probe_timeouts`` probes in a row have timed out (each late one it stays Ready through is told to
+``on_late``, a metric), as a kubelet's readiness probe waits out its failure threshold. One that
+refuses the connection or answers other than 2xx is not Ready at once, and so is one a request could
+not connect to (``mark_cold``).
 """
 
 from __future__ import annotations
@@ -65,6 +62,8 @@ class Readiness:
         idle_interval: float | None = None,
         wanted: Callable[[], bool] = lambda: True,
         on_failed: Callable[[str], None] = lambda _reason: None,
+        late_limit: int = 1,
+        on_late: Callable[[], None] = lambda: None,
     ) -> None:
         self.url = url
         self.path = urlsplit(url).path or "/"
@@ -77,6 +76,10 @@ class Readiness:
         self._on_change = on_change
         self._on_failed = on_failed  # the backend said it failed to start (FAILED_HEADER)
         self._ready = False
+        #: timed-out probes in a row a Ready backend stays Ready through is one less than this
+        self.late_limit = late_limit
+        self._late = 0  # probes in a row that timed out while Ready
+        self._on_late = on_late  # a probe timed out and the backend stays Ready
         self._wake = asyncio.Event()
         self.last_error: str | None = None  # for the log: may name the backend's address
         self.last_problem: str | None = None  # for /noctaya/queue: the kind of failure, no address
@@ -88,6 +91,7 @@ class Readiness:
     def mark_cold(self, *, reason: str) -> None:
         """The proxy could not connect: treat the backend as cold until a probe passes again."""
         if self._ready:
+            self._late = 0
             logger.warning("backend marked cold: %s", reason)
             self._outcome(reason, problem="the backend could not be reached")
             self._set(False)
@@ -110,6 +114,8 @@ class Readiness:
             self._on_change(ready)
 
     async def probe_once(self, session: aiohttp.ClientSession) -> bool:
+        """One probe: whether the backend is Ready after it (a Ready one stays so through a late
+        answer, up to ``late_limit``)."""
         try:
             async with session.get(self.url, timeout=self.timeout, allow_redirects=False) as response:
                 read = 0
@@ -123,15 +129,29 @@ class Readiness:
                 reason = None if failed is None else failure_reason(failed)
                 if reason is not None:
                     problem = f"{problem}: the backend failed to start ({reason})"
+                self._late = 0
                 self._outcome(problem, problem=problem)
                 if reason is not None:
                     self._on_failed(reason)
                 return ok
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            self._late = 0
             problem = f"readiness {self.path} failed: connection refused or timed out"
             self._outcome(f"{problem} ({type(exc).__name__}: {exc})", problem=problem)
             return False
         except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
+            if isinstance(exc, TimeoutError) and self._ready:  # connected, and no answer in time
+                self._late += 1
+                if self._late < self.late_limit:
+                    self._on_late()
+                    logger.info(
+                        "readiness %s timed out (%d in a row of %d allowed): the backend stays Ready",
+                        self.path,
+                        self._late,
+                        self.late_limit - 1,
+                    )
+                    return True
+            self._late = 0
             problem = f"readiness {self.path} failed: {type(exc).__name__}"
             self._outcome(f"{problem}: {exc}".rstrip(": "), problem=problem)
             return False

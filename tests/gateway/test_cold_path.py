@@ -445,6 +445,7 @@ async def test_every_bound_of_the_cold_path_is_in_the_metrics(
         retryAfterMin="2s",
         retryAfterMax="1m30s",
         maxWarmDuration="20m",
+        warmProbeTimeouts=4,
     )
     for name, value in (
         ("noctaya_gateway_max_tenants", 7),
@@ -453,6 +454,8 @@ async def test_every_bound_of_the_cold_path_is_in_the_metrics(
         ("noctaya_gateway_retry_after_min_seconds", 2),
         ("noctaya_gateway_retry_after_max_seconds", 90),
         ("noctaya_gateway_max_warm_duration_seconds", 1200),
+        ("noctaya_gateway_warm_probe_timeouts", 4),
+        ("noctaya_gateway_readiness_late_probes_total", 0),
     ):
         assert await metric(http, gateway, name) == value, name
 

@@ -5,7 +5,9 @@ with an endless body is seen Ready at once, not read until the probe times out);
 non-2xx answer is not Ready and is named in ``last_error``; a cold backend nobody waits for is probed
 at the idle rate, and the first demand wakes the probe at once and switches it to the cold rate; what
 a failing probe got is in ``/noctaya/queue`` and the log at once (once per change, not per probe),
-long before the activation timeout, and the first passing probe clears it.
+long before the activation timeout, and the first passing probe clears it; a Ready backend stays
+Ready through probes that time out until ``warm_probe_timeouts`` of them in a row (each counted in the
+metric), while an answer other than 2xx or a refused connect takes it out at once.
 """
 
 from __future__ import annotations
@@ -143,3 +145,68 @@ async def test_a_failing_probe_is_visible_at_once_in_the_queue_state_and_the_log
             assert response.status == 200
         assert (await queue())["backendError"] is None
         assert "backend readiness /health passes" in [r.getMessage() for r in caplog.records]
+
+
+async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit() -> None:
+    loop = asyncio.get_running_loop()
+    mode = "ok"
+    arrived: asyncio.Queue[str] = asyncio.Queue()
+    released = asyncio.Event()
+
+    async def health(request: web.Request) -> web.Response:
+        arrived.put_nowait(mode)
+        if mode == "hang":
+            await released.wait()  # answers nothing in time: the probe times out
+        return web.Response(status=503 if mode == "503" else 200)
+
+    app = web.Application()
+    app.router.add_get("/health", health)
+    runner, url = await testing.serve(app, shutdown_timeout=0.2)
+    changes: list[bool] = []
+    late: list[float] = []
+    probe = readiness.Readiness(
+        url=url + "/health",
+        cold_interval=0.05,
+        warm_interval=1,
+        timeout=0.5,
+        on_change=changes.append,
+        late_limit=3,
+        on_late=lambda: late.append(loop.time()),
+    )
+
+    async def probes(count: int, *, then: str) -> None:
+        """Let ``count`` more probes arrive, then answer the next ones as ``then``."""
+        nonlocal mode
+        for _ in range(count):
+            await arrived.get()
+        mode = then
+
+    try:
+        async with aiohttp.ClientSession() as session:
+            task = asyncio.create_task(probe.run(session))
+            try:
+                await probes(1, then="hang")
+                await probes(1, then="hang")  # late once
+                await probes(1, then="ok")  # late twice: still Ready
+                await probes(1, then="hang")  # a passing one: the count starts again
+                await probes(1, then="hang")  # arrived: not yet late
+                assert changes == [True] and len(late) == 2
+                await probes(2, then="503")  # late once, twice, the third in a row: not Ready
+                assert await arrived.get() == "503"  # probed at the cold rate now
+                assert changes == [True, False] and len(late) == 4
+                assert probe.last_problem == "readiness /health failed: TimeoutError"
+                mode = "ok"
+                while not probe.ready:  # noqa: ASYNC110 - the probe loop's own period, on the fake clock
+                    await asyncio.sleep(0.05)
+                mode = "503"  # an answer that says not ready counts at once
+                await arrived.get()
+                while probe.ready:  # noqa: ASYNC110
+                    await asyncio.sleep(0.05)
+                assert changes == [True, False, True, False] and len(late) == 4
+            finally:
+                released.set()
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+    finally:
+        await runner.cleanup()
