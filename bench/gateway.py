@@ -907,10 +907,21 @@ def run(args: argparse.Namespace, *, peers: tuple[str, ...], nginx_required: boo
                 if args.quiet_control_plane and peer is not None
                 else contextlib.nullcontext([])
             )
+            gateways = {name: targets[name][0] for name in ("gateway", COMPARED) if name in targets}
+            cold_before = {name: processes.cold_admitted(url) for name, url in gateways.items()}
             with quiet as stopped:
                 if stopped:
                     print(f"control plane stopped for the warm phases: {', '.join(stopped)}")
                 warm_phases(args, targets, figures, phases=phases, seconds=seconds, engine_pid=engine.pid)
+            # a warm figure counts only warm requests: one a gateway held as cold (its readiness probe
+            # failed meanwhile) went another way, and is said here
+            print(
+                "requests held as cold during the warm phases: "
+                + ", ".join(
+                    f"{name} {processes.cold_admitted(url) - cold_before[name]:g}"
+                    for name, url in gateways.items()
+                )
+            )
             if stopped:
                 print(f"control plane going on again; load average {load_average()}")
             if peer is not None:  # the warm peer is done; the held phase starts a fresh one

@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import aiohttp
+from prometheus_client import parser
 
 from noctaya.dev import processes as dev_processes
 
@@ -100,6 +101,22 @@ def wait_http(url: str, *, within: float = 20.0, ready_key: str | None = None) -
                 await asyncio.sleep(0.05)
 
     asyncio.run(poll())
+
+
+def cold_admitted(url: str) -> float:
+    """Requests a gateway at ``url`` has held as cold so far (its ``/metrics``): a warm phase that
+    raises it measured some requests on the cold path."""
+
+    async def read() -> str:
+        async with aiohttp.ClientSession() as session, session.get(url + "/metrics") as response:
+            response.raise_for_status()
+            return await response.text()
+
+    for family in parser.text_string_to_metric_families(asyncio.run(read())):
+        for sample in family.samples:
+            if sample.name == "noctaya_gateway_admitted_total" and sample.labels.get("path") == "cold":
+                return sample.value
+    return 0.0
 
 
 NGINX_CONF = """

@@ -1,14 +1,19 @@
-"""``bench.gateway``'s choice of peers and the medians it prints over interleaved repetitions."""
+"""``bench.gateway``'s choice of peers, the medians it prints over interleaved repetitions, and the
+count of requests a gateway held as cold that it reads to say a warm phase was not all warm."""
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import itertools
 import math
 
+import aiohttp
 import pytest
 
-from bench import gateway
+from bench import gateway, processes
+from noctaya.dev import fake_engine
+from noctaya.gateway import keys, testing
 
 
 def test_peers_are_parsed_in_the_order_given() -> None:
@@ -74,3 +79,20 @@ def test_medians_leave_out_figures_that_could_not_be_computed() -> None:
     assert medians["rps"] == 2.0
     assert medians["cpu"] == 4.0
     assert math.isnan(gateway.median_figures([{"cpu": math.nan}])["cpu"])
+
+
+async def test_the_requests_a_gateway_held_as_cold_are_read_from_its_metrics() -> None:
+    engine = fake_engine.FakeEngine(ready_override=False)
+    async with (
+        fake_engine.running(engine) as running,
+        testing.GatewayStarter(backend_url=running.url) as starter,
+        aiohttp.ClientSession() as http,
+    ):
+        gateway = await starter.start()
+        assert await asyncio.to_thread(processes.cold_admitted, gateway.url) == 0
+        held = asyncio.create_task(http.post(gateway.url + "/v1/chat/completions", json={"model": "m"}))
+        await gateway.wait_for(lambda: gateway.app[keys.ADMISSION].queued == 1)
+        engine.ready_override = True
+        async with await held as response:
+            assert response.status == 200
+        assert await asyncio.to_thread(processes.cold_admitted, gateway.url) == 1
