@@ -181,6 +181,10 @@ async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit()
             await arrived.get()
         mode = then
 
+    async def turned(*, ready: bool) -> None:
+        while probe.ready is not ready:  # noqa: ASYNC110 - the probe loop's own period, on the fake clock
+            await asyncio.sleep(0.05)
+
     try:
         async with aiohttp.ClientSession() as session:
             task = asyncio.create_task(probe.run(session))
@@ -196,12 +200,10 @@ async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit()
                 assert changes == [True, False] and len(late) == 4
                 assert probe.last_problem == "readiness /health failed: TimeoutError"
                 mode = "ok"
-                while not probe.ready:  # noqa: ASYNC110 - the probe loop's own period, on the fake clock
-                    await asyncio.sleep(0.05)
+                await turned(ready=True)
                 mode = "503"  # an answer that says not ready counts at once
                 await arrived.get()
-                while probe.ready:  # noqa: ASYNC110
-                    await asyncio.sleep(0.05)
+                await turned(ready=False)
                 assert changes == [True, False, True, False] and len(late) == 4
             finally:
                 released.set()
