@@ -16,8 +16,9 @@ import pytest
 
 from noctaya import cli
 
+# "timeouts" (a count of them, as --warm-probe-timeouts) is no time
 TIME_OR_SIZE = re.compile(
-    r"timeout|interval|period|duration|ttl|cooldown|delay|window|grace|retry-after|deadline|bytes|size"
+    r"timeout(?!s)|interval|period|duration|ttl|cooldown|delay|window|grace|retry-after|deadline|bytes|size"
 )
 UNIT = re.compile(r"\d+(\.\d+)?\s?(ms|s|m|h)\b|seconds|a duration|bytes")
 

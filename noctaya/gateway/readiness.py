@@ -12,7 +12,18 @@ A Ready backend whose probe times out is busy more often than gone: it stays Rea
 ``warm_probe_timeouts`` probes in a row have timed out (each late one it stays Ready through is told to
 ``on_late``, a metric), as a kubelet's readiness probe waits out its failure threshold. One that
 refuses the connection or answers other than 2xx is not Ready at once, and so is one a request could
-not connect to (``mark_cold``).
+not connect to (``mark_cold``). A probe counts as late only once its request was sent (told by
+:attr:`Readiness.trace_config`, which the probes' session carries): a connect that hangs (a node gone,
+its address dropping packets) is no busy backend, and is not Ready at once too.
+
+What the last probe got is kept in ``last_error`` ("readiness /health answered 404", "readiness
+/health failed: connection refused"), shown by ``/noctaya/queue`` and logged once per change, so a
+wrong readiness path shows at once instead of looking like a slow start.
+
+Each probe opens a new connection, so it sees what a request's new connection would: a kept-alive
+one would go on reaching a Pod that has already left the Service.
+
+No Kubernetes API is involved: the gateway has no credentials and needs none.
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import types
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -46,6 +58,15 @@ def failure_reason(value: str) -> str:
     if len(printable) > MAX_FAILURE_CHARS:
         printable = printable[: MAX_FAILURE_CHARS - 1] + "~"
     return printable or "no reason given"
+
+
+class _Probe:
+    """One probe's state, told by :attr:`Readiness.trace_config`."""
+
+    __slots__ = ("sent",)
+
+    def __init__(self) -> None:
+        self.sent = False  # its request went out: a timeout now is a late answer
 
 
 class Readiness:
@@ -88,6 +109,24 @@ class Readiness:
     def ready(self) -> bool:
         return self._ready
 
+    @property
+    def trace_config(self) -> aiohttp.TraceConfig:
+        """For the session the probes run on: marks a probe whose request was sent (then a timeout
+        is a late answer). Other requests on that session are left alone."""
+        config = aiohttp.TraceConfig()
+
+        async def sent(
+            _session: aiohttp.ClientSession,
+            context: types.SimpleNamespace,
+            _params: aiohttp.TraceRequestHeadersSentParams,
+        ) -> None:
+            probe = context.trace_request_ctx
+            if isinstance(probe, _Probe):
+                probe.sent = True
+
+        config.on_request_headers_sent.append(sent)
+        return config
+
     def mark_cold(self, *, reason: str) -> None:
         """The proxy could not connect: treat the backend as cold until a probe passes again."""
         if self._ready:
@@ -116,8 +155,11 @@ class Readiness:
     async def probe_once(self, session: aiohttp.ClientSession) -> bool:
         """One probe: whether the backend is Ready after it (a Ready one stays so through a late
         answer, up to ``late_limit``)."""
+        probe = _Probe()
         try:
-            async with session.get(self.url, timeout=self.timeout, allow_redirects=False) as response:
+            async with session.get(
+                self.url, timeout=self.timeout, allow_redirects=False, trace_request_ctx=probe
+            ) as response:
                 read = 0
                 async for chunk in response.content.iter_any():  # a longer body closes the connection
                     read += len(chunk)
@@ -140,11 +182,11 @@ class Readiness:
             self._outcome(f"{problem} ({type(exc).__name__}: {exc})", problem=problem)
             return False
         except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
-            if isinstance(exc, TimeoutError) and self._ready:  # connected, and no answer in time
+            if isinstance(exc, TimeoutError) and probe.sent and self._ready:  # no answer in time
                 self._late += 1
                 if self._late < self.late_limit:
-                    self._on_late()
-                    logger.info(
+                    self._on_late()  # counted in a metric; logged at debug only (it may recur often)
+                    logger.debug(
                         "readiness %s timed out (%d in a row of %d allowed): the backend stays Ready",
                         self.path,
                         self._late,

@@ -627,9 +627,16 @@ class Protocol(web_protocol.RequestHandler):
         parked = self._parked
         if waiter is not None and parked is not None:
             self._parked = None
-            if not self.express(parked):
+            try:
+                taken = self.express(parked)
+            except Exception:  # inside aiohttp's loop: a failure there would leave the connection open
+                self.log_exception("offering a parked request failed; the connection is closed")
+                self.force_close()
+                return
+            if not taken:
                 self._unpark(parked)
-                waiter.set_result(None)
+                if not waiter.done():
+                    waiter.set_result(None)
 
     def _unpark(self, item: tuple[Any, Any]) -> None:
         """Hand a parked request to aiohttp's queue, as its own parse would have."""

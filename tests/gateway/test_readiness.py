@@ -7,7 +7,8 @@ at the idle rate, and the first demand wakes the probe at once and switches it t
 a failing probe got is in ``/noctaya/queue`` and the log at once (once per change, not per probe),
 long before the activation timeout, and the first passing probe clears it; a Ready backend stays
 Ready through probes that time out until ``warm_probe_timeouts`` of them in a row (each counted in the
-metric), while an answer other than 2xx or a refused connect takes it out at once.
+metric), while an answer other than 2xx, a refused connect or a connect that hangs takes it out at
+once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from typing import Any
 
 import aiohttp
@@ -186,7 +188,7 @@ async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit()
             await asyncio.sleep(0.05)
 
     try:
-        async with aiohttp.ClientSession() as session:
+        async with aiohttp.ClientSession(trace_configs=[probe.trace_config]) as session:
             task = asyncio.create_task(probe.run(session))
             try:
                 await probes(1, then="hang")
@@ -212,3 +214,52 @@ async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit()
                     await task
     finally:
         await runner.cleanup()
+
+
+async def test_a_connect_that_hangs_is_no_late_answer() -> None:
+    async def health(request: web.Request) -> web.Response:
+        return web.Response()
+
+    app = web.Application()
+    app.router.add_get("/health", health)
+    runner, url = await testing.serve(app, shutdown_timeout=0.2)
+    # a listener whose accept queue is full: the kernel drops every later SYN, so a connect hangs
+    dropping = socket.socket()
+    dropping.bind(("127.0.0.1", 0))
+    dropping.listen(0)
+    queued = socket.socket()
+    queued.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(queued, dropping.getsockname())
+    changes: list[bool] = []
+    late: list[bool] = []
+    probe = readiness.Readiness(
+        url=url + "/health",
+        cold_interval=0.05,
+        warm_interval=1,
+        timeout=0.5,
+        on_change=changes.append,
+        late_limit=3,
+        on_late=lambda: late.append(True),
+    )
+
+    async def turned(*, ready: bool) -> None:
+        while probe.ready is not ready:  # noqa: ASYNC110 - the probe loop's own period, on the fake clock
+            await asyncio.sleep(0.05)
+
+    try:
+        async with aiohttp.ClientSession(trace_configs=[probe.trace_config]) as session:
+            task = asyncio.create_task(probe.run(session))
+            try:
+                await turned(ready=True)
+                # the backend's address now drops every connect (its node is gone)
+                probe.url = "http://{}:{}/health".format(*dropping.getsockname())
+                await turned(ready=False)  # at the first probe, not the third
+                assert changes == [True, False] and late == []
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+    finally:
+        await runner.cleanup()
+        queued.close()
+        dropping.close()
