@@ -187,8 +187,8 @@ class GatewaySettings(fields.Model):
             ge=1,
             le=10,
             description="readiness probes in a row that time out before a Ready backend is taken as not "
-            "ready (a busy backend answers late); a refused connect or an answer other than 2xx takes it "
-            "out at once",
+            "ready (a busy backend answers late); a connect refused or hanging, or an answer other than "
+            "2xx, takes it out at once",
         ),
     ] = 3
     connect_timeout: Annotated[
