@@ -640,6 +640,7 @@ class Protocol(web_protocol.RequestHandler):
 
     def _unpark(self, item: tuple[Any, Any]) -> None:
         """Hand a parked request to aiohttp's queue, as its own parse would have."""
+        _lighten(item[1])
         self._request_count += 1
         self._messages.append(item)
 
