@@ -130,7 +130,6 @@ class Readiness:
     def mark_cold(self, *, reason: str) -> None:
         """The proxy could not connect: treat the backend as cold until a probe passes again."""
         if self._ready:
-            self._late = 0
             logger.warning("backend marked cold: %s", reason)
             self._outcome(reason, problem="the backend could not be reached")
             self._set(False)
@@ -156,6 +155,7 @@ class Readiness:
         """One probe: whether the backend is Ready after it (a Ready one stays so through a late
         answer, up to ``late_limit``)."""
         probe = _Probe()
+        late, self._late = self._late, 0  # in a row: any other outcome starts the count again
         try:
             async with session.get(
                 self.url, timeout=self.timeout, allow_redirects=False, trace_request_ctx=probe
@@ -171,19 +171,17 @@ class Readiness:
                 reason = None if failed is None else failure_reason(failed)
                 if reason is not None:
                     problem = f"{problem}: the backend failed to start ({reason})"
-                self._late = 0
                 self._outcome(problem, problem=problem)
                 if reason is not None:
                     self._on_failed(reason)
                 return ok
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
-            self._late = 0
             problem = f"readiness {self.path} failed: connection refused or timed out"
             self._outcome(f"{problem} ({type(exc).__name__}: {exc})", problem=problem)
             return False
         except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
             if isinstance(exc, TimeoutError) and probe.sent and self._ready:  # no answer in time
-                self._late += 1
+                self._late = late + 1
                 if self._late < self.late_limit:
                     self._on_late()  # counted in a metric; logged at debug only (it may recur often)
                     logger.debug(
@@ -193,7 +191,6 @@ class Readiness:
                         self.late_limit - 1,
                     )
                     return True
-            self._late = 0
             problem = f"readiness {self.path} failed: {type(exc).__name__}"
             self._outcome(f"{problem}: {exc}".rstrip(": "), problem=problem)
             return False

@@ -149,8 +149,27 @@ async def test_a_failing_probe_is_visible_at_once_in_the_queue_state_and_the_log
         assert "backend readiness /health passes" in [r.getMessage() for r in caplog.records]
 
 
-async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit() -> None:
+def warm_probe(url: str, *, changes: list[bool], late: list[float]) -> readiness.Readiness:
+    """A probe of ``url`` that allows two late answers in a row (0.5 s timeout), its changes and the
+    times of the late probes it stays Ready through told to ``changes`` and ``late``."""
     loop = asyncio.get_running_loop()
+    return readiness.Readiness(
+        url=url,
+        cold_interval=0.05,
+        warm_interval=1,
+        timeout=0.5,
+        on_change=changes.append,
+        late_limit=3,
+        on_late=lambda: late.append(loop.time()),
+    )
+
+
+async def turned(probe: readiness.Readiness, *, ready: bool) -> None:
+    while probe.ready is not ready:  # noqa: ASYNC110 - the probe loop's own period, on the fake clock
+        await asyncio.sleep(0.05)
+
+
+async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit() -> None:
     mode = "ok"
     arrived: asyncio.Queue[str] = asyncio.Queue()
     released = asyncio.Event()
@@ -166,15 +185,7 @@ async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit()
     runner, url = await testing.serve(app, shutdown_timeout=0.2)
     changes: list[bool] = []
     late: list[float] = []
-    probe = readiness.Readiness(
-        url=url + "/health",
-        cold_interval=0.05,
-        warm_interval=1,
-        timeout=0.5,
-        on_change=changes.append,
-        late_limit=3,
-        on_late=lambda: late.append(loop.time()),
-    )
+    probe = warm_probe(url + "/health", changes=changes, late=late)
 
     async def probes(count: int, *, then: str) -> None:
         """Let ``count`` more probes arrive, then answer the next ones as ``then``."""
@@ -182,10 +193,6 @@ async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit()
         for _ in range(count):
             await arrived.get()
         mode = then
-
-    async def turned(*, ready: bool) -> None:
-        while probe.ready is not ready:  # noqa: ASYNC110 - the probe loop's own period, on the fake clock
-            await asyncio.sleep(0.05)
 
     try:
         async with aiohttp.ClientSession(trace_configs=[probe.trace_config]) as session:
@@ -202,10 +209,10 @@ async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit()
                 assert changes == [True, False] and len(late) == 4
                 assert probe.last_problem == "readiness /health failed: TimeoutError"
                 mode = "ok"
-                await turned(ready=True)
+                await turned(probe, ready=True)
                 mode = "503"  # an answer that says not ready counts at once
                 await arrived.get()
-                await turned(ready=False)
+                await turned(probe, ready=False)
                 assert changes == [True, False, True, False] and len(late) == 4
             finally:
                 released.set()
@@ -231,29 +238,17 @@ async def test_a_connect_that_hangs_is_no_late_answer() -> None:
     queued.setblocking(False)
     await asyncio.get_running_loop().sock_connect(queued, dropping.getsockname())
     changes: list[bool] = []
-    late: list[bool] = []
-    probe = readiness.Readiness(
-        url=url + "/health",
-        cold_interval=0.05,
-        warm_interval=1,
-        timeout=0.5,
-        on_change=changes.append,
-        late_limit=3,
-        on_late=lambda: late.append(True),
-    )
-
-    async def turned(*, ready: bool) -> None:
-        while probe.ready is not ready:  # noqa: ASYNC110 - the probe loop's own period, on the fake clock
-            await asyncio.sleep(0.05)
+    late: list[float] = []
+    probe = warm_probe(url + "/health", changes=changes, late=late)
 
     try:
         async with aiohttp.ClientSession(trace_configs=[probe.trace_config]) as session:
             task = asyncio.create_task(probe.run(session))
             try:
-                await turned(ready=True)
+                await turned(probe, ready=True)
                 # the backend's address now drops every connect (its node is gone)
                 probe.url = "http://{}:{}/health".format(*dropping.getsockname())
-                await turned(ready=False)  # at the first probe, not the third
+                await turned(probe, ready=False)  # at the first probe, not the third
                 assert changes == [True, False] and late == []
             finally:
                 task.cancel()
