@@ -15,6 +15,13 @@ cancels only kopf's own tasks, never other tasks of the process. A term that end
 lost, kopf failing during an API outage) is followed by a new one after ``retry_period``; with leader
 election off, terms simply run back to back until stopped. Repeated terms that reconcile nothing turn
 ``/healthz`` red (:data:`MAX_FAILED_TERMS`).
+
+kopf's resource scan sends two discovery requests side by side and stops at the first that fails;
+during an API outage the other one fails too and nobody reads its error, so asyncio would log
+"Task exception was never retrieved" with a traceback whenever the garbage collector meets it. The
+replica puts :class:`UnreadKopfErrors` in front of the loop's exception handler: such a leftover API
+error of a kopf task becomes one debug line (the term that failed has already said why); anything
+else reaches the handler that was there before.
 """
 
 from __future__ import annotations
@@ -26,8 +33,10 @@ import logging
 from collections.abc import Callable
 from typing import Any, Final
 
+import aiohttp
 import kopf
 from aiohttp import web
+from kopf._cogs.clients import errors as kopf_errors  # APIError: kopf exports no name for it
 from kubernetes_asyncio import client as k8s_client
 
 from noctaya.contract import fields
@@ -124,6 +133,7 @@ class Operator:
 
     async def run(self, *, stop: asyncio.Event) -> None:
         """Serve health, then alternate standby and leadership terms until ``stop`` is set."""
+        UnreadKopfErrors.install(asyncio.get_running_loop())
         gc.collect()
         gc.freeze()  # the large, long-lived import graph (cdk8s bindings) leaves the collector's scans
         runner = await self._serve_health()
@@ -263,6 +273,38 @@ class Operator:
         await runner.setup()
         await web.TCPSite(runner, listen.bind_host, listen.port).start()
         return runner
+
+
+class UnreadKopfErrors:
+    """The loop's exception handler while a replica runs: a kopf task's API error that kopf never read
+    is logged as one line at debug, without its traceback; every other report goes on unchanged.
+
+    It stays on the loop after the run, because a task can be collected after the loop stopped.
+    """
+
+    #: the errors a discovery request ends with when the API server is away or answers an error
+    EXPECTED: Final = (kopf_errors.APIError, aiohttp.ClientError, OSError, TimeoutError)
+
+    def __init__(
+        self, *, previous: Callable[[asyncio.AbstractEventLoop, dict[str, Any]], object] | None
+    ) -> None:
+        self.previous = previous
+
+    @classmethod
+    def install(cls, loop: asyncio.AbstractEventLoop) -> None:
+        """Put the filter in front of the loop's handler, once per loop."""
+        if not isinstance(loop.get_exception_handler(), cls):
+            loop.set_exception_handler(cls(previous=loop.get_exception_handler()))
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        task, error = context.get("future"), context.get("exception")
+        if isinstance(task, asyncio.Task) and isinstance(error, self.EXPECTED) and "/kopf/" in _origin(task):
+            name = getattr(task.get_coro(), "__qualname__", task.get_name())
+            logger.debug("kopf left an error unread in %s: %r", name, error)
+        elif self.previous is not None:
+            self.previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
 
 
 async def _sweep(before: set[asyncio.Task[Any]]) -> None:
