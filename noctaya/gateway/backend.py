@@ -540,16 +540,18 @@ class Connection(base_protocol.BaseProtocol):
                 self.close()
             return
         pending = self._pending
-        if pending is None and self._answer is not None and not self._head_only:
+        fed = False  # llhttp was fed all of ``data`` already (b"" still resumes a paused parser)
+        if pending is None and data and self._answer is not None and not self._head_only:
             data = self._head(data)
             pending = self._pending
+            fed = not data
         if pending is not None:  # a chunked body waiting for the relay to choose how it is read
             if data:
                 pending.append(data)
                 self._pending_size += len(data)
                 if self._pending_size > READ_BUFFER and not self._buffer_paused:
                     self._pause_reading_for_buffer()
-        else:
+        elif not fed:
             self._parse(data)
         telling = self._telling
         if telling is not None:  # a head completed by this read, for a caller told in a callback

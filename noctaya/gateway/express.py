@@ -246,8 +246,11 @@ class Lane:
             raise
         self.taken += 1
         self.metrics.admitted_warm.inc()
-        if not bodiless:
-            payload.read_nowait()  # the body left with the head: nothing is kept on the reader
+        # The body's reader is not read out: it goes with the parsed request, its body with it.
+        # (Reading it would only make aiohttp's protocol feed its parser an empty read. Nor does it
+        # hold the connection's reading paused: a body past the reader's high mark pauses the
+        # parser before the body ends, so such a body is not whole when the lane looks at it, and a
+        # body's end resumes the reading its size paused.)
         return passage
 
 

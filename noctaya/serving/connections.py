@@ -687,9 +687,8 @@ class Protocol(web_protocol.RequestHandler):
             self._manager.requests_count += 1
         if self._parser is not None:
             self._parser.message_consumed()
-        if self._keepalive_handle is not None:  # no idle timer while a request is being answered
-            self._keepalive_handle.cancel()
-            self._keepalive_handle = None
+        # the keep-alive timer is left as it is: when it fires before the answer ends it stands down
+        # (see _process_keepalive), and the answer's end arms it anew
         return True
 
     def passage_ended(self, *, keep_alive: bool) -> None:
@@ -731,6 +730,15 @@ class Protocol(web_protocol.RequestHandler):
             if self._buffer_paused:
                 self._resume_reading_for_buffer()
             self.data_received(data)
+
+    def _process_keepalive(self) -> None:
+        # aiohttp's idle check closes a connection whose loop waits for a request, as it does while a
+        # passage is answered or its answer drains: no idle timer runs then (as on aiohttp's own path,
+        # whose handler is not idle), and the passage's end arms a new one (_idle_again)
+        if self._passage is not None or self._flushing:
+            self._keepalive_handle = None
+            return
+        super()._process_keepalive()
 
     def _write_expired(self) -> None:
         self._write_timer = None

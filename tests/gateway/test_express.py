@@ -30,6 +30,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
+from aiohttp import base_protocol, http_parser
 from openai.types.chat import ChatCompletionMessageParam
 
 from noctaya.gateway import app as app_
@@ -646,6 +647,27 @@ async def test_a_connection_idle_after_a_taken_request_is_closed_at_the_keepaliv
         assert await asyncio.wait_for(client.reader.read(), 5) == b""  # closed by the gateway
 
 
+async def test_a_taken_request_longer_than_the_keepalive_timeout_is_not_cut_as_idle(
+    raw_backend: Backend,
+) -> None:
+    # the keep-alive timer the last answer's end armed fires while the next request is answered
+    release = asyncio.Event()
+    raw_backend.scripts["slow"] = slow_then(release, b"late")
+    async with warm_gateway(raw_backend, keepAliveTimeout="200ms") as gateway:
+        client = await warmed(gateway)
+        client.send(post("/v1/slow"))
+        await gateway.wait_for(lambda: len(raw_backend.heads) == 2)
+        assert lane_of(gateway).taken == 1
+        await asyncio.sleep(0.6)  # three keep-alive timeouts while the backend thinks
+        release.set()
+        head, body = await asyncio.wait_for(client.response(), 5)
+        assert head.startswith(b"HTTP/1.1 200") and body == b"late"
+        client.send(post("/v1/ok"))  # and the connection is kept alive after it
+        head, _ = await asyncio.wait_for(client.response(), 5)
+        assert head.startswith(b"HTTP/1.1 200") and lane_of(gateway).taken == 2
+        assert await asyncio.wait_for(client.reader.read(), 5) == b""  # then closed once idle
+
+
 async def test_a_taken_request_is_logged_and_counted_as_the_usual_path_counts_it(
     raw_backend: Backend, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -993,3 +1015,27 @@ async def test_a_request_sent_the_moment_a_relayed_answer_ends_is_taken(raw_back
         # the first had no idle backend connection to take; every later one is the lane's
         assert lane_of(gateway).taken == count - 1
         assert len(raw_backend.heads) == count
+
+
+async def test_a_body_reader_the_lane_takes_holds_no_reading_paused() -> None:
+    # aiohttp's behaviour the lane stands on (it never reads a taken request's body reader): a body
+    # past the reader's high mark (twice the read buffer) pauses the reading and the parser before
+    # the body ends, so it is not whole (the lane leaves it); one within the mark ends at once and
+    # leaves the reading going
+
+    class Counting(base_protocol.BaseProtocol):
+        pauses = 0
+
+        def pause_reading(self) -> None:
+            self.pauses += 1
+            super().pause_reading()
+
+    loop = asyncio.get_running_loop()
+    for size, whole in ((200 * 1024, False), (2 * 2**16, True)):
+        protocol = Counting(loop)
+        parser = http_parser.HttpRequestParser(protocol, loop, 2**16, max_line_size=8190, max_field_size=8190)
+        protocol._parser = parser
+        [(_, payload)], _, _ = parser.feed_data(post("/v1/ok", b"p" * size))
+        assert payload.is_eof() is whole
+        assert protocol.pauses == (0 if whole else 1)
+        assert protocol._reading_paused is not whole
