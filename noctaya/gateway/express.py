@@ -191,7 +191,7 @@ class Lane:
         if self.auth.path is not None and self.auth.allows_now(headers.get("Authorization")) is not True:
             return None
         transport = protocol.transport
-        if transport is None or transport.get_extra_info("sslcontext") is not None:
+        if transport is None or protocol.tls:
             return None
         # the body is looked at where the parser left it, and taken only once the request is
         # (aiohttp's path reads it from there otherwise)
@@ -203,15 +203,13 @@ class Lane:
             body = buffered[0] if len(buffered) == 1 else b"".join(buffered)
         if len(body) > self.max_body_bytes:
             return None
-        peername = transport.get_extra_info("peername")
-        remote = str(peername[0]) if isinstance(peername, tuple) and peername else None
         head = backend.head_of(
             method=message.method.encode(),
             target=target,
             authority=pool.address.authority.encode(),
             fields=proxy.fields_of(
                 message.raw_headers,
-                remote=remote,
+                remote=protocol.remote,
                 scheme=b"http",
                 host=host.encode("utf-8", "surrogateescape"),
                 forward_authorization=self.forward_authorization,
@@ -359,7 +357,10 @@ class Passage:
             self._follow()
             return
         if payload.is_eof() and payload.exception() is None:
-            body = payload.read_nowait()
+            # taken where llhttp left it, unread (as the lane takes a request's body): the reader
+            # goes with the answer (``Answer.release``)
+            buffered = payload._buffer
+            body = buffered[0] if len(buffered) == 1 else b"".join(buffered)
             framing = b"Content-Length: %d\r\n" % len(body)
             transport.write(answer_head(status, message.reason, fields, framing) + body)
             self.sent += len(body)

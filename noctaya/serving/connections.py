@@ -315,7 +315,7 @@ class _Replaying:
     the error. Once an error is raised the parser is failed: every later feed is dropped unparsed.
     Every other attribute is the wrapped parser's."""
 
-    __slots__ = ("_delivered", "_failed", "_history", "_parser", "_pending", "_protocol")
+    __slots__ = ("_ascii", "_delivered", "_failed", "_history", "_parser", "_pending", "_protocol")
 
     def __init__(self, parser: Any, *, protocol: Protocol) -> None:
         self._parser = parser
@@ -324,6 +324,7 @@ class _Replaying:
         self._delivered = 0
         self._pending: Malformed | None = None
         self._failed = False
+        self._ascii = True  # every byte fed so far was ASCII
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._parser, name)
@@ -362,6 +363,10 @@ class _Replaying:
             if not recovered:
                 raise error
             messages, upgraded, tail = recovered, False, b""
+        # while every byte the connection sent is ASCII (almost always), no header value can be
+        # anything but UTF-8; after the first one that is not, every request's values are checked
+        if self._ascii and not data.isascii():
+            self._ascii = False
         for index, (message, _) in enumerate(messages):
             if getattr(message, "version", (1, 1))[0] != 1:  # "HTTP/2.0" in a request line
                 messages, upgraded, tail = messages[:index], False, b""
@@ -371,7 +376,7 @@ class _Replaying:
                 messages, upgraded, tail = messages[:index], False, b""
                 error = _not_a_proxy()
                 break
-            if not _utf8_values(message):
+            if not self._ascii and not _utf8_values(message):
                 messages, upgraded, tail = messages[:index], False, b""
                 error = Malformed(
                     code="malformed_request",
@@ -474,6 +479,8 @@ class Protocol(web_protocol.RequestHandler):
         "_taker",
         "_waiting",
         "_write_timer",
+        "remote",
+        "tls",
     )
 
     def __init__(
@@ -512,6 +519,9 @@ class Protocol(web_protocol.RequestHandler):
         self._held: list[bytes] | None = None
         self._held_bytes = 0
         self._flushing = False  # a passage ended, its answer not yet drained
+        #: the client's address (None on a Unix socket) and whether it came over TLS, read at connect
+        self.remote: str | None = None
+        self.tls = False
 
     def fresh_parser(self) -> Any:
         """A new request parser with this connection's settings (for :class:`_Replaying`)."""
@@ -544,7 +554,9 @@ class Protocol(web_protocol.RequestHandler):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peername = transport.get_extra_info("peername")
-        host = str(peername[0]) if isinstance(peername, tuple) and peername else "unix"
+        self.remote = str(peername[0]) if isinstance(peername, tuple) and peername else None
+        self.tls = transport.get_extra_info("sslcontext") is not None
+        host = "unix" if self.remote is None else self.remote
         limits = self._table.limits
         peer = limits.peers.of_connection(host)
         admitted = self._table.enter(peer, connection=self)

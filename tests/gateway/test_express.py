@@ -1039,3 +1039,24 @@ async def test_a_body_reader_the_lane_takes_holds_no_reading_paused() -> None:
         assert payload.is_eof() is whole
         assert protocol.pauses == (0 if whole else 1)
         assert protocol._reading_paused is not whole
+
+
+async def test_a_value_not_utf8_in_an_earlier_read_than_its_heads_end_is_refused(
+    raw_backend: Backend,
+) -> None:
+    # the head's last read is ASCII alone, its value's bad byte came in the read before
+    async with warm_gateway(raw_backend) as gateway:
+        client = await warmed(gateway)  # ASCII so far
+        connection = the_connection(gateway)
+        first = b"POST /v1/ok HTTP/1.1\r\nHost: gw\r\nX-Text: caf\xe9"
+
+        def fed() -> int:  # what the connection's parser was fed so far (kept for a replay)
+            return len(getattr(connection._parser, "_history", None) or b"")
+
+        before = fed()
+        client.send(first)
+        await gateway.wait_for(lambda: fed() == before + len(first))
+        client.send(b" ok\r\nContent-Length: 2\r\n\r\n{}")
+        head, body = await asyncio.wait_for(client.response(), 5)
+        assert head.split(b" ")[1] == b"400" and json.loads(body)["error"]["code"] == "malformed_request"
+        assert len(raw_backend.heads) == 1  # the warming request's alone
