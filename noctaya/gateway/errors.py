@@ -264,6 +264,11 @@ def bad_gateway(message: str) -> GatewayError:
     return GatewayError(reason=Reason.BACKEND_UNAVAILABLE, message=message)
 
 
+def control_in_header() -> GatewayError:
+    """The backend's answer has a header field holding a control character (no client may get it)."""
+    return bad_gateway("the backend's answer has a header field with a control character")
+
+
 def backend_timeout(seconds: float) -> GatewayError:
     return GatewayError(
         reason=Reason.BACKEND_TIMEOUT,

@@ -30,7 +30,8 @@ the rest runs in callbacks of the two connections, no task per request:
   hop-by-hop ones, those its ``Connection`` names, ``Server``, ``Date`` and ``Content-Length``; an
   untyped body gets ``application/octet-stream``), the body's framing, then ``Date`` and ``Server``.
   Header values pass as the backend sent them (aiohttp's writer drops the bytes of a value that are
-  not UTF-8, and refuses a control character such as DEL with no answer at all). A body that came
+  not UTF-8); an answer whose header field holds a control character other than HTAB (llhttp's
+  lenient parsing lets DEL and most others through) is a 502 on both paths. A body that came
   whole with its head goes in the same write, with its ``Content-Length``; a chunked one is relayed
   raw (``backend.Connection.relay``, its framing checked); any other is piped (``Content-Length``
   kept when the backend gave one, else chunked framing);
@@ -327,6 +328,11 @@ class Passage:
                 errors.bad_gateway("the backend switched protocols on a request that asked no upgrade")
             )
             return
+        raw_fields = message.raw_headers
+        if proxy.CONTROL_IN_VALUE.search(b"".join([value for _, value in raw_fields])) is not None:
+            connection.close()
+            self._refuse(errors.control_in_header())
+            return
         answer = self._answer = backend.Answer(
             connection,
             status=message.code,
@@ -337,7 +343,7 @@ class Passage:
         )
         self.status = status = message.code
         self._state = _RELAYING
-        fields = returned_fields(message.raw_headers, body=status not in _NO_BODY)
+        fields = returned_fields(raw_fields, body=status not in _NO_BODY)
         transport = self._protocol.transport
         if transport is None or transport.is_closing():
             self.client_lost()
@@ -483,9 +489,9 @@ class Passage:
         if not keep_alive:
             fields.append(b"Connection: close\r\n")
         if transport is not None and not transport.is_closing():
-            transport.write(
-                answer_head(error.status, "", fields, b"Content-Length: %d\r\n" % len(body)) + body
-            )
+            framing = b"Content-Length: %d\r\n" % len(body)
+            phrase = HTTPStatus(error.status).phrase  # as the usual path's answer has it
+            transport.write(answer_head(error.status, phrase, fields, framing) + body)
             self.sent = len(body)
         self._end(error.status, code=error.code, keep_alive=keep_alive)
 

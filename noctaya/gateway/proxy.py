@@ -41,6 +41,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
@@ -247,6 +248,22 @@ def peer_of(request: web.BaseRequest, *, peers: peers_.Peers) -> str:
     trusted proxy the client its ``X-Forwarded-For`` lines name."""
     lines = request.headers.getall("X-Forwarded-For", None)
     return peers.of_request(request.remote or "", None if lines is None else ", ".join(lines))
+
+
+CONTROL_IN_VALUE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+"""A control character other than HTAB, which no field value may hold (RFC 9110, section 5.5).
+llhttp's lenient answer parsing lets most of them through; aiohttp's writer refuses them."""
+
+_CONTROL_IN_TEXT = re.compile(CONTROL_IN_VALUE.pattern.decode("latin-1"))
+
+
+def control_in_header(upstream: Reply) -> errors.GatewayError | None:
+    """A 502 for an answer whose header fields hold a control character (see
+    :data:`CONTROL_IN_VALUE`), which would reach the client as a broken head; None for any other."""
+    for value in upstream.headers.values():
+        if _CONTROL_IN_TEXT.search(value) is not None:
+            return errors.control_in_header()
+    return None
 
 
 def response_headers(upstream: Reply) -> CIMultiDict[str]:
@@ -553,6 +570,9 @@ class Upstream:
         if upstream.status == 101:  # switched protocols unasked: what follows is no HTTP answer
             upstream.close()
             raise errors.bad_gateway("the backend switched protocols on a request that asked no upgrade")
+        if sse is None and (refusal := control_in_header(upstream)) is not None:
+            upstream.close()
+            raise refusal
         if sent is not None:  # the backend answered: the request (and its body) is out
             sent()
         try:

@@ -33,7 +33,7 @@ listener facing hostile clients needs and aiohttp leaves out:
   handling: when a read yields one whole request (its body in) on an otherwise idle connection, the
   taker is offered it first; a request it takes is a :class:`Passage` that writes its answer to the
   transport itself and says when it ended (:meth:`Protocol.passage_ended`). Meanwhile the
-  connection counts as handling a request (a shutdown waits for it, the keep-alive timer is off) and
+  connection counts as handling a request (a shutdown waits for it, no idle check closes it) and
   what the client sends on is held unparsed (reading pauses past :data:`REPLAY_BYTES`), then parsed
   once the passage ended, so pipelined requests are answered in order whichever path takes them.
   A request that comes while aiohttp's loop is between two requests (the last one's handler has

@@ -252,6 +252,11 @@ SHAPES: dict[str, bytes] = {
     "no-reason": b"HTTP/1.1 200 \r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi",
     "untyped": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi",
     "untyped-chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n",
+    # a control character in a field value (llhttp's lenient parsing takes it): a 502 on both paths
+    "control": b"HTTP/1.1 200 OK\r\nX-Bad: a\x7fb\r\nContent-Length: 2\r\n\r\nhi",
+    "control-sse": SSE_HEAD.replace(b"\r\n\r\n", b"\r\nX-Bad: \x01\r\n\r\n")
+    + chunk(b"data: 1\n\n")
+    + b"0\r\n\r\n",
 }
 
 
@@ -281,6 +286,8 @@ async def test_each_answer_reaches_the_client_as_the_usual_path_writes_it(
         assert b"\r\nX-Request-Id: r1\r\n" in fast_head and b"\r\nX-Request-ID: r1\r\n" in usual_head
     assert normal(fast_head) == normal(usual_head)
     assert b"X-Hop" not in fast_head and b"engine" not in fast_head and b"yesterday" not in fast_head
+    if shape.startswith("control"):
+        assert fast_head.startswith(b"HTTP/1.1 502 ") and b"control character" in fast_body
 
 
 async def test_a_large_body_is_piped_with_its_length_and_one_read_until_close_is_chunked(
