@@ -186,9 +186,9 @@ class GatewaySettings(fields.Model):
         pydantic.Field(
             ge=1,
             le=10,
-            description="readiness probes in a row that time out before a Ready backend is taken as not "
-            "ready (a busy backend answers late); a connect refused or hanging, or an answer other than "
-            "2xx, takes it out at once",
+            description="how many probe timeouts a Ready backend's readiness probe waits for its answer "
+            "(a busy backend answers late; its connect still has one); no answer in that time, a "
+            "connect refused or hanging, or an answer other than 2xx takes it out at once",
         ),
     ] = 3
     connect_timeout: Annotated[

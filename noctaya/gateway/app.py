@@ -382,7 +382,6 @@ async def _loops_context(app: web.Application) -> AsyncIterator[None]:
     session = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=2, force_close=True),
         cookie_jar=aiohttp.DummyCookieJar(),
-        trace_configs=[app[keys.READINESS].trace_config],  # a probe timed out before or after it was sent
     )
     app[LIVE].start()
     tasks = (

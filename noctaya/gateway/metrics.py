@@ -154,13 +154,13 @@ class Metrics:
         )
         self.late_probes = Counter(
             f"{PREFIX}readiness_late_probes",
-            "Readiness probes that timed out while the backend stayed Ready (fewer in a row than "
-            "warmProbeTimeouts)",
+            "Readiness probes of a Ready backend answered later than probeTimeout (within "
+            "warmProbeTimeouts probe timeouts)",
             registry=r,
         )
         self.warm_probe_timeouts = Gauge(
             f"{PREFIX}warm_probe_timeouts",
-            "Configured readiness probes in a row that time out before a Ready backend is not Ready "
+            "Configured probe timeouts a Ready backend's readiness probe waits for its answer "
             "(warmProbeTimeouts)",
             registry=r,
         )

@@ -8,13 +8,13 @@ proxy reports a failed connect through :meth:`Readiness.mark_cold`, which flips 
 wakes the probe loop so cold-rate probing resumes without waiting out the warm period. Listeners hear
 every transition (admission dispatches its queue, the activation lease enters its grace).
 
-A Ready backend whose probe times out is busy more often than gone: it stays Ready until
-``warm_probe_timeouts`` probes in a row have timed out (each late one it stays Ready through is told to
-``on_late``, a metric), as a kubelet's readiness probe waits out its failure threshold. One that
-refuses the connection or answers other than 2xx is not Ready at once, and so is one a request could
-not connect to (``mark_cold``). A probe counts as late only once its request was sent (told by
-:attr:`Readiness.trace_config`, which the probes' session carries): a connect that hangs (a node gone,
-its address dropping packets) is no busy backend, and is not Ready at once too.
+A Ready backend whose probe is answered late is busy more often than gone: while it is Ready, a
+probe waits for its answer up to ``warm_probe_timeouts`` times the probe timeout (its connect still
+within one), and an answer later than one timeout is told to ``on_late`` (a metric). A backend busy
+enough to answer every probe late stays Ready however long that lasts; one that answers nothing for the
+whole wait, refuses the connection, lets the connect hang (a node gone, its address dropping packets)
+or answers other than 2xx is not Ready at once, and so is one a request could not connect to
+(``mark_cold``). A cold backend's probe waits one timeout.
 
 What the last probe got is kept in ``last_error`` ("readiness /health answered 404", "readiness
 /health failed: connection refused"), shown by ``/noctaya/queue`` and logged once per change, so a
@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import types
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -60,15 +59,6 @@ def failure_reason(value: str) -> str:
     return printable or "no reason given"
 
 
-class _Probe:
-    """One probe's state, told by :attr:`Readiness.trace_config`."""
-
-    __slots__ = ("sent",)
-
-    def __init__(self) -> None:
-        self.sent = False  # its request went out: a timeout now is a late answer
-
-
 class Readiness:
     """The probe loop and the current ready flag."""
 
@@ -93,14 +83,16 @@ class Readiness:
         #: cold and nobody waiting (``wanted()`` is False); ``None``: probe at the cold rate regardless
         self.idle_interval = cold_interval if idle_interval is None else idle_interval
         self._wanted = wanted
+        self._seconds = timeout
         self.timeout = aiohttp.ClientTimeout(total=timeout)
+        #: a Ready backend's probe: its answer within ``late_limit`` timeouts, its connect within one
+        self.warm_timeout = aiohttp.ClientTimeout(total=timeout * late_limit, connect=timeout)
         self._on_change = on_change
         self._on_failed = on_failed  # the backend said it failed to start (FAILED_HEADER)
         self._ready = False
-        #: timed-out probes in a row a Ready backend stays Ready through is one less than this
+        #: how many probe timeouts a Ready backend's probe waits for its answer
         self.late_limit = late_limit
-        self._late = 0  # probes in a row that timed out while Ready
-        self._on_late = on_late  # a probe timed out and the backend stays Ready
+        self._on_late = on_late  # a Ready backend's probe was answered later than one timeout
         self._wake = asyncio.Event()
         self.last_error: str | None = None  # for the log: may name the backend's address
         self.last_problem: str | None = None  # for /noctaya/queue: the kind of failure, no address
@@ -108,24 +100,6 @@ class Readiness:
     @property
     def ready(self) -> bool:
         return self._ready
-
-    @property
-    def trace_config(self) -> aiohttp.TraceConfig:
-        """For the session the probes run on: marks a probe whose request was sent (then a timeout
-        is a late answer). Other requests on that session are left alone."""
-        config = aiohttp.TraceConfig()
-
-        async def sent(
-            _session: aiohttp.ClientSession,
-            context: types.SimpleNamespace,
-            _params: aiohttp.TraceRequestHeadersSentParams,
-        ) -> None:
-            probe = context.trace_request_ctx
-            if isinstance(probe, _Probe):
-                probe.sent = True
-
-        config.on_request_headers_sent.append(sent)
-        return config
 
     def mark_cold(self, *, reason: str) -> None:
         """The proxy could not connect: treat the backend as cold until a probe passes again."""
@@ -152,13 +126,14 @@ class Readiness:
             self._on_change(ready)
 
     async def probe_once(self, session: aiohttp.ClientSession) -> bool:
-        """One probe: whether the backend is Ready after it (a Ready one stays so through a late
-        answer, up to ``late_limit``)."""
-        probe = _Probe()
-        late, self._late = self._late, 0  # in a row: any other outcome starts the count again
+        """One probe: whether the backend is Ready after it (a Ready one's answer may come up to
+        ``late_limit`` timeouts late)."""
+        warm = self._ready
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         try:
             async with session.get(
-                self.url, timeout=self.timeout, allow_redirects=False, trace_request_ctx=probe
+                self.url, timeout=self.warm_timeout if warm else self.timeout, allow_redirects=False
             ) as response:
                 read = 0
                 async for chunk in response.content.iter_any():  # a longer body closes the connection
@@ -174,23 +149,17 @@ class Readiness:
                 self._outcome(problem, problem=problem)
                 if reason is not None:
                     self._on_failed(reason)
+                if ok and warm and (took := loop.time() - started) > self._seconds:
+                    self._on_late()  # counted in a metric; logged at debug only (it may recur often)
+                    logger.debug(
+                        "readiness %s answered late (%.1fs): the backend stays Ready", self.path, took
+                    )
                 return ok
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             problem = f"readiness {self.path} failed: connection refused or timed out"
             self._outcome(f"{problem} ({type(exc).__name__}: {exc})", problem=problem)
             return False
         except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
-            if isinstance(exc, TimeoutError) and probe.sent and self._ready:  # no answer in time
-                self._late = late + 1
-                if self._late < self.late_limit:
-                    self._on_late()  # counted in a metric; logged at debug only (it may recur often)
-                    logger.debug(
-                        "readiness %s timed out (%d in a row of %d allowed): the backend stays Ready",
-                        self.path,
-                        self._late,
-                        self.late_limit - 1,
-                    )
-                    return True
             problem = f"readiness {self.path} failed: {type(exc).__name__}"
             self._outcome(f"{problem}: {exc}".rstrip(": "), problem=problem)
             return False

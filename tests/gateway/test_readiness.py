@@ -5,10 +5,10 @@ with an endless body is seen Ready at once, not read until the probe times out);
 non-2xx answer is not Ready and is named in ``last_error``; a cold backend nobody waits for is probed
 at the idle rate, and the first demand wakes the probe at once and switches it to the cold rate; what
 a failing probe got is in ``/noctaya/queue`` and the log at once (once per change, not per probe),
-long before the activation timeout, and the first passing probe clears it; a Ready backend stays
-Ready through probes that time out until ``warm_probe_timeouts`` of them in a row (each counted in the
-metric), while an answer other than 2xx, a refused connect or a connect that hangs takes it out at
-once.
+long before the activation timeout, and the first passing probe clears it; a Ready backend that
+answers its probes late, within ``warm_probe_timeouts`` probe timeouts, stays Ready however many in a
+row (each counted in the metric), while no answer in that time, an answer other than 2xx, a refused
+connect or a connect that hangs takes it out at once; a cold backend's late answer is not Ready.
 """
 
 from __future__ import annotations
@@ -150,8 +150,8 @@ async def test_a_failing_probe_is_visible_at_once_in_the_queue_state_and_the_log
 
 
 def warm_probe(url: str, *, changes: list[bool], late: list[float]) -> readiness.Readiness:
-    """A probe of ``url`` that allows two late answers in a row (0.5 s timeout), its changes and the
-    times of the late probes it stays Ready through told to ``changes`` and ``late``."""
+    """A probe of ``url`` with a 0.5 s timeout that waits 1.5 s for a Ready backend's answer, its changes
+    and the times of the late answers it stays Ready through told to ``changes`` and ``late``."""
     loop = asyncio.get_running_loop()
     return readiness.Readiness(
         url=url,
@@ -169,15 +169,17 @@ async def turned(probe: readiness.Readiness, *, ready: bool) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit() -> None:
+async def test_a_ready_backend_answering_late_stays_ready_and_one_answering_nothing_does_not() -> None:
     mode = "ok"
     arrived: asyncio.Queue[str] = asyncio.Queue()
     released = asyncio.Event()
 
     async def health(request: web.Request) -> web.Response:
         arrived.put_nowait(mode)
-        if mode == "hang":
-            await released.wait()  # answers nothing in time: the probe times out
+        if mode == "slow":
+            await asyncio.sleep(1.2)  # past one timeout, within three
+        elif mode == "hang":
+            await released.wait()  # answers nothing within three timeouts
         return web.Response(status=503 if mode == "503" else 200)
 
     app = web.Application()
@@ -195,25 +197,25 @@ async def test_a_ready_backend_stays_ready_through_late_probes_up_to_the_limit()
         mode = then
 
     try:
-        async with aiohttp.ClientSession(trace_configs=[probe.trace_config]) as session:
+        async with aiohttp.ClientSession() as session:
             task = asyncio.create_task(probe.run(session))
             try:
-                await probes(1, then="hang")
-                await probes(1, then="hang")  # late once
-                await probes(1, then="ok")  # late twice: still Ready
-                await probes(1, then="hang")  # a passing one: the count starts again
-                await probes(1, then="hang")  # arrived: not yet late
-                assert changes == [True] and len(late) == 2
-                await probes(2, then="503")  # late once, twice, the third in a row: not Ready
-                assert await arrived.get() == "503"  # probed at the cold rate now
-                assert changes == [True, False] and len(late) == 4
+                await probes(1, then="slow")
+                await probes(5, then="hang")  # five late answers in a row: Ready all along
+                assert changes == [True] and len(late) == 4  # the fifth is being answered
+                await probes(1, then="slow")
+                started = asyncio.get_running_loop().time()
+                await turned(probe, ready=False)  # the hanging one: not Ready, at its third timeout
+                assert asyncio.get_running_loop().time() - started == pytest.approx(1.5, abs=0.06)
+                assert changes == [True, False] and len(late) == 5
                 assert probe.last_problem == "readiness /health failed: TimeoutError"
-                mode = "ok"
+                await probes(2, then="ok")  # a cold probe waits one timeout: late is not Ready yet
+                assert not probe.ready and len(late) == 5
                 await turned(probe, ready=True)
                 mode = "503"  # an answer that says not ready counts at once
                 await arrived.get()
                 await turned(probe, ready=False)
-                assert changes == [True, False, True, False] and len(late) == 4
+                assert changes == [True, False, True, False] and len(late) == 5
             finally:
                 released.set()
                 task.cancel()
@@ -242,7 +244,7 @@ async def test_a_connect_that_hangs_is_no_late_answer() -> None:
     probe = warm_probe(url + "/health", changes=changes, late=late)
 
     try:
-        async with aiohttp.ClientSession(trace_configs=[probe.trace_config]) as session:
+        async with aiohttp.ClientSession() as session:
             task = asyncio.create_task(probe.run(session))
             try:
                 await turned(probe, ready=True)
