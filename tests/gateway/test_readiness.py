@@ -8,7 +8,8 @@ a failing probe got is in ``/noctaya/queue`` and the log at once (once per chang
 long before the activation timeout, and the first passing probe clears it; a Ready backend that
 answers its probes late, within ``warm_probe_timeouts`` probe timeouts, stays Ready however many in a
 row (each counted in the metric), while no answer in that time, an answer other than 2xx, a refused
-connect or a connect that hangs takes it out at once; a cold backend's late answer is not Ready.
+connect or a connect that hangs takes it out at once, unless requests got their answers meanwhile (a
+busy engine); a cold backend's late answer is not Ready.
 """
 
 from __future__ import annotations
@@ -149,10 +150,14 @@ async def test_a_failing_probe_is_visible_at_once_in_the_queue_state_and_the_log
         assert "backend readiness /health passes" in [r.getMessage() for r in caplog.records]
 
 
-def warm_probe(url: str, *, changes: list[bool], late: list[float]) -> readiness.Readiness:
+def warm_probe(
+    url: str, *, changes: list[bool], late: list[float], answers: list[int] | None = None
+) -> readiness.Readiness:
     """A probe of ``url`` with a 0.5 s timeout that waits 1.5 s for a Ready backend's answer, its changes
-    and the times of the late answers it stays Ready through told to ``changes`` and ``late``."""
+    and the times of the late answers it stays Ready through told to ``changes`` and ``late``; the
+    answers requests got so far are ``answers[0]``."""
     loop = asyncio.get_running_loop()
+    counted = [0] if answers is None else answers
     return readiness.Readiness(
         url=url,
         cold_interval=0.05,
@@ -161,6 +166,7 @@ def warm_probe(url: str, *, changes: list[bool], late: list[float]) -> readiness
         on_change=changes.append,
         late_limit=3,
         on_late=lambda: late.append(loop.time()),
+        answers=lambda: counted[0],
     )
 
 
@@ -218,6 +224,54 @@ async def test_a_ready_backend_answering_late_stays_ready_and_one_answering_noth
                 assert changes == [True, False, True, False] and len(late) == 5
             finally:
                 released.set()
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+    finally:
+        await runner.cleanup()
+
+
+async def test_a_probe_unanswered_while_requests_are_answered_keeps_the_backend_ready() -> None:
+    # an engine that serves its readiness path behind every request it has queued: the probe gets
+    # nothing in time while the requests go on getting their answers
+    hanging = True
+    arrived: asyncio.Queue[None] = asyncio.Queue()
+    released = asyncio.Event()
+
+    async def health(request: web.Request) -> web.Response:
+        arrived.put_nowait(None)
+        if hanging:
+            await released.wait()
+        return web.Response()
+
+    app = web.Application()
+    app.router.add_get("/health", health)
+    runner, url = await testing.serve(app, shutdown_timeout=0.2)
+    changes: list[bool] = []
+    late: list[float] = []
+    answers = [0]
+    probe = warm_probe(url + "/health", changes=changes, late=late, answers=answers)
+    probe._set(True)  # Ready (as after a passing probe)
+
+    async def serving() -> None:  # requests answered, one every 0.2 s
+        while True:
+            await asyncio.sleep(0.2)
+            answers[0] += 1
+
+    try:
+        async with aiohttp.ClientSession() as session:
+            server = asyncio.create_task(serving())
+            task = asyncio.create_task(probe.run(session))
+            try:
+                for _ in range(4):
+                    await arrived.get()
+                assert probe.ready and changes == [True] and len(late) == 3  # the fourth is waiting
+                server.cancel()  # the backend stops answering anything
+                await turned(probe, ready=False)
+                assert changes == [True, False] and len(late) == 3
+            finally:
+                released.set()
+                server.cancel()
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
