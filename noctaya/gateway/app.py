@@ -197,7 +197,6 @@ def make_app(
         timeout=config.probe_timeout,
         late_limit=config.warm_probe_timeouts,
         on_late=the_metrics.late_probes.inc,
-        answers=lambda: app[UPSTREAM].answers,
         on_change=on_readiness,
         idle_interval=config.idle_probe_interval,
         wanted=lambda: the_demand.demand() > 0,

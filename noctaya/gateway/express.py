@@ -322,7 +322,6 @@ class Passage:
             return
         message, payload, raw = came
         lane.metrics.time_to_first_byte.observe(lane._loop().time() - self.started)
-        lane.upstream.answers += 1
         if message.code == 101:  # switched protocols unasked: what follows is no HTTP answer
             connection.close()
             self._refuse(

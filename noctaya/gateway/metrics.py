@@ -154,8 +154,8 @@ class Metrics:
         )
         self.late_probes = Counter(
             f"{PREFIX}readiness_late_probes",
-            "Readiness probes of a Ready backend answered later than probeTimeout (within "
-            "warmProbeTimeouts probe timeouts)",
+            "Readiness probes of a Ready backend answered later than probeTimeout, or not within "
+            "warmProbeTimeouts probe timeouts (the backend stays Ready)",
             registry=r,
         )
         self.warm_probe_timeouts = Gauge(

@@ -363,8 +363,6 @@ class Upstream:
         self.body_timeout = body_timeout
         self.header_timeout = header_timeout
         self._ttfb = metrics.time_to_first_byte
-        #: answer heads the backend has sent on either path (``Readiness``: a backend answering is up)
-        self.answers = 0
         # SSE responses being relayed (aiohttp's, or the express lane's passages), with the backend
         # answer each reads from (for ``cut_streams``)
         self._streams: dict[object, Reply] = {}
@@ -569,7 +567,6 @@ class Upstream:
         finally:
             del self._awaiting_headers[task]
         self._ttfb.observe(loop.time() - started)
-        self.answers += 1
         if upstream.status == 101:  # switched protocols unasked: what follows is no HTTP answer
             upstream.close()
             raise errors.bad_gateway("the backend switched protocols on a request that asked no upgrade")

@@ -8,17 +8,16 @@ proxy reports a failed connect through :meth:`Readiness.mark_cold`, which flips 
 wakes the probe loop so cold-rate probing resumes without waiting out the warm period. Listeners hear
 every transition (admission dispatches its queue, the activation lease enters its grace).
 
-A Ready backend whose probe is answered late is busy more often than gone: while it is Ready, a
-probe waits for its answer up to ``warm_probe_timeouts`` times the probe timeout (its connect still
-within one), and an answer later than one timeout is told to ``on_late`` (a metric). A backend busy
-enough to answer every probe late stays Ready however long that lasts; one that answers nothing for the
-whole wait, refuses the connection, lets the connect hang (a node gone, its address dropping packets)
-or answers other than 2xx is not Ready at once, and so is one a request could not connect to
-(``mark_cold``). A cold backend's probe waits one timeout. A probe that got no answer in time while
-requests got theirs (``answers``: the answer heads the backend sent the proxy so far) does not take a
-Ready backend out either: a backend answering requests is serving, however late its readiness path
-answers under that load (an engine serving its readiness path on the loop that serves completions
-answers it behind every request it has queued).
+A Ready backend whose probe is answered late is busy, not gone: an engine serving its readiness path
+on the loop that serves completions answers it behind every request it has queued, and under the load
+of another gateway as much as of this one. While the backend is Ready a probe waits for its answer up
+to ``warm_probe_timeouts`` times the probe timeout (its connect within one); an answer later than one
+timeout, or none at all in that time, is told to ``on_late`` (a metric) and the backend stays Ready. It
+is not Ready at once when a probe's connect is refused or hangs (a node gone, its address dropping
+packets), when the answer is other than 2xx, and when a request could not connect (``mark_cold``). An
+engine that hangs whole is the kubelet's to find: its own readiness probe takes the Pod out of the
+Service, and the gateway's next connect is refused. A cold backend's probe waits one timeout, and only
+a 2xx answer in that time makes it Ready.
 
 What the last probe got is kept in ``last_error`` ("readiness /health answered 404", "readiness
 /health failed: connection refused"), shown by ``/noctaya/queue`` and logged once per change, so a
@@ -79,7 +78,6 @@ class Readiness:
         on_failed: Callable[[str], None] = lambda _reason: None,
         late_limit: int = 1,
         on_late: Callable[[], None] = lambda: None,
-        answers: Callable[[], int] = lambda: 0,
     ) -> None:
         self.url = url
         self.path = urlsplit(url).path or "/"
@@ -98,7 +96,6 @@ class Readiness:
         #: how many probe timeouts a Ready backend's probe waits for its answer
         self.late_limit = late_limit
         self._on_late = on_late  # a Ready backend's probe was answered later than one timeout
-        self._answers = answers  # how many answers the backend has sent the proxy so far
         self._wake = asyncio.Event()
         self.last_error: str | None = None  # for the log: may name the backend's address
         self.last_problem: str | None = None  # for /noctaya/queue: the kind of failure, no address
@@ -137,7 +134,6 @@ class Readiness:
         warm = self._ready
         loop = asyncio.get_running_loop()
         started = loop.time()
-        answered = self._answers()
         try:
             async with session.get(
                 self.url, timeout=self.warm_timeout if warm else self.timeout, allow_redirects=False
@@ -167,9 +163,9 @@ class Readiness:
             self._outcome(f"{problem} ({type(exc).__name__}: {exc})", problem=problem)
             return False
         except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
-            if isinstance(exc, TimeoutError) and warm and self._answers() != answered:
-                self._on_late()  # no answer in time, but requests got theirs: busy, not gone
-                logger.debug("readiness %s timed out while requests were answered: Ready", self.path)
+            if isinstance(exc, TimeoutError) and warm:  # connected and asked, no answer yet: busy
+                self._on_late()
+                logger.debug("readiness %s got no answer in time: the backend stays Ready", self.path)
                 return True
             problem = f"readiness {self.path} failed: {type(exc).__name__}"
             self._outcome(f"{problem}: {exc}".rstrip(": "), problem=problem)

@@ -681,12 +681,10 @@ async def test_a_taken_request_is_logged_and_counted_as_the_usual_path_counts_it
     caplog.set_level(logging.INFO, logger="noctaya.gateway.access")
     async with warm_gateway(raw_backend, accessLog="on") as gateway:
         client = await warmed(gateway)
-        assert gateway.app[app_.UPSTREAM].answers == 1  # the warming request's, on the usual path
         client.send(post("/v1/chat/completions"))
         raw_backend.scripts["chat/completions"] = answer(JSON_ANSWER)
         await client.response()
         await client.close()
-        assert gateway.app[app_.UPSTREAM].answers == 2  # and the lane's (readiness reads them)
         registry = gateway.app[keys.METRICS].registry
         assert (
             registry.get_sample_value(
