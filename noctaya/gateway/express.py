@@ -57,7 +57,6 @@ import asyncio
 import logging
 import re
 from collections.abc import Callable
-from http import HTTPStatus
 
 import aiohttp
 from aiohttp import helpers, http, http_parser, streams
@@ -79,14 +78,8 @@ _NO_BODY = frozenset({204, 304})
 
 
 def _reason(status: int, reason: str) -> bytes:
-    """The status line's reason: the backend's when it is visible ASCII text (or empty, as it may
-    be), else the standard one."""
-    if reason.isascii() and reason.isprintable():
-        return reason.encode()
-    try:
-        return HTTPStatus(status).phrase.encode()
-    except ValueError:
-        return b"Unknown"
+    """The status line's reason, as the usual path writes it (``proxy.reason_phrase``)."""
+    return proxy.reason_phrase(status, reason).encode()
 
 
 def answer_head(status: int, reason: str, fields: list[bytes], framing: bytes) -> bytes:
@@ -490,7 +483,7 @@ class Passage:
             fields.append(b"Connection: close\r\n")
         if transport is not None and not transport.is_closing():
             framing = b"Content-Length: %d\r\n" % len(body)
-            phrase = HTTPStatus(error.status).phrase  # as the usual path's answer has it
+            phrase = proxy.reason_phrase(error.status, "\n")  # the standard one, as the usual path's
             transport.write(answer_head(error.status, phrase, fields, framing) + body)
             self.sent = len(body)
         self._end(error.status, code=error.code, keep_alive=keep_alive)

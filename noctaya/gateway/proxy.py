@@ -43,6 +43,7 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Callable
+from http import HTTPStatus
 from typing import Any, Protocol
 
 import aiohttp
@@ -255,6 +256,18 @@ CONTROL_IN_VALUE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
 llhttp's lenient answer parsing lets most of them through; aiohttp's writer refuses them."""
 
 _CONTROL_IN_TEXT = re.compile(CONTROL_IN_VALUE.pattern.decode("latin-1"))
+
+
+def reason_phrase(status: int, reason: str) -> str:
+    """An answer's reason phrase as the client gets it: the backend's when it is visible ASCII text
+    (or empty), else the standard one (llhttp lets control characters through, which aiohttp's writer
+    refuses, sending nothing at all)."""
+    if reason.isascii() and reason.isprintable():
+        return reason
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"
 
 
 def control_in_header(upstream: Reply) -> errors.GatewayError | None:
@@ -624,11 +637,15 @@ class Upstream:
             headers.popall("Content-Length", None)
             return web.Response(
                 status=upstream.status,
-                reason=upstream.reason,
+                reason=reason_phrase(upstream.status, upstream.reason or ""),
                 headers=headers,
                 body=upstream.content.read_nowait(),
             )
-        response = Relayed(status=upstream.status, reason=upstream.reason, headers=headers)
+        response = Relayed(
+            status=upstream.status,
+            reason=reason_phrase(upstream.status, upstream.reason or ""),
+            headers=headers,
+        )
         if raw and isinstance(upstream, backend.Answer) and upstream.connection.waiting:
             # the first chunks came with the head: it leaves with them, in one write (aiohttp's
             # streamed answer writes its head at once otherwise; left as it is where this is gone)

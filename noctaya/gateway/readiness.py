@@ -163,7 +163,10 @@ class Readiness:
             self._outcome(f"{problem} ({type(exc).__name__}: {exc})", problem=problem)
             return False
         except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
-            if isinstance(exc, TimeoutError) and warm:  # connected and asked, no answer yet: busy
+            # connected and asked, no answer yet: busy. Only while still Ready (a request's failed
+            # connect meanwhile, ``mark_cold``, stands), and only with a wait longer than the connect's
+            # (with one timeout for both, aiohttp's overall timer fires first for a connect that hangs)
+            if isinstance(exc, TimeoutError) and warm and self._ready and self.late_limit > 1:
                 self._on_late()
                 logger.debug("readiness %s got no answer in time: the backend stays Ready", self.path)
                 return True

@@ -149,7 +149,9 @@ async def test_a_failing_probe_is_visible_at_once_in_the_queue_state_and_the_log
         assert "backend readiness /health passes" in [r.getMessage() for r in caplog.records]
 
 
-def warm_probe(url: str, *, changes: list[bool], late: list[float]) -> readiness.Readiness:
+def warm_probe(
+    url: str, *, changes: list[bool], late: list[float], late_limit: int = 3
+) -> readiness.Readiness:
     """A probe of ``url`` with a 0.5 s timeout that waits 1.5 s for a Ready backend's answer, its changes
     and the times of the late or missing answers it stays Ready through told to ``changes`` and
     ``late``."""
@@ -160,7 +162,7 @@ def warm_probe(url: str, *, changes: list[bool], late: list[float]) -> readiness
         warm_interval=1,
         timeout=0.5,
         on_change=changes.append,
-        late_limit=3,
+        late_limit=late_limit,
         on_late=lambda: late.append(loop.time()),
     )
 
@@ -228,7 +230,8 @@ async def test_a_ready_backend_answering_late_or_not_at_all_stays_ready_and_a_50
         await runner.cleanup()
 
 
-async def test_a_connect_that_hangs_is_no_late_answer() -> None:
+@pytest.mark.parametrize("late_limit", [1, 3])
+async def test_a_connect_that_hangs_is_no_late_answer(late_limit: int) -> None:
     async def health(request: web.Request) -> web.Response:
         return web.Response()
 
@@ -244,7 +247,7 @@ async def test_a_connect_that_hangs_is_no_late_answer() -> None:
     await asyncio.get_running_loop().sock_connect(queued, dropping.getsockname())
     changes: list[bool] = []
     late: list[float] = []
-    probe = warm_probe(url + "/health", changes=changes, late=late)
+    probe = warm_probe(url + "/health", changes=changes, late=late, late_limit=late_limit)
 
     try:
         async with aiohttp.ClientSession() as session:
@@ -263,3 +266,39 @@ async def test_a_connect_that_hangs_is_no_late_answer() -> None:
         await runner.cleanup()
         queued.close()
         dropping.close()
+
+
+async def test_a_failed_connect_while_a_probe_waits_is_not_undone_by_its_timeout() -> None:
+    released = asyncio.Event()
+    hanging = False
+    arrived = asyncio.Event()
+
+    async def health(request: web.Request) -> web.Response:
+        if hanging:
+            arrived.set()
+            await released.wait()
+        return web.Response()
+
+    app = web.Application()
+    app.router.add_get("/health", health)
+    runner, url = await testing.serve(app, shutdown_timeout=0.2)
+    changes: list[bool] = []
+    late: list[float] = []
+    probe = warm_probe(url + "/health", changes=changes, late=late)
+    try:
+        async with aiohttp.ClientSession() as session:
+            task = asyncio.create_task(probe.run(session))
+            try:
+                await turned(probe, ready=True)
+                hanging = True
+                await arrived.wait()  # a warm probe waits for its answer
+                probe.mark_cold(reason="connect to the backend failed (refused)")
+                await asyncio.sleep(2)  # past that probe's whole wait
+                assert changes == [True, False] and late == [] and not probe.ready
+            finally:
+                released.set()
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+    finally:
+        await runner.cleanup()
