@@ -187,8 +187,9 @@ class GatewaySettings(fields.Model):
             ge=1,
             le=10,
             description="how many probe timeouts a Ready backend's readiness probe waits for its answer "
-            "(its connect has one); a late answer or none is a busy backend, which stays Ready, while a "
-            "connect refused or hanging, or an answer other than 2xx, takes it out at once",
+            "(its connect has one); a late answer or none is a busy backend, which stays Ready (with 1, "
+            "a timeout takes it out), while a connect refused or hanging, or an answer other than 2xx, "
+            "takes it out at once",
         ),
     ] = 3
     connect_timeout: Annotated[

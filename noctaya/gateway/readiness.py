@@ -12,7 +12,8 @@ A Ready backend whose probe is answered late is busy, not gone: an engine servin
 on the loop that serves completions answers it behind every request it has queued, and under the load
 of another gateway as much as of this one. While the backend is Ready a probe waits for its answer up
 to ``warm_probe_timeouts`` times the probe timeout (its connect within one); an answer later than one
-timeout, or none at all in that time, is told to ``on_late`` (a metric) and the backend stays Ready. It
+timeout, or none at all in that time, is told to ``on_late`` (a metric) and the backend stays Ready
+(with ``warm_probe_timeouts`` 1, a timeout takes it out, as a connect that hangs does). It
 is not Ready at once when a probe's connect is refused or hangs (a node gone, its address dropping
 packets), when the answer is other than 2xx, and when a request could not connect (``mark_cold``). An
 engine that hangs whole is the kubelet's to find: its own readiness probe takes the Pod out of the
