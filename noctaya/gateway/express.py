@@ -483,7 +483,7 @@ class Passage:
             fields.append(b"Connection: close\r\n")
         if transport is not None and not transport.is_closing():
             framing = b"Content-Length: %d\r\n" % len(body)
-            phrase = proxy.reason_phrase(error.status, "\n")  # the standard one, as the usual path's
+            phrase = proxy.standard_phrase(error.status)  # as the usual path's refusals have it
             transport.write(answer_head(error.status, phrase, fields, framing) + body)
             self.sent = len(body)
         self._end(error.status, code=error.code, keep_alive=keep_alive)

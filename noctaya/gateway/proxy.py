@@ -264,6 +264,11 @@ def reason_phrase(status: int, reason: str) -> str:
     refuses, sending nothing at all)."""
     if reason.isascii() and reason.isprintable():
         return reason
+    return standard_phrase(status)
+
+
+def standard_phrase(status: int) -> str:
+    """The reason phrase HTTP gives ``status`` ("Unknown" for a code it names none for)."""
     try:
         return HTTPStatus(status).phrase
     except ValueError:

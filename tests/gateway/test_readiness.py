@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -172,6 +173,37 @@ async def turned(probe: readiness.Readiness, *, ready: bool) -> None:
         await asyncio.sleep(0.05)
 
 
+@contextlib.asynccontextmanager
+async def probing(
+    health: Callable[[web.Request], Awaitable[web.Response]],
+    *,
+    late_limit: int = 3,
+    released: asyncio.Event | None = None,
+) -> AsyncIterator[tuple[readiness.Readiness, list[bool], list[float]]]:
+    """A backend answering ``/health`` with ``health`` and a :func:`warm_probe` of it running its loop:
+    the probe, its changes and its late answers. On exit ``released`` is set (a held answer ends),
+    then the loop and the backend stop."""
+    app = web.Application()
+    app.router.add_get("/health", health)
+    runner, url = await testing.serve(app, shutdown_timeout=0.2)
+    changes: list[bool] = []
+    late: list[float] = []
+    probe = warm_probe(url + "/health", changes=changes, late=late, late_limit=late_limit)
+    try:
+        async with aiohttp.ClientSession() as session:
+            task = asyncio.create_task(probe.run(session))
+            try:
+                yield probe, changes, late
+            finally:
+                if released is not None:
+                    released.set()
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+    finally:
+        await runner.cleanup()
+
+
 async def test_a_ready_backend_answering_late_or_not_at_all_stays_ready_and_a_503_does_not() -> None:
     mode = "ok"
     arrived: asyncio.Queue[str] = asyncio.Queue()
@@ -185,12 +217,6 @@ async def test_a_ready_backend_answering_late_or_not_at_all_stays_ready_and_a_50
             await released.wait()  # answers nothing within three timeouts
         return web.Response(status=503 if mode == "503" else 200)
 
-    app = web.Application()
-    app.router.add_get("/health", health)
-    runner, url = await testing.serve(app, shutdown_timeout=0.2)
-    changes: list[bool] = []
-    late: list[float] = []
-    probe = warm_probe(url + "/health", changes=changes, late=late)
     loop = asyncio.get_running_loop()
 
     async def probes(count: int, *, then: str) -> None:
@@ -200,34 +226,24 @@ async def test_a_ready_backend_answering_late_or_not_at_all_stays_ready_and_a_50
             await arrived.get()
         mode = then
 
-    try:
-        async with aiohttp.ClientSession() as session:
-            task = asyncio.create_task(probe.run(session))
-            try:
-                await probes(1, then="slow")
-                await probes(3, then="hang")  # three late answers in a row: Ready all along
-                assert changes == [True] and len(late) == 2  # the third is being answered
-                started = loop.time()
-                await probes(4, then="503")  # and four answered by nothing: Ready all along
-                assert changes == [True] and len(late) == 6
-                assert late[-1] - late[-2] == pytest.approx(1 + 1.5, abs=0.06)  # waited three timeouts
-                assert loop.time() - started > 4 * 2.5 - 1
-                await arrived.get()  # the 503 probe (the hanging ones were given up on)
-                await turned(probe, ready=False)  # an answer that says not ready counts at once
-                assert changes == [True, False]
-                assert probe.last_problem == "readiness /health answered 503"
-                await probes(0, then="slow")
-                await probes(2, then="ok")  # a cold probe waits one timeout: late is not Ready yet
-                assert not probe.ready and len(late) == 7
-                await turned(probe, ready=True)
-                assert changes == [True, False, True] and len(late) == 7
-            finally:
-                released.set()
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-    finally:
-        await runner.cleanup()
+    async with probing(health, released=released) as (probe, changes, late):
+        await probes(1, then="slow")
+        await probes(3, then="hang")  # three late answers in a row: Ready all along
+        assert changes == [True] and len(late) == 2  # the third is being answered
+        started = loop.time()
+        await probes(4, then="503")  # and four answered by nothing: Ready all along
+        assert changes == [True] and len(late) == 6
+        assert late[-1] - late[-2] == pytest.approx(1 + 1.5, abs=0.06)  # waited three timeouts
+        assert loop.time() - started > 4 * 2.5 - 1
+        await arrived.get()  # the 503 probe (the hanging ones were given up on)
+        await turned(probe, ready=False)  # an answer that says not ready counts at once
+        assert changes == [True, False]
+        assert probe.last_problem == "readiness /health answered 503"
+        await probes(0, then="slow")
+        await probes(2, then="ok")  # a cold probe waits one timeout: late is not Ready yet
+        assert not probe.ready and len(late) == 7
+        await turned(probe, ready=True)
+        assert changes == [True, False, True] and len(late) == 7
 
 
 @pytest.mark.parametrize("late_limit", [1, 3])
@@ -235,9 +251,6 @@ async def test_a_connect_that_hangs_is_no_late_answer(late_limit: int) -> None:
     async def health(request: web.Request) -> web.Response:
         return web.Response()
 
-    app = web.Application()
-    app.router.add_get("/health", health)
-    runner, url = await testing.serve(app, shutdown_timeout=0.2)
     # a listener whose accept queue is full: the kernel drops every later SYN, so a connect hangs
     dropping = socket.socket()
     dropping.bind(("127.0.0.1", 0))
@@ -245,25 +258,14 @@ async def test_a_connect_that_hangs_is_no_late_answer(late_limit: int) -> None:
     queued = socket.socket()
     queued.setblocking(False)
     await asyncio.get_running_loop().sock_connect(queued, dropping.getsockname())
-    changes: list[bool] = []
-    late: list[float] = []
-    probe = warm_probe(url + "/health", changes=changes, late=late, late_limit=late_limit)
-
     try:
-        async with aiohttp.ClientSession() as session:
-            task = asyncio.create_task(probe.run(session))
-            try:
-                await turned(probe, ready=True)
-                # the backend's address now drops every connect (its node is gone)
-                probe.url = "http://{}:{}/health".format(*dropping.getsockname())
-                await turned(probe, ready=False)  # at the first probe, not the third
-                assert changes == [True, False] and late == []
-            finally:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        async with probing(health, late_limit=late_limit) as (probe, changes, late):
+            await turned(probe, ready=True)
+            # the backend's address now drops every connect (its node is gone)
+            probe.url = "http://{}:{}/health".format(*dropping.getsockname())
+            await turned(probe, ready=False)  # at the first probe, not the third
+            assert changes == [True, False] and late == []
     finally:
-        await runner.cleanup()
         queued.close()
         dropping.close()
 
@@ -279,26 +281,10 @@ async def test_a_failed_connect_while_a_probe_waits_is_not_undone_by_its_timeout
             await released.wait()
         return web.Response()
 
-    app = web.Application()
-    app.router.add_get("/health", health)
-    runner, url = await testing.serve(app, shutdown_timeout=0.2)
-    changes: list[bool] = []
-    late: list[float] = []
-    probe = warm_probe(url + "/health", changes=changes, late=late)
-    try:
-        async with aiohttp.ClientSession() as session:
-            task = asyncio.create_task(probe.run(session))
-            try:
-                await turned(probe, ready=True)
-                hanging = True
-                await arrived.wait()  # a warm probe waits for its answer
-                probe.mark_cold(reason="connect to the backend failed (refused)")
-                await asyncio.sleep(2)  # past that probe's whole wait
-                assert changes == [True, False] and late == [] and not probe.ready
-            finally:
-                released.set()
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-    finally:
-        await runner.cleanup()
+    async with probing(health, released=released) as (probe, changes, late):
+        await turned(probe, ready=True)
+        hanging = True
+        await arrived.wait()  # a warm probe waits for its answer
+        probe.mark_cold(reason="connect to the backend failed (refused)")
+        await asyncio.sleep(2)  # past that probe's whole wait
+        assert changes == [True, False] and late == [] and not probe.ready
