@@ -7,8 +7,12 @@ bytes). The gateway passes such a body on as it came, its framing followed by
 ``noctaya.gateway.chunked.Framing``. Measured per chunk, in this process, all on the same chunks:
 
 1. ``Framing.feed``, one whole chunk a read (the usual read of a relayed stream);
-2. ``Framing.feed``, two whole chunks a read (the general path, per chunk);
-3. the baseline: llhttp (aiohttp's response parser, as the pool runs it) decoding each read into
+2. ``Framing.feed``, two whole chunks a read;
+3. ``Framing.feed``, 64 whole chunks a read (a backend writing faster than the gateway reads: the
+   reads are checked all at once);
+4. ``Framing.feed``, 64 chunks a read, each read ending one byte into the next chunk's size line
+   (such reads are followed chunk by chunk: what every many-chunk read cost before);
+5. the baseline: llhttp (aiohttp's response parser, as the pool runs it) decoding each read into
    its ``StreamReader``, the chunk read back and framed again, which is what a relay that decodes
    pays (the relay did this before chunked bodies passed as they came).
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import time
 from collections.abc import Callable
 
@@ -55,6 +60,23 @@ def two_chunks_a_read(reads: list[bytes]) -> Callable[[], int]:
         framing = chunked.Framing()
         passed = 0
         for read in pairs:
+            passed += len(framing.feed(read))
+        return passed
+
+    return run
+
+
+def many_chunks_a_read(reads: list[bytes], *, per_read: int, shift: int) -> Callable[[], int]:
+    """``per_read`` chunks a read, each read's end moved ``shift`` bytes into the next chunk."""
+    body = b"".join(reads)
+    size = len(reads[0]) * per_read
+    cuts = [0, *range(size + shift, len(body), size), len(body)]
+    pieces = [body[a:b] for a, b in itertools.pairwise(cuts)]
+
+    def run() -> int:
+        framing = chunked.Framing()
+        passed = 0
+        for read in pieces:
             passed += len(framing.feed(read))
         return passed
 
@@ -99,6 +121,8 @@ def main() -> None:
         rows: dict[str, Callable[[], int]] = {
             "raw relay, one whole chunk a read": one_chunk_a_read(reads),
             "raw relay, two chunks a read": two_chunks_a_read(reads),
+            "raw relay, 64 whole chunks a read": many_chunks_a_read(reads, per_read=64, shift=0),
+            "raw relay, 64 chunks a read, chunk by chunk": many_chunks_a_read(reads, per_read=64, shift=1),
             "llhttp decode and frame again (baseline)": decoded(reads, loop),
         }
         sizes = {name: run() for name, run in rows.items()}  # a warm-up, and a check of what passes

@@ -2,12 +2,13 @@
 
 A backend's chunked answer relayed to a client that takes chunked framing too (HTTP/1.1) needs no
 decoding: :class:`Framing` reads the chunk-size lines as the bytes go by and hands back what to write
-to the client, most of the time the very buffer the backend's read produced. What the client gets
-is always canonical framing (``HEX CRLF data CRLF``, the size with no leading zero): what llhttp's
-lax response parsing accepts beyond it (leading zeros, spaces after the size, chunk extensions, a bare
-LF after an extension or a chunk's data) is rewritten for that chunk alone, and the end (the last
-chunk and any trailer fields) is not passed on: the relay writes the end itself (trailers were never
-passed on: aiohttp's relay drops them too).
+to the client, most of the time the very buffer the backend's read produced. A read of many whole
+chunks (a backend that writes faster than the gateway reads) is checked all at once, in C, rather
+than chunk by chunk. What the client gets is always canonical framing (``HEX CRLF data CRLF``, the
+size with no leading zero): what llhttp's lax response parsing accepts beyond it (leading zeros,
+spaces after the size, chunk extensions, a bare LF after an extension or a chunk's data) is rewritten
+for that chunk alone, and the end (the last chunk and any trailer fields) is not passed on: the relay
+writes the end itself (trailers were never passed on: aiohttp's relay drops them too).
 
 - A chunk no larger than ``hold`` whose end has not arrived yet is held, not passed on in part, so
   the client's stream stays at a chunk boundary (:attr:`Framing.boundary`) while the backend's
@@ -97,6 +98,14 @@ class Framing:
                     start = stop + 2
                     if start == len(data):
                         return data
+                    # more follows: a backend that writes faster than the gateway reads brings many
+                    # whole chunks a read, checked together (see :func:`_whole_chunks`)
+                    if data.endswith(b"\r\n") and (ended := _whole_chunks(data)) is not None:
+                        if not ended:
+                            return data
+                        self._state = _DONE
+                        self.ended = True
+                        return data[: -len(_LAST)]
         elif self._held:
             held = self._held
             held.append(data)
@@ -233,6 +242,32 @@ class Framing:
                 if pos < size:
                     self.extra = True
                 return
+
+
+_LAST = b"0\r\n\r\n"
+_HEX = b"%x".__mod__
+
+
+def _whole_chunks(data: bytes) -> bool | None:
+    """Whether ``data`` is whole canonically framed chunks and nothing else (False), or such chunks
+    then the last chunk with no trailer field (True); None when it is anything else (the caller reads
+    it chunk by chunk). The look is in C, not per chunk in Python: ``data`` is cut at every CRLF and
+    the pieces read as (size line, data) pairs. When every size line is its data's length in
+    lower-case hex with no leading zero, those pairs are exactly how ``data`` parses, chunk by chunk
+    from its start (each size line ends at the first CRLF after it, each chunk's data is as long as
+    its size says and is followed by CRLF); a CRLF inside a chunk's data leaves some pair unequal, and
+    ``data`` is then read chunk by chunk."""
+    parts = data.split(b"\r\n")
+    if parts.pop():  # not ending in CRLF
+        return None
+    ended = len(parts) >= 2 and parts[-1] == b"" and parts[-2] == b"0"
+    if ended:
+        del parts[-2:]
+    payloads = parts[1::2]  # (an odd count of pieces leaves the two lists unequal)
+    # an empty payload is a last chunk (size 0) in the middle: what follows it is not the body's
+    if b"" in payloads or parts[0::2] != list(map(_HEX, map(len, payloads))):
+        return None
+    return ended
 
 
 def _canonical(found: re.Match[bytes], data: bytes, pos: int) -> bool:

@@ -223,3 +223,63 @@ def test_a_size_line_trickling_in_is_held_within_its_bound() -> None:
     assert framing.feed(b"\n0123456789\r\n") == b"a\r\n0123456789\r\n"
     with pytest.raises(chunked.BadFraming):
         framing.feed(b"1;abcdefgh")
+
+
+# payload bytes a fast backend's many-chunks read may hold that look like framing: CRLFs, bare line
+# ends, hex digits and zeros (a read cut at every CRLF must not be taken for chunks it is not)
+FRAMING_LOOKALIKES = st.lists(
+    st.sampled_from([b"\r\n", b"\r", b"\n", b"0", b"a", b"1f", b"0\r\n\r\n", b"data: x\n\n"]),
+    min_size=1,
+    max_size=8,
+).map(b"".join)
+
+
+@DETERMINISTIC
+@hypothesis.given(
+    payloads=st.lists(FRAMING_LOOKALIKES, min_size=2, max_size=40),
+    ending=st.sampled_from([b"", b"0\r\n\r\n", b"0\r\nX: 1\r\n\r\n", b"0\r\n\r\nHTTP/1.1", b"0\r\n"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=5000), max_size=3),
+)
+def test_many_whole_chunks_a_read_pass_as_they_came_and_end_where_llhttp_ends(
+    payloads: list[bytes], ending: bytes, cuts: list[int]
+) -> None:
+    body = canonical(payloads) + ending
+    framing = chunked.Framing()
+    passed = [framing.feed(piece) for piece in split(body, cuts)]
+    if not cuts:
+        assert passed[0] is body if not ending else passed[0] == canonical(payloads)
+    assert chunks_of(b"".join(passed)) == payloads
+    assert framing.ended == (ending.startswith(b"0\r\n") and ending.count(b"\r\n") >= 2)
+    assert framing.extra == ending.endswith(b"HTTP/1.1")
+    if framing.ended and not framing.extra:
+        assert b"".join(payloads) == llhttp_payload(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"1\r\na\r\n0\r\n\r\n1\r\nb\r\n",  # a last chunk in the middle: what follows is not the body's
+        b"1\r\na\r\n0\r\n\r\n0\r\n\r\n",  # two ends
+        b"1\r\na\r\n4\r\nb\r\nc\r\n",  # a CRLF inside a chunk's data, the pieces' lengths wrong
+    ],
+)
+def test_a_read_that_only_looks_like_whole_chunks_is_read_chunk_by_chunk(body: bytes) -> None:
+    framing = chunked.Framing()
+    passed = framing.feed(body)
+    if body.startswith(b"1\r\na\r\n0"):
+        assert passed == b"1\r\na\r\n"
+        assert framing.ended and framing.extra
+    else:
+        assert passed is body
+        assert chunks_of(passed) == [b"a", b"b\r\nc"]
+        assert not framing.ended
+
+
+def test_many_whole_chunks_then_the_end_pass_without_it() -> None:
+    framing = chunked.Framing()
+    events = [b"data: %d\n\n" % i for i in range(300)]
+    assert framing.feed(canonical(events) + b"0\r\n\r\n") == canonical(events)
+    assert framing.ended and not framing.extra
+    upper = chunked.Framing()  # upper-case sizes: read chunk by chunk, passed as they came
+    body = b"".join(b"%X\r\n%b\r\n" % (len(e), e) for e in [b"x" * 10, b"y" * 11])
+    assert upper.feed(body) == body
