@@ -721,8 +721,11 @@ class Pool:
         connection = self._pooled()
         if connection is not None:
             return connection
-        if self.open >= self.limit and self._probation:  # room is worth more than an unproven one
-            self._drop(self._probation[0])
+        if self.open >= self.limit and self._probation:
+            # room is worth more than an unproven connection: the youngest goes, so that the oldest
+            # still see their probation out (dropping the oldest, streams coming faster than
+            # ``limit`` a probation would have every one dropped before it ends: never proven)
+            self._drop(self._probation[-1])
         while self.open >= self.limit and not self._closed:
             waiter = self._loop().create_future()
             self._waiters.append(waiter)

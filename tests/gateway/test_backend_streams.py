@@ -302,6 +302,31 @@ async def test_a_pool_at_its_limit_closes_a_connection_on_probation_for_a_new_on
         pool.close()
 
 
+async def test_a_pool_at_its_limit_makes_room_with_the_youngest_on_probation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Streams coming faster than ``limit`` a probation must not have every connection closed before
+    its probation ends (the backend would never be proven, every stream a new connection)."""
+    monkeypatch.setattr(backend, "STREAM_PROBATION", 3600.0)
+    async with chunked_backend(stream_then_keep) as (url, served):
+        pool, head = pool_for(url, limit=2)
+        used = []
+        for _ in range(5):
+            answer = await pool.request(head, None, head_only=False)
+            used.append(answer.connection)
+            answer.connection.relay(lambda data: False)
+            assert not await answer.connection.piped()
+            answer.release()
+        assert served.connections == 5 and pool.open == 2
+        open_ = [c.transport is not None and not c.transport.is_closing() for c in used]
+        assert open_ == [True, False, False, False, True]  # the oldest sees its probation out
+        monkeypatch.setattr(backend, "STREAM_PROBATION", 0.0)
+        used[-1].probation_until = used[0].probation_until = 0.0  # both probations over now
+        await one_stream(pool, head)  # on a connection that outlasted its probation
+        assert served.connections == 5
+        pool.close()
+
+
 HEADS = [
     b"Content-Type: application/json\r\nX-Trace:   spaced value   \r\n",
     b"Connection: keep-alive, X-Hop\r\nX-Hop: 1\r\nX-Kept: 2\r\nTE: trailers\r\nUpgrade: h2c\r\n",
