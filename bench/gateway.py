@@ -22,7 +22,8 @@ Figures:
 
 1. small non-streaming requests at 64 and 512 concurrent clients: req/s, p50/p99 latency, latency
    added over the direct path, and proxy CPU per request (so "req/s per core" is CPU-normalised);
-2. SSE relay with 256 concurrent streams: chunks/s received by clients and proxy CPU per 1,000 chunks/s;
+2. SSE relay with 256 concurrent streams (256 events each; fewer with ``--sse-tokens``): chunks/s
+   received by clients and proxy CPU per 1,000 chunks/s;
 3. 10,000 cold keepalive requests held by a gateway whose backend is down: RSS and worst heartbeat lag,
    next to the goal (under 150 MiB, lag under 1 s) and to a bare aiohttp server holding the same load
    (``bench.held_floor``: what aiohttp and uvloop cost by themselves), the interceptor holding as
@@ -68,6 +69,7 @@ HEARTBEAT = 1.0
 HELD_GOAL_MIB = 150.0  # the goal: 10,000 cold requests held under 150 MiB RSS ...
 HELD_GOAL_LAG_MS = 1000.0  # ... with every heartbeat under 1 s late
 HELD_GOAL_COUNT = 10_000
+SSE_TOKENS = 256  # events a stream of the SSE phase carries by default (the engine's cap)
 HOLD_SPARE = 240.0  # a held worker's ramp (bounded at 120 s by the worker) and teardown, past its watch
 
 
@@ -762,7 +764,16 @@ def main(argv: list[str] | None = None) -> int:
         default="requests,sse,reject,held",
         help="comma-separated subset to run (requests = closed + paced)",
     )
+    parser.add_argument(
+        "--sse-tokens",
+        type=int,
+        default=SSE_TOKENS,
+        help=f"events a stream of the SSE phase carries, 1 to {SSE_TOKENS} (short streams weigh each "
+        "stream's own cost: its request, its answer's head, its backend connection)",
+    )
     args = parser.parse_args(argv)
+    if not 1 <= args.sse_tokens <= SSE_TOKENS:
+        parser.error(f"--sse-tokens: from 1 to {SSE_TOKENS}")
     if args.worker:
         load.worker_main(json.loads(args.worker))
         return 0
@@ -828,7 +839,7 @@ def warm_phases(
             targets,
             streams=256,
             seconds=seconds,
-            tokens=256,
+            tokens=args.sse_tokens,
             backend_pid=engine_pid,
             repeat=args.repeat,
         )
@@ -848,7 +859,7 @@ def run(args: argparse.Namespace, *, peers: tuple[str, ...], nginx_required: boo
                 "--port",
                 str(backend_port),
                 "--tokens",
-                "256",
+                str(SSE_TOKENS),
             ],
             log=tmp / "engine.log",
         )

@@ -8,12 +8,14 @@ from bench import framing
 
 
 def test_every_row_passes_the_same_bytes_framed_alike() -> None:
-    reads = [framing.event(150)] * 10
+    reads = [framing.event(150)] * 130  # the 64-chunk rows: two whole reads and a short last one
     loop = asyncio.new_event_loop()
     try:
         passed = {
             framing.one_chunk_a_read(reads)(),
             framing.two_chunks_a_read(reads)(),
+            framing.many_chunks_a_read(reads, per_read=64, shift=0)(),
+            framing.many_chunks_a_read(reads, per_read=64, shift=1)(),
             framing.decoded(reads, loop)(),
         }
     finally:

@@ -96,3 +96,11 @@ async def test_the_requests_a_gateway_held_as_cold_are_read_from_its_metrics() -
         async with await held as response:
             assert response.status == 200
         assert await asyncio.to_thread(processes.cold_admitted, gateway.url) == 1
+
+
+@pytest.mark.parametrize("tokens", ["0", "257", "x"])
+def test_sse_tokens_out_of_range_are_refused(tokens: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        gateway.main(["--sse-tokens", tokens])
+    assert exited.value.code == 2
+    assert "--sse-tokens" in capsys.readouterr().err
