@@ -56,6 +56,7 @@ class Framing:
         "_need",
         "_state",
         "_trailer",
+        "_whole",
         "ended",
         "extra",
     )
@@ -73,6 +74,10 @@ class Framing:
         self._need = 0
         self._left = 0  # data bytes of a large chunk not yet passed on
         self._trailer = 0  # trailer bytes read
+        # reads may be checked whole (:func:`_whole_chunks`) when the bounds the chunk-by-chunk reader
+        # holds its end to are met by any such end: the last chunk's line (``0 CRLF``, 3 bytes) within
+        # ``max_line`` and the empty trailer section (CRLF) within ``max_trailer``
+        self._whole = max_line >= 3 and max_trailer >= 2
         #: bytes that came after the body's end (the connection cannot be reused)
         self.extra = False
         #: the last chunk and its trailer section have been read (an attribute, not a property: it is
@@ -100,7 +105,7 @@ class Framing:
                         return data
                     # more follows: a backend that writes faster than the gateway reads brings many
                     # whole chunks a read, checked together (see :func:`_whole_chunks`)
-                    if data.endswith(b"\r\n") and (ended := _whole_chunks(data)) is not None:
+                    if self._whole and data.endswith(b"\r\n") and (ended := _whole_chunks(data)) is not None:
                         if not ended:
                             return data
                         self._state = _DONE

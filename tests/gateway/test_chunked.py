@@ -4,8 +4,10 @@ arbitrary reads (hypothesis, deterministic), against llhttp's own reading of the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import re
+from collections.abc import Iterator
 
 import hypothesis
 import pytest
@@ -255,6 +257,57 @@ def test_many_whole_chunks_a_read_pass_as_they_came_and_end_where_llhttp_ends(
         assert b"".join(payloads) == llhttp_payload(body)
 
 
+@contextlib.contextmanager
+def whole_checks() -> Iterator[list[bool | None]]:
+    """What each check of a whole read (``chunked._whole_chunks``) answered, while in the block."""
+    answers: list[bool | None] = []
+    check = chunked._whole_chunks
+
+    def recorded(data: bytes) -> bool | None:
+        answers.append(check(data))
+        return answers[-1]
+
+    chunked._whole_chunks = recorded
+    try:
+        yield answers
+    finally:
+        chunked._whole_chunks = check
+
+
+def byte_by_byte(body: bytes, framing: chunked.Framing) -> bytes:
+    """What ``framing`` passes of ``body`` fed a byte a read (never a read of whole chunks)."""
+    return b"".join(framing.feed(body[i : i + 1]) for i in range(len(body)))
+
+
+# CRLF-free payloads that still look like framing: a read of them is checked whole, never chunk by chunk
+CRLF_FREE_LOOKALIKES = st.lists(
+    st.sampled_from([b"0", b"\r", b"\n", b"0\r", b"\n0", b"a", b"F", b"data: x\n\n"]), min_size=1, max_size=8
+).map(b"".join)
+
+
+@DETERMINISTIC
+@hypothesis.given(
+    payloads=st.lists(CRLF_FREE_LOOKALIKES, min_size=2, max_size=40).filter(
+        lambda payloads: all(b"\r\n" not in p and not p.endswith(b"\r") for p in payloads)
+    ),
+    ended=st.booleans(),
+)
+def test_a_read_of_whole_chunks_is_checked_whole_and_passes_what_the_chunk_by_chunk_reader_does(
+    payloads: list[bytes], ended: bool
+) -> None:
+    body = canonical(payloads) + (b"0\r\n\r\n" if ended else b"")
+    with whole_checks() as checked:
+        whole = chunked.Framing()
+        passed = whole.feed(body)
+    assert checked == [ended]  # the whole read, at once
+    slow = chunked.Framing()
+    assert passed == byte_by_byte(body, slow) == canonical(payloads)
+    assert (whole.ended, whole.extra, whole.boundary) == (slow.ended, slow.extra, slow.boundary)
+    assert whole.ended is ended
+    if ended:
+        assert b"".join(payloads) == llhttp_payload(body)
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -265,12 +318,17 @@ def test_many_whole_chunks_a_read_pass_as_they_came_and_end_where_llhttp_ends(
 )
 def test_a_read_that_only_looks_like_whole_chunks_is_read_chunk_by_chunk(body: bytes) -> None:
     framing = chunked.Framing()
-    passed = framing.feed(body)
+    with whole_checks() as checked:
+        passed = framing.feed(body)
+    assert checked == [None]  # refused whole: read chunk by chunk
+    slow = chunked.Framing()
+    assert passed == byte_by_byte(body, slow)
+    assert (framing.ended, framing.extra) == (slow.ended, slow.extra)
     if body.startswith(b"1\r\na\r\n0"):
         assert passed == b"1\r\na\r\n"
         assert framing.ended and framing.extra
     else:
-        assert passed is body
+        assert passed == body
         assert chunks_of(passed) == [b"a", b"b\r\nc"]
         assert not framing.ended
 
@@ -280,6 +338,15 @@ def test_many_whole_chunks_then_the_end_pass_without_it() -> None:
     events = [b"data: %d\n\n" % i for i in range(300)]
     assert framing.feed(canonical(events) + b"0\r\n\r\n") == canonical(events)
     assert framing.ended and not framing.extra
-    upper = chunked.Framing()  # upper-case sizes: read chunk by chunk, passed as they came
-    body = b"".join(b"%X\r\n%b\r\n" % (len(e), e) for e in [b"x" * 10, b"y" * 11])
-    assert upper.feed(body) == body
+    upper = chunked.Framing()  # an upper-case size after a whole chunk: read chunk by chunk, as it came
+    body = b"1\r\na\r\nA\r\n0123456789\r\n"
+    assert upper.feed(body) == body and upper.boundary
+
+
+def test_a_read_is_not_checked_whole_where_its_end_would_break_a_bound() -> None:
+    """The chunk-by-chunk reader holds the last chunk's line to ``max_line`` and its end to
+    ``max_trailer``: bounds that small keep the check of whole reads away."""
+    with pytest.raises(chunked.BadFraming, match="trailer"):
+        chunked.Framing(max_trailer=1).feed(b"1\r\na\r\n0\r\n\r\n")
+    with pytest.raises(chunked.BadFraming, match="chunk-size line"):
+        chunked.Framing(max_line=2).feed(b"1\r\n\x00\r\n0\r\n\r\n")
