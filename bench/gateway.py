@@ -22,8 +22,8 @@ Figures:
 
 1. small non-streaming requests at 64 and 512 concurrent clients: req/s, p50/p99 latency, latency
    added over the direct path, and proxy CPU per request (so "req/s per core" is CPU-normalised);
-2. SSE relay with 256 concurrent streams (256 events each; fewer with ``--sse-tokens``): chunks/s
-   received by clients and proxy CPU per 1,000 chunks/s;
+2. SSE relay with 256 concurrent streams (256 events each; fewer with ``--sse-tokens``; the engine
+   paced with ``--sse-token-delay``): chunks/s received by clients and proxy CPU per 1,000 chunks/s;
 3. 10,000 cold keepalive requests held by a gateway whose backend is down: RSS and worst heartbeat lag,
    next to the goal (under 150 MiB, lag under 1 s) and to a bare aiohttp server holding the same load
    (``bench.held_floor``: what aiohttp and uvloop cost by themselves), the interceptor holding as
@@ -771,9 +771,21 @@ def main(argv: list[str] | None = None) -> int:
         help=f"events a stream of the SSE phase carries, 1 to {SSE_TOKENS} (short streams weigh each "
         "stream's own cost: its request, its answer's head, its backend connection)",
     )
+    parser.add_argument(
+        "--sse-token-delay",
+        type=float,
+        default=0.0,
+        help="milliseconds the engine waits before each event, 0 to 1,000 (0: as fast as it can); an "
+        "engine's pace, where each read the proxy makes carries one event. Only with --phases sse (the "
+        "engine would delay its other answers too)",
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.sse_tokens <= SSE_TOKENS:
         parser.error(f"--sse-tokens: from 1 to {SSE_TOKENS}")
+    if not 0 <= args.sse_token_delay <= 1000:  # NaN too
+        parser.error("--sse-token-delay: from 0 to 1,000 milliseconds")
+    if args.sse_token_delay and {p.strip() for p in args.phases.split(",")} != {"sse"}:
+        parser.error("--sse-token-delay: only with --phases sse")
     if args.worker:
         load.worker_main(json.loads(args.worker))
         return 0
@@ -860,6 +872,8 @@ def run(args: argparse.Namespace, *, peers: tuple[str, ...], nginx_required: boo
                 str(backend_port),
                 "--tokens",
                 str(SSE_TOKENS),
+                "--token-delay",
+                f"{args.sse_token_delay:g}ms",
             ],
             log=tmp / "engine.log",
         )

@@ -104,3 +104,21 @@ def test_sse_tokens_out_of_range_are_refused(tokens: str, capsys: pytest.Capture
         gateway.main(["--sse-tokens", tokens])
     assert exited.value.code == 2
     assert "--sse-tokens" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["--sse-token-delay", "-1", "--phases", "sse"], "from 0 to 1,000"),
+        (["--sse-token-delay", "nan", "--phases", "sse"], "from 0 to 1,000"),
+        (["--sse-token-delay", "5"], "only with --phases sse"),
+        (["--sse-token-delay", "5", "--phases", "requests,sse"], "only with --phases sse"),
+    ],
+)
+def test_a_paced_engine_is_refused_out_of_range_or_beside_other_phases(
+    argv: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        gateway.main(argv)
+    assert exited.value.code == 2
+    assert named in capsys.readouterr().err
