@@ -250,7 +250,11 @@ class Framing:
 
 
 _LAST = b"0\r\n\r\n"
-_HEX = b"%x".__mod__
+_SIZES: list[bytes | None] = [None, *(b"%x" % n for n in range(1, 4096))]
+"""The canonical size line of each length below 4 KiB (an event's usual size), looked up rather than
+written for each chunk; ``None`` for 0, which no size line between chunks equals (a last chunk in the
+middle: what follows it is not the body's)."""
+_SIZE_OF = _SIZES.__getitem__
 
 
 def _whole_chunks(data: bytes) -> bool | None:
@@ -265,12 +269,16 @@ def _whole_chunks(data: bytes) -> bool | None:
     parts = data.split(b"\r\n")
     if parts.pop():  # not ending in CRLF
         return None
-    ended = len(parts) >= 2 and parts[-1] == b"" and parts[-2] == b"0"
+    end = len(parts)
+    ended = end >= 2 and parts[-1] == b"" and parts[-2] == b"0"
     if ended:
-        del parts[-2:]
-    payloads = parts[1::2]  # (an odd count of pieces leaves the two lists unequal)
-    # an empty payload is a last chunk (size 0) in the middle: what follows it is not the body's
-    if b"" in payloads or parts[0::2] != list(map(_HEX, map(len, payloads))):
+        end -= 2
+    # (an odd count of pieces leaves the two lists unequal; so does an empty payload)
+    try:
+        sizes = list(map(_SIZE_OF, map(len, parts[1:end:2])))
+    except IndexError:  # a chunk of 4 KiB or more
+        sizes = [b"%x" % length if length else None for length in map(len, parts[1:end:2])]
+    if parts[0:end:2] != sizes:
         return None
     return ended
 

@@ -333,6 +333,23 @@ def test_a_read_that_only_looks_like_whole_chunks_is_read_chunk_by_chunk(body: b
         assert not framing.ended
 
 
+@pytest.mark.parametrize("size", [4095, 4096, 4097, 70_000])
+def test_chunks_past_the_sizes_looked_up_are_checked_whole_too(size: int) -> None:
+    """Size lines of chunks below 4 KiB are looked up, larger ones written: both read whole."""
+    payloads = [b"x" * size, b"data: 1\n\n", b"y" * size]
+    body = canonical(payloads) + b"0\r\n\r\n"
+    framing = chunked.Framing(hold=2 * size)
+    with whole_checks() as checked:
+        assert framing.feed(body) == canonical(payloads)
+    assert checked == [True]
+    assert framing.ended and not framing.extra
+    # a size line one short of a large chunk's data: refused whole, then broken framing
+    wrong = canonical(payloads[:2]) + b"%x\r\n%b\r\n" % (size - 1, payloads[2])
+    with whole_checks() as checked, pytest.raises(chunked.BadFraming):
+        chunked.Framing(hold=2 * size).feed(wrong)
+    assert checked == [None]
+
+
 def test_many_whole_chunks_then_the_end_pass_without_it() -> None:
     framing = chunked.Framing()
     events = [b"data: %d\n\n" % i for i in range(300)]
