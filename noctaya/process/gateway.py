@@ -6,6 +6,11 @@ a change of its live fields (``warmUntil``; ``noctaya.gateway.liveconfig``), the
 it. A bad value ends the process at start with exit code 2
 and one line per bad field, no traceback.
 
+Start order: the listening sockets are bound first (``noctaya.serving.listeners``), so a taken port
+ends the process with exit code 1 and the reason before anything else has started (no probe of the
+backend, no demand report or withdrawal, no co-located scaler); then the app and its cleanup
+contexts start, then the sockets are served.
+
 Shutdown order (SIGTERM or SIGINT):
 
 1. the drain flag flips: ``/healthz`` answers 503 so the Service stops routing here, and new ``/v1``
@@ -28,6 +33,7 @@ import asyncio
 import gc
 import logging
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,7 +49,7 @@ from noctaya.contract import documents, fields, flags
 from noctaya.contract import gateway as gateway_contract
 from noctaya.gateway import app as app_
 from noctaya.gateway import keys, liveconfig
-from noctaya.serving import connections, redaction
+from noctaya.serving import connections, listeners, redaction
 
 GC_THRESHOLDS = (20_000, 10, 10)
 """The cyclic collector's thresholds while serving (Python's are 700, 10, 10). A request's objects
@@ -162,7 +168,26 @@ async def serve(
     sidecars: Sequence[demand_mod.Sidecar] = (),
     started: asyncio.Event | None = None,
 ) -> int:
-    """Run until SIGTERM/SIGINT, then drain and stop in the order the module docstring gives."""
+    """Run until SIGTERM/SIGINT, then drain and stop in the order the module docstring gives. The
+    listening sockets are bound first: a taken port ends the process before anything has started."""
+    try:
+        sockets = await listeners.bind(config.listen_address.bind_host, config.listen_address.port)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot listen on {config.listen}: {exc.strerror or exc}") from None
+    try:
+        return await _serve(config, sockets, source=source, sidecars=sidecars, started=started)
+    finally:
+        listeners.close(sockets)  # served ones are closed already (closing twice does nothing)
+
+
+async def _serve(
+    config: gateway_contract.GatewayConfig,
+    sockets: list[socket.socket],
+    *,
+    source: liveconfig.ConfigSource | None,
+    sidecars: Sequence[demand_mod.Sidecar],
+    started: asyncio.Event | None,
+) -> int:
     app = app_.make_app(config, source=source, sidecars=sidecars)
     runner = app_.make_runner(
         app,
@@ -181,12 +206,8 @@ async def serve(
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     try:
-        listen = config.listen_address
-        site = web.TCPSite(runner, listen.bind_host, listen.port, backlog=4096, reuse_address=True)
-        try:
-            await site.start()
-        except OSError as exc:
-            raise OSError(exc.errno, f"cannot listen on {config.listen}: {exc.strerror or exc}") from None
+        for sock in sockets:
+            await web.SockSite(runner, sock, backlog=4096).start()
         bound = ", ".join(f"http://{a[0]}:{a[1]}" for a in runner.addresses if isinstance(a, tuple))
         logger.info(
             "gateway listening on %s, backend %s (%s mode)", bound, config.backend_url, config.cold_start_mode

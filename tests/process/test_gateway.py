@@ -16,11 +16,13 @@ import os
 import pathlib
 import re
 import signal
+import socket
 import subprocess
 import sys
 
 import aiohttp
 import pytest
+from aiohttp import web
 
 from noctaya.contract import gateway as gateway_contract
 from noctaya.process import gateway as command
@@ -309,3 +311,54 @@ def test_a_running_gateway_loads_no_scaler_operator_or_synthesis_code(tmp_path: 
     loaded = set(result.stdout.split())
     assert {"aiohttp", "noctaya", "uvloop"} <= loaded  # the report is of the running gateway
     assert not loaded & {"grpc", "kopf", "cdk8s", "cdk8s_plus_28", "jsii", "constructs", "kubernetes"}
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(120)
+async def test_a_taken_port_ends_the_process_before_anything_starts(tmp_path: pathlib.Path) -> None:
+    """Bound first: a gateway whose port is taken exits 1 naming the port and the reason, and starts
+    nothing on its way out: its backend is never probed, and its demand reporter neither reports nor
+    withdraws (a withdrawal would speak for a member that never served)."""
+    seen: list[str] = []
+
+    async def record(request: web.Request) -> web.Response:
+        seen.append(f"{request.method} {request.path}")
+        return web.json_response({})
+
+    peer = web.Application()  # the backend and the aggregate scaler in one: every request is seen
+    peer.router.add_route("*", "/{tail:.*}", record)
+    runner = web.AppRunner(peer)
+    await runner.setup()
+    taken = socket.create_server(("127.0.0.1", 0))  # listening: the gateway's port is in use
+    try:
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        peer_url = f"http://127.0.0.1:{runner.addresses[0][1]}"
+        port = taken.getsockname()[1]
+        (tmp_path / "token").write_text("a-report-token-of-some-length\n")
+        config = tmp_path / "config.yaml"
+        config.write_text(
+            f"listen: 127.0.0.1:{port}\nbackendUrl: {peer_url}\nprobeInterval: 20ms\n"
+            "service: {name: qwen, namespace: ai}\n"
+            f"report: {{url: {peer_url}, tokenFile: {tmp_path / 'token'}, interval: 1s}}\n"
+        )
+        gateway = await asyncio.create_subprocess_exec(
+            PYTHON,
+            "-m",
+            "noctaya",
+            "gateway",
+            "--config",
+            str(config),
+            "--log-level",
+            "DEBUG",
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(gateway.communicate(), 90)
+        text = out.decode() + err.decode()
+        assert gateway.returncode == 1, text
+        assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in text
+        assert "Traceback" not in text
+        assert seen == []  # no probe, no model list, no report, no withdrawal
+    finally:
+        taken.close()
+        await runner.cleanup()
