@@ -6,7 +6,7 @@ a change of its live fields (``warmUntil``; ``noctaya.gateway.liveconfig``), the
 it. A bad value ends the process at start with exit code 2
 and one line per bad field, no traceback.
 
-Start order: the listening sockets are bound first (``noctaya.serving.listeners``), so a taken port
+Start order: the listening sockets are opened first (``noctaya.serving.listeners``), so a taken port
 ends the process with exit code 1 and the reason before anything else has started (no probe of the
 backend, no demand report or withdrawal, no co-located scaler); then the app and its cleanup
 contexts start, then the sockets are served.
@@ -61,6 +61,10 @@ of the latency. Collections now come about thirty times less often, each costing
 most 20,000 more objects to be made before it is collected."""
 
 logger = logging.getLogger("noctaya.gateway")
+
+BACKLOG = 4096
+"""Connections the kernel holds for the listening sockets until they are accepted (and while the
+gateway starts: the sockets listen before the app is built)."""
 
 #: the end of ``drainTimeout`` kept for ending streams with their final event
 STREAM_CUT_SECONDS = 0.5
@@ -169,9 +173,11 @@ async def serve(
     started: asyncio.Event | None = None,
 ) -> int:
     """Run until SIGTERM/SIGINT, then drain and stop in the order the module docstring gives. The
-    listening sockets are bound first: a taken port ends the process before anything has started."""
+    listening sockets are opened first: a taken port ends the process before anything has started."""
     try:
-        sockets = await listeners.bind(config.listen_address.bind_host, config.listen_address.port)
+        sockets = await listeners.listen(
+            config.listen_address.bind_host, config.listen_address.port, backlog=BACKLOG
+        )
     except OSError as exc:
         raise OSError(exc.errno, f"cannot listen on {config.listen}: {exc.strerror or exc}") from None
     try:
@@ -207,7 +213,7 @@ async def _serve(
         loop.add_signal_handler(signum, stop.set)
     try:
         for sock in sockets:
-            await web.SockSite(runner, sock, backlog=4096).start()
+            await web.SockSite(runner, sock, backlog=BACKLOG).start()
         bound = ", ".join(f"http://{a[0]}:{a[1]}" for a in runner.addresses if isinstance(a, tuple))
         logger.info(
             "gateway listening on %s, backend %s (%s mode)", bound, config.backend_url, config.cold_start_mode

@@ -353,7 +353,12 @@ async def test_a_taken_port_ends_the_process_before_anything_starts(tmp_path: pa
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        out, err = await asyncio.wait_for(gateway.communicate(), 90)
+        try:
+            out, err = await asyncio.wait_for(gateway.communicate(), 90)
+        finally:
+            if gateway.returncode is None:  # it hangs: the test fails, nothing is left running
+                gateway.kill()
+                await gateway.wait()
         text = out.decode() + err.decode()
         assert gateway.returncode == 1, text
         assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in text
