@@ -1,6 +1,6 @@
 """The chunked relay's cost per chunk, against llhttp decoding the same reads, in one run.
 
-    .venv/bin/python -m bench.framing [--reads N] [--size BYTES]
+    .venv/bin/python -m bench.framing [--reads N] [--size BYTES] [--compare-with TREE]
 
 An event stream relayed from the backend pool comes as one chunk per read (one event, e.g. 150
 bytes). The gateway passes such a body on as it came, its framing followed by
@@ -8,8 +8,9 @@ bytes). The gateway passes such a body on as it came, its framing followed by
 
 1. ``Framing.feed``, one whole chunk a read (the usual read of a relayed stream);
 2. ``Framing.feed``, two whole chunks a read;
-3. ``Framing.feed``, 64 whole chunks a read (a backend writing faster than the gateway reads: the
-   reads are checked all at once);
+3. ``Framing.feed``, 6 and 64 whole chunks a read (a backend writing faster than the gateway reads:
+   the reads are checked all at once; about 6 a read is what the gateway reads in ``bench.gateway``'s
+   SSE phase, counted with ``perf stat -e syscalls:sys_enter_read``);
 4. ``Framing.feed``, 64 chunks a read, each read ending one byte into the next chunk's size line
    (such reads are followed chunk by chunk: what every many-chunk read cost before);
 5. the baseline: llhttp (aiohttp's response parser, as the pool runs it) decoding each read into
@@ -17,22 +18,35 @@ bytes). The gateway passes such a body on as it came, its framing followed by
    pays (the relay did this before chunked bodies passed as they came).
 
 Ratios are to the baseline; the machine is shared and noisy, so the rows run interleaved, 5 rounds,
-and the best round of each is printed.
+and the best round of each is printed. ``--compare-with TREE`` adds rows 1 to 4 for another
+revision's ``Framing`` (its ``noctaya/gateway/chunked.py``, loaded beside this one) in the same
+rounds, and prints each row's ratio to it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import itertools
+import pathlib
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from aiohttp import base_protocol, http_parser
 
 from noctaya.gateway import chunked
 
 ROUNDS = 5
+COMPARED = " (compared)"
+
+
+class Feeder(Protocol):
+    def feed(self, data: bytes) -> bytes: ...
+
+
+Make = Callable[[], Feeder]
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
 
 
@@ -42,9 +56,9 @@ def event(size: int) -> bytes:
     return b"%x\r\n%b\r\n" % (len(data), data)
 
 
-def one_chunk_a_read(reads: list[bytes]) -> Callable[[], int]:
+def one_chunk_a_read(reads: list[bytes], make: Make = chunked.Framing) -> Callable[[], int]:
     def run() -> int:
-        framing = chunked.Framing()
+        framing = make()
         passed = 0
         for read in reads:
             passed += len(framing.feed(read))
@@ -53,11 +67,11 @@ def one_chunk_a_read(reads: list[bytes]) -> Callable[[], int]:
     return run
 
 
-def two_chunks_a_read(reads: list[bytes]) -> Callable[[], int]:
+def two_chunks_a_read(reads: list[bytes], make: Make = chunked.Framing) -> Callable[[], int]:
     pairs = [reads[i] + reads[i + 1] for i in range(0, len(reads) - 1, 2)]
 
     def run() -> int:
-        framing = chunked.Framing()
+        framing = make()
         passed = 0
         for read in pairs:
             passed += len(framing.feed(read))
@@ -66,7 +80,9 @@ def two_chunks_a_read(reads: list[bytes]) -> Callable[[], int]:
     return run
 
 
-def many_chunks_a_read(reads: list[bytes], *, per_read: int, shift: int) -> Callable[[], int]:
+def many_chunks_a_read(
+    reads: list[bytes], *, per_read: int, shift: int, make: Make = chunked.Framing
+) -> Callable[[], int]:
     """``per_read`` chunks a read, each read's end moved ``shift`` bytes into the next chunk."""
     body = b"".join(reads)
     size = len(reads[0]) * per_read
@@ -74,7 +90,7 @@ def many_chunks_a_read(reads: list[bytes], *, per_read: int, shift: int) -> Call
     pieces = [body[a:b] for a, b in itertools.pairwise(cuts)]
 
     def run() -> int:
-        framing = chunked.Framing()
+        framing = make()
         passed = 0
         for read in pieces:
             passed += len(framing.feed(read))
@@ -99,6 +115,36 @@ def decoded(reads: list[bytes], loop: asyncio.AbstractEventLoop) -> Callable[[],
     return run
 
 
+def compared_framing(tree: pathlib.Path) -> Make:
+    """The ``Framing`` of another source tree's ``noctaya/gateway/chunked.py``, loaded beside ours."""
+    path = tree / "noctaya" / "gateway" / "chunked.py"
+    if not path.is_file():
+        raise SystemExit(f"--compare-with: {tree} has no noctaya/gateway/chunked.py")
+    spec = importlib.util.spec_from_file_location("compared_chunked", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    framing: Make = module.Framing
+    return framing
+
+
+def framing_rows(reads: list[bytes], make: Make, suffix: str = "") -> dict[str, Callable[[], int]]:
+    """Rows 1 to 4 for ``make``'s framing, their names ending in ``suffix``."""
+    return {
+        f"raw relay, one whole chunk a read{suffix}": one_chunk_a_read(reads, make),
+        f"raw relay, two chunks a read{suffix}": two_chunks_a_read(reads, make),
+        f"raw relay, 6 whole chunks a read{suffix}": many_chunks_a_read(
+            reads, per_read=6, shift=0, make=make
+        ),
+        f"raw relay, 64 whole chunks a read{suffix}": many_chunks_a_read(
+            reads, per_read=64, shift=0, make=make
+        ),
+        f"raw relay, 64 chunks a read, chunk by chunk{suffix}": many_chunks_a_read(
+            reads, per_read=64, shift=1, make=make
+        ),
+    }
+
+
 def per_chunk(run: Callable[[], int], chunks: int) -> float:
     """Microseconds per chunk of one pass of ``run`` (every row passes the same ``chunks``)."""
     started = time.perf_counter()
@@ -110,6 +156,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--reads", type=int, default=200_000, help="reads per pass (1 to 10,000,000)")
     parser.add_argument("--size", type=int, default=150, help="bytes of an event (16 to 65,536)")
+    parser.add_argument(
+        "--compare-with",
+        type=pathlib.Path,
+        help="another revision's source tree: its Framing runs beside this one's, in the same rounds",
+    )
     args = parser.parse_args()
     if not 1 <= args.reads <= 10_000_000:
         parser.error("--reads: from 1 to 10,000,000")
@@ -118,13 +169,10 @@ def main() -> None:
     reads = [event(args.size)] * (args.reads + args.reads % 2)
     loop = asyncio.new_event_loop()
     try:
-        rows: dict[str, Callable[[], int]] = {
-            "raw relay, one whole chunk a read": one_chunk_a_read(reads),
-            "raw relay, two chunks a read": two_chunks_a_read(reads),
-            "raw relay, 64 whole chunks a read": many_chunks_a_read(reads, per_read=64, shift=0),
-            "raw relay, 64 chunks a read, chunk by chunk": many_chunks_a_read(reads, per_read=64, shift=1),
-            "llhttp decode and frame again (baseline)": decoded(reads, loop),
-        }
+        rows = framing_rows(reads, chunked.Framing)
+        if args.compare_with is not None:
+            rows |= framing_rows(reads, compared_framing(args.compare_with), COMPARED)
+        rows["llhttp decode and frame again (baseline)"] = decoded(reads, loop)
         sizes = {name: run() for name, run in rows.items()}  # a warm-up, and a check of what passes
         if len(set(sizes.values())) != 1:
             raise SystemExit(f"the rows passed different byte counts: {sizes}")
@@ -136,9 +184,15 @@ def main() -> None:
         loop.close()
     baseline = best["llhttp decode and frame again (baseline)"]
     print(f"{len(reads):,} reads of one {len(reads[0])}-byte chunk; best of {ROUNDS} interleaved rounds")
-    print(f"{'path':44} {'us per chunk':>12} {'/ baseline':>10}")
+    compared = args.compare_with is not None
+    print(
+        f"{'path':55} {'us per chunk':>12} {'/ baseline':>10}" + (f" {'/ compared':>10}" if compared else "")
+    )
     for name, micros in best.items():
-        print(f"{name:44} {micros:12.3f} {micros / baseline:9.2f}x")
+        line = f"{name:55} {micros:12.3f} {micros / baseline:9.2f}x"
+        if compared and name + COMPARED in best:
+            line += f" {micros / best[name + COMPARED]:9.2f}x"
+        print(line)
 
 
 if __name__ == "__main__":

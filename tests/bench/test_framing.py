@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import pathlib
+import shutil
+
+import pytest
 
 from bench import framing
+from noctaya.gateway import chunked
 
 
 def test_every_row_passes_the_same_bytes_framed_alike() -> None:
@@ -14,6 +19,7 @@ def test_every_row_passes_the_same_bytes_framed_alike() -> None:
         passed = {
             framing.one_chunk_a_read(reads)(),
             framing.two_chunks_a_read(reads)(),
+            framing.many_chunks_a_read(reads, per_read=6, shift=0)(),
             framing.many_chunks_a_read(reads, per_read=64, shift=0)(),
             framing.many_chunks_a_read(reads, per_read=64, shift=1)(),
             framing.decoded(reads, loop)(),
@@ -22,3 +28,18 @@ def test_every_row_passes_the_same_bytes_framed_alike() -> None:
         loop.close()
     assert passed == {sum(map(len, reads))}
     assert framing.event(150).startswith(b"96\r\ndata: ")
+
+
+def test_another_trees_framing_runs_beside_this_ones(tmp_path: pathlib.Path) -> None:
+    gateway = tmp_path / "noctaya" / "gateway"
+    gateway.mkdir(parents=True)
+    shutil.copy(chunked.__file__, gateway / "chunked.py")
+    make = framing.compared_framing(tmp_path)
+    assert make is not chunked.Framing  # loaded beside ours, not imported again
+    reads = [framing.event(150)] * 130
+    ours = framing.framing_rows(reads, chunked.Framing)
+    theirs = framing.framing_rows(reads, make, framing.COMPARED)
+    assert list(theirs) == [name + framing.COMPARED for name in ours]
+    assert {run() for run in [*ours.values(), *theirs.values()]} == {sum(map(len, reads))}
+    with pytest.raises(SystemExit, match=r"has no noctaya/gateway/chunked\.py"):
+        framing.compared_framing(tmp_path / "nothing")
