@@ -95,22 +95,27 @@ class Framing:
         start = 0  # where the look below begins: what is before it passes as it came
         if self._state == _SIZE and not self._held:
             # the usual read of a relayed event stream: one whole chunk, canonically framed, passed
-            # after one match; when more follows, the look below goes on after it
+            # after one match and a look-up (its size line is the length of what lies between);
+            # more whole chunks (a backend that writes faster than the gateway reads) are checked
+            # together (see :func:`_whole_chunks`); anything else is looked at below, after the
+            # first chunk when it is whole
             found = _CANONICAL.match(data)
             if found is not None:
-                stop = found.end() + int(found[1], 16)
-                if data.startswith(b"\r\n", stop):
-                    start = stop + 2
-                    if start == len(data):
+                if data.endswith(b"\r\n"):
+                    between = len(data) - found.end() - 2
+                    if 0 < between < _LOOKED_UP and _SIZES[between] == found[1]:
                         return data
-                    # more follows: a backend that writes faster than the gateway reads brings many
-                    # whole chunks a read, checked together (see :func:`_whole_chunks`)
-                    if self._whole and data.endswith(b"\r\n") and (ended := _whole_chunks(data)) is not None:
+                    if self._whole and (ended := _whole_chunks(data)) is not None:
                         if not ended:
                             return data
                         self._state = _DONE
                         self.ended = True
                         return data[: -len(_LAST)]
+                stop = found.end() + int(found[1], 16)
+                if data.startswith(b"\r\n", stop):
+                    start = stop + 2
+                    if start == len(data):  # one whole chunk of 4 KiB or more
+                        return data
         elif self._held:
             held = self._held
             held.append(data)
@@ -250,7 +255,8 @@ class Framing:
 
 
 _LAST = b"0\r\n\r\n"
-_SIZES: list[bytes | None] = [None, *(b"%x" % n for n in range(1, 4096))]
+_LOOKED_UP = 4096
+_SIZES: list[bytes | None] = [None, *(b"%x" % n for n in range(1, _LOOKED_UP))]
 """The canonical size line of each length below 4 KiB (an event's usual size), looked up rather than
 written for each chunk; ``None`` for 0, which no size line between chunks equals (a last chunk in the
 middle: what follows it is not the body's)."""

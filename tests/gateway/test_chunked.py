@@ -350,6 +350,38 @@ def test_chunks_past_the_sizes_looked_up_are_checked_whole_too(size: int) -> Non
     assert checked == [None]
 
 
+@pytest.mark.parametrize(
+    ("read", "whole"),
+    [
+        (b"a\r\n", False),  # a size line alone: shorter than any chunk it starts
+        (b"3\r\nab\r\n", False),  # one byte short of its size
+        (b"1\r\nab\r\n", False),  # one byte past its size
+        (b"4\r\na\r\nb\r\n", True),  # a CRLF inside its data
+        (b"5\r\na\r\nb\r\n", False),  # a bare LF after its data: written as CRLF
+        (b"fff\r\n" + b"x" * 4095 + b"\r\n", True),  # the last length looked up
+        (b"1000\r\n" + b"x" * 4096 + b"\r\n", True),  # the first one written
+    ],
+)
+def test_a_read_that_may_be_one_whole_chunk_passes_what_byte_by_byte_reading_does(
+    read: bytes, whole: bool
+) -> None:
+    """A read ending in CRLF after a canonical size line is one whole chunk when the size line is the
+    length of what lies between (looked up below 4 KiB); anything else is read as before."""
+    fed, slow = chunked.Framing(), chunked.Framing()
+    try:
+        passed: bytes | None = fed.feed(read)
+    except chunked.BadFraming:
+        passed = None
+    try:
+        expected: bytes | None = byte_by_byte(read, slow)
+    except chunked.BadFraming:
+        expected = None
+    assert passed == expected
+    assert (passed is read) == whole  # a whole chunk passes as the very buffer
+    if whole:
+        assert fed.boundary and slow.boundary
+
+
 def test_many_whole_chunks_then_the_end_pass_without_it() -> None:
     framing = chunked.Framing()
     events = [b"data: %d\n\n" % i for i in range(300)]
