@@ -21,6 +21,11 @@ Ratios are to the baseline; the machine is shared and noisy, so the rows run int
 and the best round of each is printed. ``--compare-with TREE`` adds rows 1 to 4 for another
 revision's ``Framing`` (its ``noctaya/gateway/chunked.py``, loaded beside this one) in the same
 rounds, and prints each row's ratio to it.
+
+``--instructions`` counts instead of timing: each ``Framing`` (this one, and the compared one when
+given) is fed 20,000 reads of 1, 6 and 64 whole chunks in a process of its own under valgrind's
+callgrind, and once 0 reads; the difference per chunk is what the feeding costs in instructions
+executed, the same from run to run whatever else the machine is doing.
 """
 
 from __future__ import annotations
@@ -30,6 +35,10 @@ import asyncio
 import importlib.util
 import itertools
 import pathlib
+import re
+import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -152,6 +161,72 @@ def per_chunk(run: Callable[[], int], chunks: int) -> float:
     return (time.perf_counter() - started) / chunks * 1e6
 
 
+COUNTED_READS = 20_000
+COUNTED_CHUNKS = (1, 6, 64)
+
+
+def feed(make: Make, *, per_read: int, reads: int, size: int) -> None:
+    """Feed ``reads`` reads of ``per_read`` whole chunks to one framing (the counted work)."""
+    data = event(size) * per_read
+    framing = make()
+    for _ in range(reads):
+        framing.feed(data)
+
+
+def instructions(*, per_read: int, reads: int, size: int, tree: pathlib.Path | None) -> int:
+    """Instructions callgrind counts in a process feeding ``reads`` reads (see :func:`feed`)."""
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        "-m",
+        "bench.framing",
+        "--feed",
+        str(per_read),
+        "--reads",
+        str(reads),
+        "--size",
+        str(size),
+    ]
+    if tree is not None:
+        command += ["--compare-with", str(tree)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=True)
+    counted = re.search(r"Collected : (\d+)", done.stderr)
+    if counted is None:
+        raise SystemExit(f"callgrind printed no count:\n{done.stderr[-2000:]}")
+    return int(counted.group(1))
+
+
+def count_instructions(*, size: int, compared: pathlib.Path | None) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions: valgrind is not installed (apt-get install valgrind)")
+    trees: dict[str, pathlib.Path | None] = {"this revision": None}
+    if compared is not None:
+        compared_framing(compared)  # a tree without the module fails here, before any count
+        trees["compared"] = compared
+    idle = {name: instructions(per_read=1, reads=0, size=size, tree=tree) for name, tree in trees.items()}
+    per_chunk_counts: dict[tuple[str, int], float] = {}
+    for per_read in COUNTED_CHUNKS:
+        for name, tree in trees.items():
+            busy = instructions(per_read=per_read, reads=COUNTED_READS, size=size, tree=tree)
+            per_chunk_counts[(name, per_read)] = (busy - idle[name]) / (COUNTED_READS * per_read)
+    print(
+        f"instructions per chunk (callgrind), {COUNTED_READS:,} reads of whole {len(event(size))}-byte chunks"
+    )
+    print(
+        f"{'chunks a read':>13} "
+        + " ".join(f"{name:>14}" for name in trees)
+        + ("  this / compared" if compared else "")
+    )
+    for per_read in COUNTED_CHUNKS:
+        counts = [per_chunk_counts[(name, per_read)] for name in trees]
+        line = f"{per_read:13} " + " ".join(f"{count:14,.0f}" for count in counts)
+        if compared is not None:
+            line += f"  {counts[0] / counts[1]:15.2f}x"
+        print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--reads", type=int, default=200_000, help="reads per pass (1 to 10,000,000)")
@@ -161,7 +236,22 @@ def main() -> None:
         type=pathlib.Path,
         help="another revision's source tree: its Framing runs beside this one's, in the same rounds",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count instructions per chunk under valgrind's callgrind instead of timing",
+    )
+    parser.add_argument("--feed", type=int, metavar="CHUNKS", help=argparse.SUPPRESS)  # a counted process
     args = parser.parse_args()
+    if args.feed is not None:
+        make = chunked.Framing if args.compare_with is None else compared_framing(args.compare_with)
+        feed(make, per_read=args.feed, reads=args.reads, size=args.size)
+        return
+    if args.instructions:
+        if not 16 <= args.size <= 65_536:
+            parser.error("--size: from 16 to 65,536")
+        count_instructions(size=args.size, compared=args.compare_with)
+        return
     if not 1 <= args.reads <= 10_000_000:
         parser.error("--reads: from 1 to 10,000,000")
     if not 16 <= args.size <= 65_536:

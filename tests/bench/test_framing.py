@@ -43,3 +43,20 @@ def test_another_trees_framing_runs_beside_this_ones(tmp_path: pathlib.Path) -> 
     assert {run() for run in [*ours.values(), *theirs.values()]} == {sum(map(len, reads))}
     with pytest.raises(SystemExit, match=r"has no noctaya/gateway/chunked\.py"):
         framing.compared_framing(tmp_path / "nothing")
+
+
+def test_a_counted_process_feeds_whole_chunks_and_counting_needs_valgrind(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path
+) -> None:
+    fed: list[bytes] = []
+
+    class Recording(chunked.Framing):
+        def feed(self, data: bytes) -> bytes:
+            fed.append(data)
+            return super().feed(data)
+
+    framing.feed(Recording, per_read=6, reads=3, size=150)
+    assert fed == [framing.event(150) * 6] * 3
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit, match="valgrind is not installed"):
+        framing.count_instructions(size=150, compared=tmp_path)
