@@ -105,7 +105,13 @@ class Framing:
                     between = len(data) - found.end() - 2
                     if 0 < between < _LOOKED_UP and _SIZES[between] == found[1]:
                         return data
-                    if self._whole and (ended := _whole_chunks(data)) is not None:
+                    # (not when the first chunk's size alone is past the read: the first read of a
+                    # large chunk is not cut at every CRLF of its data)
+                    if (
+                        self._whole
+                        and len(data) >= _SMALLEST[found.end() - 2]
+                        and (ended := _whole_chunks(data)) is not None
+                    ):
                         if not ended:
                             return data
                         self._state = _DONE
@@ -114,7 +120,7 @@ class Framing:
                 stop = found.end() + int(found[1], 16)
                 if data.startswith(b"\r\n", stop):
                     start = stop + 2
-                    if start == len(data):  # one whole chunk of 4 KiB or more
+                    if start == len(data):  # one whole chunk (of 4 KiB or more, or not checked whole)
                         return data
         elif self._held:
             held = self._held
@@ -261,6 +267,8 @@ _SIZES: list[bytes | None] = [None, *(b"%x" % n for n in range(1, _LOOKED_UP))]
 written for each chunk; ``None`` for 0, which no size line between chunks equals (a last chunk in the
 middle: what follows it is not the body's)."""
 _SIZE_OF = _SIZES.__getitem__
+_SMALLEST = [0, *(16 ** (digits - 1) for digits in range(1, 16))]
+"""The smallest size a canonical size line of each number of hex digits gives (up to 15)."""
 
 
 def _whole_chunks(data: bytes) -> bool | None:
