@@ -5,7 +5,7 @@ Owns: ``connections`` (aiohttp's server with connection bounds overall, per peer
 reserve, header and keep-alive timeouts, and JSON errors for requests that do not parse, never
 echoing their bytes), ``peers`` (what a peer is: the key of every per-peer bound, reusable as a
 tenant key), ``fallback`` (the route of last resort, for what no route takes), ``listeners``
-(listening sockets bound before a server starts, so a taken port fails before anything else runs),
+(listening sockets opened before a server starts, so a taken port fails before anything else runs),
 ``redaction`` (the log filter that keeps credentials and control characters out of every log line)
 and ``bearer`` (the one parser of ``Authorization: Bearer`` headers).
 
