@@ -94,21 +94,31 @@ class Framing:
         ``b""`` when nothing is to be passed yet. Raises :class:`BadFraming`."""
         start = 0  # where the look below begins: what is before it passes as it came
         if self._state == _SIZE and not self._held:
-            # the usual read of a relayed event stream: one whole chunk, canonically framed, passed
-            # after one match and a look-up (its size line is the length of what lies between);
-            # more whole chunks (a backend that writes faster than the gateway reads) are checked
-            # together (see :func:`_whole_chunks`); anything else is looked at below, after the
-            # first chunk when it is whole
+            # the usual read of a relayed event stream: whole chunks, canonically framed, checked
+            # together in C (see :func:`_whole_chunks`), one chunk included; a read past
+            # ``_CHECKED_WHOLE`` only when its first chunk may end inside it, below; anything else
+            # is looked at below, after the first chunk when it is whole
+            checked = self._whole and len(data) <= _CHECKED_WHOLE and data[-1:] == b"\n"
+            if checked:
+                ended = _whole_chunks(data)
+                if ended is not None:
+                    if not ended:
+                        return data
+                    self._state = _DONE
+                    self.ended = True
+                    return data[: -len(_LAST)]
             found = _CANONICAL.match(data)
             if found is not None:
                 if data.endswith(b"\r\n"):
+                    # one chunk (its data may hold a CRLF): its size line is the length between
                     between = len(data) - found.end() - 2
                     if 0 < between < _LOOKED_UP and _SIZES[between] == found[1]:
                         return data
                     # (not when the first chunk's size alone is past the read: the first read of a
                     # large chunk is not cut at every CRLF of its data)
                     if (
-                        self._whole
+                        not checked
+                        and self._whole
                         and len(data) >= _SMALLEST[found.end() - 2]
                         and (ended := _whole_chunks(data)) is not None
                     ):
@@ -261,12 +271,15 @@ class Framing:
 
 
 _LAST = b"0\r\n\r\n"
+_CHECKED_WHOLE = 16 * 1024
+"""The longest read ending in LF checked whole before anything else (most reads of an event stream
+are far shorter). The check cuts the read at every CRLF: a longer read is checked whole only when its
+first chunk may end inside it, so the first read of a large chunk of text is not cut line by line."""
 _LOOKED_UP = 4096
 _SIZES: list[bytes | None] = [None, *(b"%x" % n for n in range(1, _LOOKED_UP))]
 """The canonical size line of each length below 4 KiB (an event's usual size), looked up rather than
 written for each chunk; ``None`` for 0, which no size line between chunks equals (a last chunk in the
 middle: what follows it is not the body's)."""
-_SIZE_OF = _SIZES.__getitem__
 _SMALLEST = [0, *(16 ** (digits - 1) for digits in range(1, 16))]
 """The smallest size a canonical size line of each number of hex digits gives (up to 15)."""
 
@@ -281,17 +294,21 @@ def _whole_chunks(data: bytes) -> bool | None:
     its size says and is followed by CRLF); a CRLF inside a chunk's data leaves some pair unequal, and
     ``data`` is then read chunk by chunk."""
     parts = data.split(b"\r\n")
-    if parts.pop():  # not ending in CRLF
+    last = len(parts) - 1  # the piece after the last CRLF: empty when ``data`` ends in one
+    if parts[last]:
         return None
-    end = len(parts)
-    ended = end >= 2 and parts[-1] == b"" and parts[-2] == b"0"
+    if last == 2:  # one chunk: its size looked up (a chunk of 4 KiB or more is read as before)
+        length = len(parts[1])
+        return False if length < _LOOKED_UP and _SIZES[length] == parts[0] else None
+    end = last
+    ended = last > 2 and not parts[last - 1] and parts[last - 2] == b"0"
     if ended:
         end -= 2
     # (an odd count of pieces leaves the two lists unequal; so does an empty payload)
     try:
-        sizes = list(map(_SIZE_OF, map(len, parts[1:end:2])))
+        sizes = [_SIZES[len(payload)] for payload in parts[1:end:2]]
     except IndexError:  # a chunk of 4 KiB or more
-        sizes = [b"%x" % length if length else None for length in map(len, parts[1:end:2])]
+        sizes = [b"%x" % len(payload) if payload else None for payload in parts[1:end:2]]
     if parts[0:end:2] != sizes:
         return None
     return ended

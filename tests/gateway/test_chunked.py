@@ -393,6 +393,31 @@ def test_the_first_read_of_a_large_chunk_is_not_cut_at_its_crlfs() -> None:
     assert not framing.boundary
 
 
+def test_a_short_read_ending_in_a_line_end_is_checked_whole_first() -> None:
+    """A read of at most ``_CHECKED_WHOLE`` bytes ending in LF is checked whole before anything
+    else: one whole chunk passes as the very buffer; the start of a large chunk (a line of text
+    ending the read) is refused whole once, then read as before."""
+    event = b"data: {}\n\n"
+    one = b"%x\r\n%b\r\n" % (len(event), event)
+    with whole_checks() as checked:
+        framing = chunked.Framing()
+        assert framing.feed(one) is one
+    assert checked == [False]
+    assert framing.boundary
+    start = b"100000\r\n" + b"line of text\r\n" * 100
+    assert len(start) <= chunked._CHECKED_WHOLE
+    with whole_checks() as checked:
+        framing = chunked.Framing()
+        assert framing.feed(start) == start
+        assert framing.feed(b"more text\r\n") == b"more text\r\n"  # inside the chunk: not checked
+    assert checked == [None]
+    assert not framing.boundary
+    past = b"100000\r\n" + b"x" * chunked._CHECKED_WHOLE + b"\r\n"
+    with whole_checks() as checked:
+        assert chunked.Framing().feed(past) == past
+    assert checked == []  # longer: its first chunk's size alone is past it
+
+
 def test_many_whole_chunks_then_the_end_pass_without_it() -> None:
     framing = chunked.Framing()
     events = [b"data: %d\n\n" % i for i in range(300)]
