@@ -526,18 +526,8 @@ class Connection(base_protocol.BaseProtocol):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
-        framing = self._framing
-        if framing is not None:  # a raw relay: :meth:`_pass`, inline (a call fewer a read)
-            if not data or self._failure is not None:
-                return
-            try:
-                out = framing.feed(data)
-            except chunked.BadFraming as exc:
-                out = self._broken(exc)
-            else:
-                if framing.ended:
-                    out = self._ending(out, data)
-            if out:
+        if self._framing is not None:  # a raw relay
+            if data and (out := self._pass(data)):
                 sink = self._sink
                 assert sink is not None
                 if sink(out) and not self._congested:

@@ -96,37 +96,30 @@ class Framing:
         if self._state == _SIZE and not self._held:
             # the usual read of a relayed event stream: whole chunks, canonically framed, checked
             # together in C (see :func:`_whole_chunks`), one chunk included; a read past
-            # ``_CHECKED_WHOLE`` only when its first chunk may end inside it, below; anything else
-            # is looked at below, after the first chunk when it is whole
-            checked = self._whole and len(data) <= _CHECKED_WHOLE and data[-1:] == b"\n"
-            if checked:
-                ended = _whole_chunks(data)
-                if ended is not None:
-                    if not ended:
-                        return data
-                    self._state = _DONE
-                    self.ended = True
-                    return data[: -len(_LAST)]
-            found = _CANONICAL.match(data)
+            # ``_CHECKED_WHOLE`` only when its first chunk may end inside it (the first read of a
+            # large chunk is not cut at every CRLF of its data); anything else is looked at below,
+            # after the first chunk when it is whole
+            long = len(data) > _CHECKED_WHOLE
+            found = _CANONICAL.match(data) if long else None
+            if (
+                self._whole
+                and data[-1:] == b"\n"
+                and (not long or (found is not None and len(data) >= _SMALLEST[found.end() - 2]))
+                and (ended := _whole_chunks(data)) is not None
+            ):
+                if not ended:
+                    return data
+                self._state = _DONE
+                self.ended = True
+                return data[: -len(_LAST)]
+            if not long:
+                found = _CANONICAL.match(data)
             if found is not None:
                 if data.endswith(b"\r\n"):
                     # one chunk (its data may hold a CRLF): its size line is the length between
                     between = len(data) - found.end() - 2
                     if 0 < between < _LOOKED_UP and _SIZES[between] == found[1]:
                         return data
-                    # (not when the first chunk's size alone is past the read: the first read of a
-                    # large chunk is not cut at every CRLF of its data)
-                    if (
-                        not checked
-                        and self._whole
-                        and len(data) >= _SMALLEST[found.end() - 2]
-                        and (ended := _whole_chunks(data)) is not None
-                    ):
-                        if not ended:
-                            return data
-                        self._state = _DONE
-                        self.ended = True
-                        return data[: -len(_LAST)]
                 stop = found.end() + int(found[1], 16)
                 if data.startswith(b"\r\n", stop):
                     start = stop + 2
