@@ -1,7 +1,9 @@
 """Child processes of the benchmarks: start them, wait until they answer, measure them, stop them.
 
 ``Process`` is one child started by a benchmark (stopped by its own pid); CPU seconds and RSS are read
-from ``/proc``; nginx runs from a temporary config as the reference reverse proxy.
+from ``/proc``, and so is :class:`MachineTimes`, how busy the whole machine was while a phase ran
+(its other work and, on a shared host, what other guests took: both disturb the figures); nginx runs
+from a temporary config as the reference reverse proxy.
 """
 
 from __future__ import annotations
@@ -41,6 +43,47 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (from /proc), in seconds."""
     fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclasses.dataclass(frozen=True)
+class MachineTimes:
+    """The machine's CPU time since boot, in clock ticks summed over its CPUs (``/proc/stat``)."""
+
+    busy: int  # user, nice, system, irq and softirq (a guest's time is inside user)
+    steal: int  # taken by the hypervisor for other guests while this one wanted to run
+    total: int  # all of it: busy, steal, idle and I/O wait
+    cpus: int
+
+    @classmethod
+    def parse(cls, text: str) -> MachineTimes:
+        """From the text of ``/proc/stat``: its ``cpu`` line (the sum over CPUs) and its ``cpuN``
+        lines (counted). ``ValueError`` when the ``cpu`` line is missing or short."""
+        lines = text.splitlines()
+        summed = next((line.split() for line in lines if line.startswith("cpu ")), None)
+        if summed is None or len(summed) < 9:
+            raise ValueError("/proc/stat: no 'cpu' line with user to steal times")
+        user, nice, system, idle, iowait, irq, softirq, steal = (int(value) for value in summed[1:9])
+        cpus = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
+        return cls(
+            busy=user + nice + system + irq + softirq,
+            steal=steal,
+            total=user + nice + system + idle + iowait + irq + softirq + steal,
+            cpus=max(cpus, 1),
+        )
+
+    @classmethod
+    def now(cls) -> MachineTimes:
+        return cls.parse(pathlib.Path("/proc/stat").read_text())
+
+    def since(self, before: MachineTimes) -> str:
+        """How busy the machine's CPUs were from ``before`` to these times, and how much of their
+        time other guests took: ``"2 CPUs 84 % busy, 0.3 % stolen"``."""
+        total = self.total - before.total
+        if total <= 0:
+            return f"{self.cpus} CPUs: no time elapsed"
+        busy = 100 * (self.busy - before.busy) / total
+        steal = 100 * (self.steal - before.steal) / total
+        return f"{self.cpus} CPUs {busy:.0f} % busy, {steal:.1f} % stolen"
 
 
 def rss_mib(pid: int) -> float:

@@ -7,6 +7,7 @@ import asyncio
 import collections
 import itertools
 import math
+import os
 
 import aiohttp
 import pytest
@@ -122,3 +123,40 @@ def test_a_paced_engine_is_refused_out_of_range_or_beside_other_phases(
         gateway.main(argv)
     assert exited.value.code == 2
     assert named in capsys.readouterr().err
+
+
+_STAT = """cpu  {user} 0 {system} {idle} 5 0 {softirq} {steal} 0 0
+cpu0 1 0 1 1 0 0 0 0 0 0
+cpu1 1 0 1 1 0 0 0 0 0 0
+intr 12345
+ctxt 6789
+"""
+
+
+def test_how_busy_the_machine_was_is_read_from_its_cpu_line() -> None:
+    before = processes.MachineTimes.parse(_STAT.format(user=100, system=50, idle=800, softirq=10, steal=5))
+    assert (before.busy, before.steal, before.total, before.cpus) == (160, 5, 970, 2)
+    # over the phase: 150 busy ticks, 6 stolen, 44 idle (of 200)
+    after = processes.MachineTimes.parse(_STAT.format(user=200, system=90, idle=844, softirq=20, steal=11))
+    assert after.since(before) == "2 CPUs 75 % busy, 3.0 % stolen"
+    assert before.since(before) == "2 CPUs: no time elapsed"
+
+
+@pytest.mark.parametrize(
+    "text", ["", "cpu0 1 2 3 4 5 6 7 8\n", "cpu  1 2 3 4 5 6 7\n", "cpu  1 2 3 x 5 6 7 8\n"]
+)
+def test_a_stat_without_a_whole_cpu_line_is_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        processes.MachineTimes.parse(text)
+
+
+def test_this_machine_s_times_are_read_and_move_forward(capsys: pytest.CaptureFixture[str]) -> None:
+    before = processes.MachineTimes.now()
+    with gateway.watched_machine():
+        sum(range(200_000))  # some CPU time for the clock ticks to count
+    line = capsys.readouterr().out
+    assert line.startswith(f"   machine while it ran: {os.cpu_count()} CPUs")
+    after = processes.MachineTimes.now()
+    assert after.cpus == before.cpus == os.cpu_count()
+    assert after.total >= before.total and after.busy >= before.busy and after.steal >= before.steal
+    assert after.total >= after.busy + after.steal > 0
