@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import math
 import os
 import pathlib
 import shutil
@@ -75,6 +76,12 @@ class MachineTimes:
     def now(cls) -> MachineTimes:
         return cls.parse(pathlib.Path("/proc/stat").read_text())
 
+    def stolen_since(self, before: MachineTimes) -> float:
+        """The percentage of the CPUs' time from ``before`` to these times that other guests took
+        (NaN when no clock tick passed)."""
+        total = self.total - before.total
+        return 100 * (self.steal - before.steal) / total if total > 0 else math.nan
+
     def since(self, before: MachineTimes) -> str:
         """How busy the machine's CPUs were from ``before`` to these times, and how much of their
         time other guests took: ``"2 CPUs 84 % busy, 0.3 % stolen"``."""
@@ -82,8 +89,7 @@ class MachineTimes:
         if total <= 0:
             return f"{self.cpus} CPUs: no time elapsed"
         busy = 100 * (self.busy - before.busy) / total
-        steal = 100 * (self.steal - before.steal) / total
-        return f"{self.cpus} CPUs {busy:.0f} % busy, {steal:.1f} % stolen"
+        return f"{self.cpus} CPUs {busy:.0f} % busy, {self.stolen_since(before):.1f} % stolen"
 
 
 def rss_mib(pid: int) -> float:

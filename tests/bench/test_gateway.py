@@ -48,6 +48,17 @@ def test_every_repetition_runs_every_target_once_in_the_orders_chosen() -> None:
     runs = gateway.interleaved(targets, repeat=3, run=run)
     assert order == ["direct", "gateway", "nginx", "gateway", "direct", "nginx", "nginx", "direct", "gateway"]
     assert [run["index"] for run in runs["direct"]] == [1.0, 5.0, 8.0]
+    # each run says what other guests took of the machine meanwhile (NaN when no clock tick passed)
+    assert all(math.isnan(run["stolen"]) or 0 <= run["stolen"] <= 100 for run in runs["gateway"])
+
+
+def test_what_other_guests_took_is_listed_per_target_in_the_order_of_the_repetitions() -> None:
+    runs: gateway.Runs = {
+        "direct": [{"stolen": 0.04}, {"stolen": 12.345}],
+        "gateway": [{"stolen": math.nan}, {"stolen": 0.0}],
+    }
+    line = gateway.stolen_line(runs)
+    assert line == "   % stolen while each repetition ran: direct 0.0 12.3; gateway - 0.0"
 
 
 @pytest.mark.parametrize(("count", "most"), [(2, 2), (3, 2), (4, 1), (5, 1)])
@@ -139,7 +150,9 @@ def test_how_busy_the_machine_was_is_read_from_its_cpu_line() -> None:
     # over the phase: 150 busy ticks, 6 stolen, 44 idle (of 200)
     after = processes.MachineTimes.parse(_STAT.format(user=200, system=90, idle=844, softirq=20, steal=11))
     assert after.since(before) == "2 CPUs 75 % busy, 3.0 % stolen"
+    assert after.stolen_since(before) == 3.0
     assert before.since(before) == "2 CPUs: no time elapsed"
+    assert math.isnan(before.stolen_since(before))
 
 
 @pytest.mark.parametrize(
