@@ -50,7 +50,7 @@ def cpu_seconds(pid: int) -> float:
 class MachineTimes:
     """The machine's CPU time since boot, in clock ticks summed over its CPUs (``/proc/stat``)."""
 
-    busy: int  # user, nice, system, irq and softirq (a guest's time is inside user)
+    busy: int  # user, nice, system, irq and softirq (guest time is inside user and nice already)
     steal: int  # taken by the hypervisor for other guests while this one wanted to run
     total: int  # all of it: busy, steal, idle and I/O wait
     cpus: int
